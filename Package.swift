@@ -1,0 +1,102 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// Strict settings for every target, in one place (as swift-log does).
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let linux = TargetDependencyCondition.when(platforms: [.linux])
+
+var targets: [Target] = [
+    // Policy and protocols: Foundation + Dispatch only, compiles on Linux and Apple.
+    .target(name: "HybridCore", resources: [.copy("Resources/hybrid.js"), .copy("Resources/hybrid.d.ts")]),
+
+    // WebKitGTK 6.0 (engine, GTK 4, libsoup 3, GLib) through pkg-config.
+    .systemLibrary(
+        name: "CWebKitGTK",
+        pkgConfig: "webkitgtk-6.0",
+        providers: [.apt(["libwebkitgtk-6.0-dev"])]
+    ),
+    // libsodium: Ed25519 signatures and SHA-256.
+    .systemLibrary(
+        name: "CSodium",
+        pkgConfig: "libsodium",
+        providers: [.apt(["libsodium-dev"])]
+    ),
+    // The tiny C shim: GObject macros, variadic constructors, libdispatch main-queue hooks.
+    .target(name: "CHybridGTK", dependencies: [.target(name: "CWebKitGTK", condition: linux)]),
+
+    // Engine adapter: WebKitGTK behind the WebEngine seam (translation only).
+    .target(
+        name: "HybridGTK",
+        dependencies: [
+            "HybridCore",
+            .target(name: "CWebKitGTK", condition: linux),
+            .target(name: "CHybridGTK", condition: linux),
+        ]
+    ),
+    // The HTTP side on libsoup 3's SoupServer: `hybrid serve` and the tests' loopback origin.
+    .target(
+        name: "HybridServer",
+        dependencies: [
+            "HybridCore",
+            .target(name: "CWebKitGTK", condition: linux),
+            .target(name: "CHybridGTK", condition: linux),
+        ]
+    ),
+    // Cryptography on libsodium (Linux); CryptoKit on Apple platforms.
+    .target(
+        name: "HybridCrypto",
+        dependencies: ["HybridCore", .target(name: "CSodium", condition: linux)]
+    ),
+    .target(
+        name: "HybridTestSupport",
+        dependencies: [
+            "HybridCore",
+            .target(name: "HybridGTK", condition: linux),
+            .target(name: "HybridServer", condition: linux),
+            .target(name: "CWebKitGTK", condition: linux),
+            .target(name: "CHybridGTK", condition: linux),
+        ]
+    ),
+    .executableTarget(
+        name: "hybrid",
+        dependencies: [
+            "HybridCore",
+            "HybridCrypto",
+            .target(name: "HybridGTK", condition: linux),
+            .target(name: "HybridServer", condition: linux),
+            .target(name: "CWebKitGTK", condition: linux),
+            .target(name: "CHybridGTK", condition: linux),
+        ]
+    ),
+    .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridCrypto"]),
+    .testTarget(
+        name: "HybridGTKTests",
+        dependencies: [
+            "HybridCore",
+            "HybridTestSupport",
+            .target(name: "HybridGTK", condition: linux),
+            .target(name: "HybridServer", condition: linux),
+        ]
+    ),
+]
+
+for target in targets where target.type != .system {
+    var settings = target.swiftSettings ?? []
+    settings.append(contentsOf: strictSettings)
+    target.swiftSettings = settings
+}
+
+let package = Package(
+    name: "HybridKit",
+    platforms: [.macOS(.v13), .iOS(.v15)],
+    products: [
+        .library(name: "HybridCore", targets: ["HybridCore"]),
+        .library(name: "HybridGTK", targets: ["HybridGTK"]),
+        .executable(name: "hybrid", targets: ["hybrid"]),
+    ],
+    targets: targets,
+    swiftLanguageModes: [.v6]
+)

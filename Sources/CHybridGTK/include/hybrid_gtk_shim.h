@@ -1,0 +1,43 @@
+#ifndef HYBRID_GTK_SHIM_H
+#define HYBRID_GTK_SHIM_H
+// The C that Swift cannot write: variadic constructors, GObject cast/type macros and the
+// libdispatch main-queue hooks that let GLib's main loop drain Swift's MainActor.
+// Every symbol is prefixed `hk_`. Keep this file tiny: types become safe in Swift.
+#ifdef __linux__
+#include <webkit/webkit.h>
+#include <gtk/gtk.h>
+#include <libsoup/soup.h>
+#include <glib-unix.h>
+
+/// g_object_new(WEBKIT_TYPE_WEB_VIEW, ...) with the construct-only properties of 6.0.
+WebKitWebView *hk_web_view_new(WebKitWebContext *context, WebKitNetworkSession *session,
+                               WebKitUserContentManager *manager, WebKitSettings *settings);
+/// g_object_new(WEBKIT_TYPE_WEB_CONTEXT, ...) — a context that never shares processes
+/// with another context (one process pool).
+WebKitWebContext *hk_web_context_new(void);
+
+/// libdispatch's main-queue handle (an eventfd on Linux) and its drain function.
+int hk_dispatch_main_queue_fd(void);
+void hk_dispatch_drain_main_queue(void);
+/// Adds a GLib source that drains Swift's main queue whenever libdispatch signals it.
+guint hk_attach_dispatch_main_queue_source(GMainContext *context);
+
+/// A GInputStream reading the read end of a fresh pipe; *write_fd receives the write end.
+/// Returns NULL (and sets *error) when the pipe cannot be made.
+GInputStream *hk_pipe_input_stream(int *write_fd, GError **error);
+
+/// GObject casts, as functions (Swift cannot expand the macros).
+GObject *hk_object(gpointer instance);
+GtkWidget *hk_widget(gpointer instance);
+GtkWindow *hk_window(gpointer instance);
+gboolean hk_is_navigation_policy_decision(gpointer instance);
+gboolean hk_is_response_policy_decision(gpointer instance);
+
+/// g_signal_connect_data with any C function pointer (Swift passes a typed @convention(c) fn).
+gulong hk_signal_connect(gpointer instance, const char *signal, const void *callback, gpointer data,
+                         GClosureNotify destroy, gboolean after);
+
+/// The Xlib / Wayland display GTK would open, NULL when none.
+const char *hk_display_name(void);
+#endif
+#endif

@@ -1,0 +1,76 @@
+#ifdef __linux__
+#include "hybrid_gtk_shim.h"
+// gio-unix-2.0 headers are outside webkitgtk-6.0's include path; the symbol is in libgio.
+GInputStream *g_unix_input_stream_new(gint fd, gboolean close_fd);
+#include <sys/eventfd.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+// libdispatch exports these for CoreFoundation's run loop; Swift's MainActor is the main queue.
+extern int _dispatch_get_main_queue_handle_4CF(void);
+extern void _dispatch_main_queue_callback_4CF(void *msg);
+
+WebKitWebView *hk_web_view_new(WebKitWebContext *context, WebKitNetworkSession *session,
+                               WebKitUserContentManager *manager, WebKitSettings *settings) {
+    return WEBKIT_WEB_VIEW(g_object_new(WEBKIT_TYPE_WEB_VIEW,
+                                        "web-context", context,
+                                        "network-session", session,
+                                        "user-content-manager", manager,
+                                        "settings", settings,
+                                        NULL));
+}
+
+WebKitWebContext *hk_web_context_new(void) {
+    return WEBKIT_WEB_CONTEXT(g_object_new(WEBKIT_TYPE_WEB_CONTEXT, NULL));
+}
+
+int hk_dispatch_main_queue_fd(void) { return _dispatch_get_main_queue_handle_4CF(); }
+
+void hk_dispatch_drain_main_queue(void) {
+    // Read the eventfd first: otherwise the source stays ready and starves WebKit's sources.
+    eventfd_t value;
+    eventfd_read(_dispatch_get_main_queue_handle_4CF(), &value);
+    _dispatch_main_queue_callback_4CF(NULL);
+}
+
+static gboolean hk_dispatch_source_cb(gint fd, GIOCondition condition, gpointer data) {
+    (void)fd; (void)condition; (void)data;
+    hk_dispatch_drain_main_queue();
+    return G_SOURCE_CONTINUE;
+}
+
+guint hk_attach_dispatch_main_queue_source(GMainContext *context) {
+    GSource *source = g_unix_fd_source_new(_dispatch_get_main_queue_handle_4CF(), G_IO_IN);
+    g_source_set_callback(source, (GSourceFunc)(void (*)(void))hk_dispatch_source_cb, NULL, NULL);
+    guint id = g_source_attach(source, context);
+    g_source_unref(source);
+    return id;
+}
+
+GInputStream *hk_pipe_input_stream(int *write_fd, GError **error) {
+    int fds[2];
+    if (!g_unix_open_pipe(fds, FD_CLOEXEC, error)) return NULL;
+    *write_fd = fds[1];
+    return g_unix_input_stream_new(fds[0], TRUE);
+}
+
+GObject *hk_object(gpointer instance) { return G_OBJECT(instance); }
+GtkWidget *hk_widget(gpointer instance) { return GTK_WIDGET(instance); }
+GtkWindow *hk_window(gpointer instance) { return GTK_WINDOW(instance); }
+gboolean hk_is_navigation_policy_decision(gpointer instance) { return WEBKIT_IS_NAVIGATION_POLICY_DECISION(instance); }
+gboolean hk_is_response_policy_decision(gpointer instance) { return WEBKIT_IS_RESPONSE_POLICY_DECISION(instance); }
+
+gulong hk_signal_connect(gpointer instance, const char *signal, const void *callback, gpointer data,
+                         GClosureNotify destroy, gboolean after) {
+    return g_signal_connect_data(instance, signal, G_CALLBACK(callback), data, destroy,
+                                 after ? G_CONNECT_AFTER : (GConnectFlags)0);
+}
+
+const char *hk_display_name(void) {
+    const char *wayland = g_getenv("WAYLAND_DISPLAY");
+    if (wayland && *wayland) return wayland;
+    const char *x11 = g_getenv("DISPLAY");
+    if (x11 && *x11) return x11;
+    return NULL;
+}
+#endif

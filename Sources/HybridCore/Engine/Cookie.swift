@@ -1,0 +1,68 @@
+import Foundation
+
+/// A cookie as RFC 6265 defines it (the storage model of §5.3), independent of any engine.
+///
+/// HybridKit does not use Foundation's `HTTPCookie` as its model: on Linux it splits headers on
+/// commas and mishandles `Max-Age=0` (see `docs/cookies.md`).
+public struct Cookie: Sendable, Hashable, Codable {
+    public var name: String
+    public var value: String
+    /// Lower-case, without a leading dot.
+    public var domain: String
+    public var path: String
+    /// `nil` = a session cookie.
+    public var expires: Date?
+    public var secure: Bool
+    public var httpOnly: Bool
+    /// `true` when the cookie was set without a `Domain` attribute (sent to that exact host only).
+    public var hostOnly: Bool
+    public var sameSite: SameSite
+
+    public enum SameSite: String, Sendable, Hashable, Codable { case none = "None", lax = "Lax", strict = "Strict", unspecified = "" }
+
+    public init(name: String, value: String, domain: String, path: String = "/", expires: Date? = nil,
+                secure: Bool = false, httpOnly: Bool = false, hostOnly: Bool = true, sameSite: SameSite = .unspecified) {
+        self.name = name
+        self.value = value
+        self.domain = domain.lowercased().hasPrefix(".") ? String(domain.lowercased().dropFirst()) : domain.lowercased()
+        self.path = path
+        self.expires = expires
+        self.secure = secure
+        self.httpOnly = httpOnly
+        self.hostOnly = hostOnly
+        self.sameSite = sameSite
+    }
+
+    /// A cookie is identified by (name, domain, path) — RFC 6265 §5.3 step 11.
+    public var identity: String { "\(name)\u{0}\(domain)\u{0}\(path)" }
+
+    public func isExpired(at now: Date = Date()) -> Bool {
+        if let expires { return expires <= now }
+        return false
+    }
+}
+
+/// A view's cookie store (WKHTTPCookieStore, WebKitCookieManager, CDP `Network.*Cookies`).
+@MainActor
+public protocol EngineCookieStore: AnyObject {
+    /// The cookies the engine would send to `url`.
+    func cookies(for url: URL) async throws -> [Cookie]
+    /// Every cookie in the store.
+    func allCookies() async throws -> [Cookie]
+    func setCookie(_ cookie: Cookie) async throws
+    func deleteCookie(_ cookie: Cookie) async throws
+    /// Calls `handler` whenever the store changes; keep the token to keep observing.
+    func observeChanges(_ handler: @escaping @MainActor () -> Void) -> ObservationToken
+}
+
+/// Keeps an observation alive; cancel it (or drop it) to stop.
+@MainActor
+public final class ObservationToken {
+    private var onCancel: (@MainActor () -> Void)?
+    public init(_ onCancel: @escaping @MainActor () -> Void) { self.onCancel = onCancel }
+    public func cancel() {
+        onCancel?()
+        onCancel = nil
+    }
+    isolated deinit { cancel() }
+}

@@ -1,0 +1,179 @@
+import Foundation
+
+/// The JavaScript world a script runs in or a message handler listens in.
+///
+/// `.page` is the page's own world. A named world is isolated from it: the page's
+/// scripts cannot see its globals or its message handlers (WKContentWorld on Apple,
+/// a script world on WebKitGTK, an isolated world on Blink).
+public enum ScriptWorld: Sendable, Hashable {
+    case page
+    case named(String)
+
+    /// The world's name, or `nil` for the page world.
+    public var name: String? { if case .named(let name) = self { name } else { nil } }
+}
+
+/// A script the engine injects into every matching document.
+public struct UserScript: Sendable, Hashable {
+    /// When the script runs.
+    public enum InjectionTime: Sendable, Hashable { case documentStart, documentEnd }
+    /// Which frames the script runs in.
+    public enum Frames: Sendable, Hashable { case mainFrameOnly, allFrames }
+
+    public var source: String
+    public var injectionTime: InjectionTime
+    public var frames: Frames
+    public var world: ScriptWorld
+    /// URL patterns (`scheme://host/path`, `*` wildcards) the script is limited to; empty = all.
+    public var allowList: [String]
+    /// URL patterns the script never runs in.
+    public var blockList: [String]
+
+    public init(
+        source: String, injectionTime: InjectionTime = .documentStart, frames: Frames = .mainFrameOnly,
+        world: ScriptWorld = .page, allowList: [String] = [], blockList: [String] = []
+    ) {
+        self.source = source
+        self.injectionTime = injectionTime
+        self.frames = frames
+        self.world = world
+        self.allowList = allowList
+        self.blockList = blockList
+    }
+}
+
+/// A user style sheet the engine injects into every matching document.
+public struct UserStyleSheet: Sendable, Hashable {
+    public var source: String
+    public var frames: UserScript.Frames
+    public var allowList: [String]
+    public var blockList: [String]
+
+    public init(source: String, frames: UserScript.Frames = .mainFrameOnly, allowList: [String] = [], blockList: [String] = []) {
+        self.source = source
+        self.frames = frames
+        self.allowList = allowList
+        self.blockList = blockList
+    }
+}
+
+/// A message the page posted to a named handler
+/// (`window.webkit.messageHandlers.NAME.postMessage(body)` in the handler's world).
+public struct ScriptMessage: Sendable {
+    /// The handler's name.
+    public var name: String
+    /// The posted value. A string is delivered as-is (no JSON round trip), anything else as JSON text.
+    public var body: Body
+
+    public enum Body: Sendable, Equatable {
+        case string(String)
+        case json(String)
+    }
+
+    public init(name: String, body: Body) {
+        self.name = name
+        self.body = body
+    }
+}
+
+/// The answer to a message posted to a handler that replies.
+public enum ScriptReply: Sendable, Equatable {
+    /// Resolve the page's promise with this JSON value (JSON text).
+    case json(String)
+    /// Resolve the page's promise with this string.
+    case string(String)
+    /// Reject the page's promise with an error carrying this message.
+    case error(String)
+}
+
+/// A named script message handler registered when the engine is created.
+public struct ScriptMessageHandler: Sendable {
+    public typealias Handler = @MainActor @Sendable (ScriptMessage) async -> ScriptReply
+    public typealias Receiver = @MainActor @Sendable (ScriptMessage) -> Void
+
+    public var name: String
+    public var world: ScriptWorld
+    /// `.reply`: `postMessage` returns a Promise resolved by the handler (WKScriptMessageHandlerWithReply).
+    /// `.noReply`: fire-and-forget (the older WKScriptMessageHandler).
+    public var kind: Kind
+
+    public enum Kind: Sendable {
+        case reply(Handler)
+        case noReply(Receiver)
+    }
+
+    public init(name: String, world: ScriptWorld = .page, reply handler: @escaping Handler) {
+        self.name = name
+        self.world = world
+        self.kind = .reply(handler)
+    }
+
+    public init(name: String, world: ScriptWorld = .page, receive receiver: @escaping Receiver) {
+        self.name = name
+        self.world = world
+        self.kind = .noReply(receiver)
+    }
+}
+
+/// How autoplay and inline playback behave; fixed when the engine is created.
+public struct MediaPolicy: Sendable, Hashable {
+    /// Media may start without a user gesture.
+    public var autoplayWithoutGesture: Bool
+    /// Inline playback (no forced full-screen) — meaningful on iOS; always true on desktop engines.
+    public var inlinePlayback: Bool
+
+    public init(autoplayWithoutGesture: Bool = false, inlinePlayback: Bool = true) {
+        self.autoplayWithoutGesture = autoplayWithoutGesture
+        self.inlinePlayback = inlinePlayback
+    }
+}
+
+/// Everything an engine view is created with. Fixed for the view's life.
+public struct EngineConfiguration: Sendable {
+    public var userScripts: [UserScript]
+    public var userStyleSheets: [UserStyleSheet]
+    public var messageHandlers: [ScriptMessageHandler]
+    /// Custom URL schemes this view serves itself (`hybrid-app`, ...). http/https cannot be taken over.
+    public var schemeHandlers: [String: any URLSchemeHandler]
+    public var media: MediaPolicy
+    /// The User-Agent suffix the container appends (pages detect the container by it).
+    public var applicationNameForUserAgent: String?
+    /// Viewport size in CSS pixels for the view's host window.
+    public var viewportSize: ViewportSize
+    /// Allow the engine's developer tools / remote inspector.
+    public var developerExtras: Bool
+
+    public init(
+        userScripts: [UserScript] = [], userStyleSheets: [UserStyleSheet] = [],
+        messageHandlers: [ScriptMessageHandler] = [], schemeHandlers: [String: any URLSchemeHandler] = [:],
+        media: MediaPolicy = MediaPolicy(), applicationNameForUserAgent: String? = "HybridKit",
+        viewportSize: ViewportSize = ViewportSize(width: 800, height: 600), developerExtras: Bool = false
+    ) {
+        self.userScripts = userScripts
+        self.userStyleSheets = userStyleSheets
+        self.messageHandlers = messageHandlers
+        self.schemeHandlers = schemeHandlers
+        self.media = media
+        self.applicationNameForUserAgent = applicationNameForUserAgent
+        self.viewportSize = viewportSize
+        self.developerExtras = developerExtras
+    }
+}
+
+public struct ViewportSize: Sendable, Hashable {
+    public var width: Int
+    public var height: Int
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+}
+
+/// Where an engine keeps cookies, cache and storage (a `WKWebsiteDataStore`, a WebKitGTK
+/// network session, a Chromium profile).
+public enum EngineSessionKind: Sendable, Hashable {
+    /// In memory only: nothing survives the process.
+    case ephemeral
+    /// Persistent in this directory (cookies in an SQLite file, caches beside it).
+    case persistent(directory: URL)
+}

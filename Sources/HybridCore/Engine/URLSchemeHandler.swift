@@ -1,0 +1,72 @@
+import Foundation
+
+/// A request the engine made to a custom URL scheme.
+public struct SchemeRequest: Sendable {
+    public var url: URL
+    public var method: String
+    /// Header names as sent (case preserved); look up with ``header(_:)``.
+    public var headers: [(name: String, value: String)]
+    /// The request body (POST, PUT), when the engine exposes one.
+    public var body: Data?
+
+    public init(url: URL, method: String = "GET", headers: [(name: String, value: String)] = [], body: Data? = nil) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The first value of a header, matched case-insensitively.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+}
+
+/// The answer to a ``SchemeRequest``: status, headers and a body that may be streamed.
+public struct SchemeResponse: Sendable {
+    public enum Body: Sendable {
+        /// The whole body at once.
+        case data(Data)
+        /// Chunks as they become available; the stream's end ends the body, an error aborts it.
+        case stream(AsyncThrowingStream<Data, any Error>, length: Int64?)
+    }
+
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: Body
+
+    public init(status: Int = 200, headers: [(name: String, value: String)] = [], body: Body) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A complete response with a `Content-Type`.
+    public init(status: Int = 200, contentType: String, headers: [(name: String, value: String)] = [], data: Data) {
+        self.init(status: status, headers: [("Content-Type", contentType)] + headers, body: .data(data))
+    }
+
+    /// The first value of a header, matched case-insensitively.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+}
+
+/// Serves a custom URL scheme (WKURLSchemeHandler on Apple, `register_uri_scheme` on WebKitGTK,
+/// `Fetch.requestPaused` on Blink).
+///
+/// Throwing fails the request with a network error in the page; it is never answered twice.
+public protocol URLSchemeHandler: Sendable {
+    @MainActor func respond(to request: SchemeRequest) async throws -> SchemeResponse
+}
+
+/// A scheme handler made from a closure.
+public struct ClosureSchemeHandler: URLSchemeHandler {
+    let body: @MainActor @Sendable (SchemeRequest) async throws -> SchemeResponse
+    public init(_ body: @escaping @MainActor @Sendable (SchemeRequest) async throws -> SchemeResponse) {
+        self.body = body
+    }
+    @MainActor public func respond(to request: SchemeRequest) async throws -> SchemeResponse {
+        try await body(request)
+    }
+}

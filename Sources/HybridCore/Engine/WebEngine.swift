@@ -1,0 +1,129 @@
+import Foundation
+
+/// What an engine can and cannot do. Tests of a missing capability are skipped with the reason.
+public struct EngineCapabilities: Sendable, Hashable {
+    /// Named, isolated script worlds (bridge isolation).
+    public var scriptWorlds: Bool
+    /// Script message handlers that reply with a value.
+    public var messageReplies: Bool
+    /// The request body of custom-scheme requests is visible.
+    public var schemeRequestBodies: Bool
+    /// Custom schemes can serve http/https URLs (Blink's `Fetch` domain can; WebKit cannot).
+    public var interceptsHTTP: Bool
+    /// The back-forward list can be cleared for real.
+    public var clearsHistory: Bool
+    /// The engine forwards console messages.
+    public var consoleMessages: Bool
+
+    public init(scriptWorlds: Bool, messageReplies: Bool, schemeRequestBodies: Bool, interceptsHTTP: Bool,
+                clearsHistory: Bool, consoleMessages: Bool) {
+        self.scriptWorlds = scriptWorlds
+        self.messageReplies = messageReplies
+        self.schemeRequestBodies = schemeRequestBodies
+        self.interceptsHTTP = interceptsHTTP
+        self.clearsHistory = clearsHistory
+        self.consoleMessages = consoleMessages
+    }
+}
+
+/// Decisions and dialogs an engine view hands to its owner. Every method has a safe default.
+@MainActor
+public protocol WebEngineDelegate: AnyObject {
+    /// Allow or cancel a navigation. Default: allow.
+    func engine(_ engine: any WebEngine, decidePolicyFor action: NavigationAction) async -> NavigationActionPolicy
+    /// Allow, cancel or download a response. Default: allow what the engine can show, else cancel.
+    func engine(_ engine: any WebEngine, decidePolicyFor response: NavigationResponse) async -> NavigationResponsePolicy
+    /// Present a script dialog; `completion` must be answered (it answers itself if dropped).
+    /// Default: the safe default at once.
+    func engine(_ engine: any WebEngine, runScriptDialog completion: ScriptDialogCompletion)
+}
+
+extension WebEngineDelegate {
+    public func engine(_ engine: any WebEngine, decidePolicyFor action: NavigationAction) async -> NavigationActionPolicy { .allow }
+    public func engine(_ engine: any WebEngine, decidePolicyFor response: NavigationResponse) async -> NavigationResponsePolicy {
+        response.canShowMIMEType ? .allow : .cancel
+    }
+    public func engine(_ engine: any WebEngine, runScriptDialog completion: ScriptDialogCompletion) {
+        completion.completeWithSafeDefault()
+    }
+}
+
+/// The seam: the fewest verbs that every engine (WebKitGTK, WKWebView, Blink) can honour.
+/// Everything else in HybridKit is built on top of these, once, in HybridCore.
+///
+/// All members run on the main actor: every engine lives on its UI thread.
+@MainActor
+public protocol WebEngine: AnyObject {
+    /// The engine's name (`webkitgtk`, `wkwebview`, `blink`).
+    var engineName: String { get }
+    var capabilities: EngineCapabilities { get }
+    var delegate: (any WebEngineDelegate)? { get set }
+
+    // MARK: Loading
+    /// Loads a request (method, headers and body where the engine allows).
+    func load(_ request: EngineRequest)
+    /// Loads HTML as if it came from `baseURL` (relative URLs and origin follow it).
+    func loadHTML(_ html: String, baseURL: URL?)
+    /// Shows `data` as the response for `url`: history, origin and relative URLs are as for a
+    /// normal load of `url` (used to overlap the network with view creation).
+    func loadSimulatedResponse(_ data: Data, mimeType: String, encoding: String?, for url: URL)
+    func stopLoading()
+    func reload()
+    func goBack()
+    func goForward()
+
+    // MARK: State
+    var url: URL? { get }
+    var title: String? { get }
+    var isLoading: Bool { get }
+    /// 0...1 as the engine estimates it.
+    var estimatedProgress: Double { get }
+    var canGoBack: Bool { get }
+    var canGoForward: Bool { get }
+    var backForwardList: BackForwardList { get }
+    /// `false` once the view was closed or its content process is gone for good.
+    var isAlive: Bool { get }
+
+    /// Calls `handler` for every ``EngineEvent``, in order, until the token is cancelled.
+    func observe(_ handler: @escaping @MainActor (EngineEvent) -> Void) -> ObservationToken
+
+    // MARK: Scripts
+    /// Evaluates `script` in `world`; the completion value is returned as JSON.
+    /// - Throws: `HybridError.engine(.javaScript)` with the exception's message.
+    func evaluate(_ script: String, in world: ScriptWorld) async throws -> JSONValue
+    /// Runs `body` as the body of an async function with `arguments` as its parameters and
+    /// awaits the Promise it returns.
+    /// - Throws: `HybridError.engine(.javaScript)` when it throws or rejects.
+    func callAsync(_ body: String, arguments: [String: JSONValue], in world: ScriptWorld) async throws -> JSONValue
+
+    // MARK: Cookies, snapshot, process
+    var cookieStore: any EngineCookieStore { get }
+    /// PNG data of the visible page.
+    func snapshot() async throws -> Data
+    /// Kills the web content process (tests, recovery). A ``EngineEvent/contentProcessTerminated(_:)`` follows.
+    func terminateContentProcess()
+    /// Makes the view visible or hidden in its host (affects timers, media, visibility state).
+    func setVisible(_ visible: Bool)
+    /// Tears the view down. Pending script calls fail with `.closed`, open dialogs get their safe
+    /// default, no callback reaches the owner afterwards. Idempotent.
+    func close()
+}
+
+extension WebEngine {
+    public func evaluate(_ script: String) async throws -> JSONValue { try await evaluate(script, in: .page) }
+    public func callAsync(_ body: String, arguments: [String: JSONValue] = [:]) async throws -> JSONValue {
+        try await callAsync(body, arguments: arguments, in: .page)
+    }
+    public func load(_ url: URL) { load(EngineRequest(url: url)) }
+}
+
+/// Creates engine views that share processes and a session (a WKProcessPool + WKWebsiteDataStore,
+/// a WebKitWebContext + WebKitNetworkSession, a Chromium browser + profile).
+@MainActor
+public protocol WebEngineProvider: AnyObject {
+    var engineName: String { get }
+    var capabilities: EngineCapabilities { get }
+    /// The shared cookie store of every view this provider makes.
+    var cookieStore: any EngineCookieStore { get }
+    func makeEngine(_ configuration: EngineConfiguration) throws -> any WebEngine
+}

@@ -1,0 +1,4 @@
+import Foundation
+
+// `hybrid COMMAND [OPTIONS]`: see `hybrid --help`.
+exit(CommandLineTool.run(Array(CommandLine.arguments.dropFirst())))
