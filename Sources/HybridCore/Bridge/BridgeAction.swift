@@ -1,0 +1,80 @@
+import Foundation
+
+/// One action of a ``BridgeModule``: a name, typed params, a typed result and an async handler.
+///
+/// ```swift
+/// BridgeAction("info") { (_: BridgeEmpty, ctx) in DeviceInfo.current }
+/// BridgeAction("echo") { (text: String, ctx) in text }
+/// ```
+/// The params are decoded with `Codable` straight from the message (one parse); a mismatch
+/// reaches the page as `bad_params`. The result is encoded with `JSONEncoder`.
+public struct BridgeAction: Sendable {
+    /// The action's name, as the page passes it to `hybrid.call(module, action)`.
+    public let name: String
+    let decodeParams: @Sendable (any Decoder) throws -> any Sendable
+    let invoke: @Sendable (any Sendable, BridgeCallContext) async throws -> String
+
+    /// Declares an action.
+    /// - Parameters:
+    ///   - name: The action's name.
+    ///   - handler: Runs the call. It may `await ctx.progress(…)`, should honour Swift task
+    ///     cancellation (the page aborted, timed out, or navigated away), and throws
+    ///     ``BridgeFailure`` for errors the page should see with their own code.
+    public init<Params: Decodable & Sendable, Result: Encodable & Sendable>(
+        _ name: String, _ handler: @escaping @Sendable (Params, BridgeCallContext) async throws -> Result
+    ) {
+        self.name = name
+        decodeParams = { decoder in try Params(from: decoder) }
+        invoke = { params, context in
+            guard let params = params as? Params else {
+                throw BridgeFailure.internalError("params of \(context.module).\(context.action) lost their type")
+            }
+            let result = try await handler(params, context)
+            return try BridgeJSON.encode(result)
+        }
+    }
+}
+
+/// Params for actions that take none, and a result for actions that return nothing (`null`).
+///
+/// Decodes from anything (`{}`, `null`, a missing `params`), so pages may pass what they like.
+public struct BridgeEmpty: Codable, Sendable, Hashable {
+    public init() {}
+    public init(from decoder: any Decoder) throws {}
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encodeNil()
+    }
+}
+
+/// JSON encoding shared by replies, progress and events.
+enum BridgeJSON {
+    /// Compact JSON text of `value` (top-level fragments allowed).
+    /// - Throws: ``BridgeFailure/internalError(_:)`` when it cannot be encoded (NaN, infinity).
+    static func encode<T: Encodable>(_ value: T) throws -> String {
+        if let value = value as? JSONValue { return value.jsonText }
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.withoutEscapingSlashes]
+            return String(decoding: try encoder.encode(value), as: UTF8.self)
+        } catch {
+            throw BridgeFailure.internalError("result is not JSON-encodable: \(error)")
+        }
+    }
+
+    /// A short description of a decoding error: where and what (`params.count: expected Int`).
+    static func describe(_ error: any Error, root: String = "params") -> String {
+        guard let error = error as? DecodingError else { return String(describing: error) }
+        func path(_ codingPath: [any CodingKey]) -> String {
+            ([root] + codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue })
+                .joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
+        }
+        switch error {
+        case .typeMismatch(let type, let context): return "\(path(context.codingPath)): expected \(type)"
+        case .valueNotFound(let type, let context): return "\(path(context.codingPath)): missing \(type)"
+        case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])): missing"
+        case .dataCorrupted(let context): return "\(path(context.codingPath)): \(context.debugDescription)"
+        @unknown default: return String(describing: error)
+        }
+    }
+}

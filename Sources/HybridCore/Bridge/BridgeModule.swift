@@ -1,0 +1,71 @@
+import Foundation
+
+/// A native module the page can call: `hybrid.call(name, action, params)`.
+///
+/// A module is a declared table of actions, not a class whose methods are found by name at
+/// run time. Register modules per container with ``BridgeRouter/register(_:)``.
+///
+/// ```swift
+/// struct ClockModule: BridgeModule {
+///     let name = "clock"
+///     let allowedOrigins: [OriginPattern] = ["https://app.example.com"]
+///     var actions: [BridgeAction] {
+///         [Action("now") { (_: Empty, _) in Date().timeIntervalSince1970 }]
+///     }
+/// }
+/// ```
+public protocol BridgeModule: Sendable {
+    /// The module's name (the `module` of a call). Lower-case by convention.
+    var name: String { get }
+    /// The origins whose main-frame documents may call this module. Empty = nobody (default deny).
+    var allowedOrigins: [OriginPattern] { get }
+    /// The module's actions. Names must be unique; a later duplicate replaces an earlier one.
+    var actions: [BridgeAction] { get }
+}
+
+extension BridgeModule {
+    /// Shorthand for ``BridgeAction`` inside a module's action table.
+    public typealias Action = BridgeAction
+    /// Shorthand for ``BridgeEmpty`` inside a module's action table.
+    public typealias Empty = BridgeEmpty
+}
+
+/// What a handler knows about its call, and how it talks back while it runs.
+public struct BridgeCallContext: Sendable {
+    /// The page's id for this call (unique per document).
+    public let callID: Int
+    public let module: String
+    public let action: String
+    /// The caller's origin (the main frame's current document), when it has one.
+    public let origin: BridgeOrigin?
+    /// The modules this caller's origin may use, sorted.
+    public let availableModules: [String]
+    let progressSink: @MainActor @Sendable (String) -> Void
+
+    public init(
+        callID: Int, module: String, action: String, origin: BridgeOrigin?, availableModules: [String] = [],
+        progress: @escaping @MainActor @Sendable (String) -> Void = { _ in }
+    ) {
+        self.callID = callID
+        self.module = module
+        self.action = action
+        self.origin = origin
+        self.availableModules = availableModules
+        self.progressSink = progress
+    }
+
+    /// Reports progress to the page's `onProgress` callback. Delivered in order, before the reply.
+    /// Values that cannot be encoded are dropped.
+    public func progress<Value: Encodable & Sendable>(_ value: Value) async {
+        guard !Task.isCancelled, let text = try? BridgeJSON.encode(value) else { return }
+        await progressSink(text)
+    }
+
+    /// `true` once the page aborted the call, it timed out, or its document went away.
+    public var isCancelled: Bool { Task.isCancelled }
+
+    /// Throws ``BridgeFailure/cancelled`` when the call has been cancelled.
+    public func checkCancellation() throws {
+        if Task.isCancelled { throw BridgeFailure.cancelled }
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+
+extension BridgeRouter {
+    /// Handles one message from the page and returns what to answer.
+    ///
+    /// Checks, in order: size (before parsing), format, the document nonce, the module and
+    /// action, the origin allowlist, the params, the in-flight bounds. A call that passes runs
+    /// its handler and is answered with its result, a timeout, a cancellation, or
+    /// ``BridgeResponse/dropped`` when its document went away meanwhile.
+    /// - Parameters:
+    ///   - text: The message as the page sent it.
+    ///   - origin: The origin of the main frame's current document.
+    ///   - source: ``Source/mainFrame`` only for messages the host itself fetched from the main frame.
+    public func receive(_ text: String, origin: BridgeOrigin?, source: Source = .document) async -> BridgeResponse {
+        switch decoder.decode(text) {
+        case .failure(let failure):
+            log(.warning, failure.failure, origin: origin)
+            return .reply(BridgeWire.failure(id: failure.callID, failure.failure))
+        case .success(.hello(let nonce)):
+            return hello(nonce: nonce, origin: origin, source: source)
+        case .success(.cancel(let id, let nonce)):
+            if let document = admit(nonce: nonce, source: source), let token = calls.token(generation: document.generation, id: id) {
+                finish(token, .failure(.cancelled))
+            }
+            return .reply(#"{"t":"ack"}"#)
+        case .success(.call(let call)):
+            return await handle(call, origin: origin, source: source)
+        }
+    }
+
+    private func hello(nonce: String, origin: BridgeOrigin?, source: Source) -> BridgeResponse {
+        guard nonceMode == .announced, source == .document else {
+            let failure = BridgeFailure.denied("this container issues document nonces itself")
+            log(.warning, failure, origin: origin)
+            return .reply(BridgeWire.failure(id: nil, failure))
+        }
+        if document?.nonce != nonce {
+            // A hello with a new nonce is a new document, even if its commit was not reported.
+            let old = document
+            let generation = (old?.nonce == nil ? old?.generation : nil) ?? (old?.generation ?? 0) + 1
+            adoptDocument(BridgeDocument(generation: generation, nonce: nonce))
+        }
+        return .reply(BridgeWire.helloAck(info(for: origin)))
+    }
+
+    /// What the runtime learns at hello: `hybrid.version`, `hybrid.capabilities`, the modules.
+    public func info(for origin: BridgeOrigin?) -> JSONValue {
+        [
+            "version": .string(Self.version),
+            "capabilities": capabilities,
+            "modules": .array(moduleNames(for: origin).map(JSONValue.string)),
+            "maxMessageBytes": .number(Double(limits.maxMessageBytes)),
+        ]
+    }
+
+    /// The current document, if `nonce` is its nonce (or the host vouches for the source).
+    func admit(nonce: String?, source: Source) -> BridgeDocument? {
+        guard let document else { return nil }
+        if source == .mainFrame { return document }
+        guard let expected = document.nonce, let nonce, nonce == expected else { return nil }
+        return document
+    }
+
+    private func handle(_ call: BridgeCall, origin: BridgeOrigin?, source: Source) async -> BridgeResponse {
+        func refuse(_ failure: BridgeFailure, level: BridgeLogEntry.Level = .info) -> BridgeResponse {
+            log(level, failure, origin: origin, module: call.module, action: call.action)
+            return .reply(BridgeWire.failure(id: call.id, failure))
+        }
+        guard let document = admit(nonce: call.nonce, source: source) else {
+            return refuse(.denied("the call does not come from the current document"), level: .warning)
+        }
+        let action: BridgeAction
+        let params: any Sendable
+        switch call.resolution {
+        case .unknownModule:
+            return refuse(.unknownModule(call.module))
+        case .unknownAction:
+            return refuse(.unknownAction(module: call.module, action: call.action))
+        case .badParams(let reason, let allowed):
+            guard allowed.admits(origin) else { return refuse(deniedOrigin(origin, call), level: .warning) }
+            return refuse(.badParams(module: call.module, action: call.action, reason: reason))
+        case .ready(let handler, let decoded, let allowed):
+            guard allowed.admits(origin) else { return refuse(deniedOrigin(origin, call), level: .warning) }
+            action = handler
+            params = decoded
+        }
+        guard !calls.contains(generation: document.generation, id: call.id) else {
+            return refuse(.malformed("call id \(call.id) is already in flight"), level: .warning)
+        }
+        guard calls.count < limits.maxInFlight, calls.bytes + call.size <= limits.maxInFlightBytes else {
+            return refuse(.queueFull(limit: limits.maxInFlight), level: .warning)
+        }
+        return await run(call, action: action, params: params, origin: origin, generation: document.generation)
+    }
+
+    private func deniedOrigin(_ origin: BridgeOrigin?, _ call: BridgeCall) -> BridgeFailure {
+        .denied("origin \(origin?.description ?? "(none)") may not call \(call.module)")
+    }
+
+    private func run(_ call: BridgeCall, action: BridgeAction, params: any Sendable, origin: BridgeOrigin?,
+                     generation: Int) async -> BridgeResponse {
+        let requested = call.timeoutMilliseconds.map { Duration.milliseconds($0) } ?? limits.defaultTimeout
+        let timeout = min(requested, limits.maxTimeout)
+        let timeoutMilliseconds = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let modules = moduleNames(for: origin)
+        return await withCheckedContinuation { continuation in
+            let token = calls.insert(.init(id: call.id, module: call.module, action: call.action, generation: generation,
+                                           bytes: call.size, continuation: continuation))
+            let context = BridgeCallContext(
+                callID: call.id, module: call.module, action: call.action, origin: origin, availableModules: modules,
+                progress: { [weak self] text in self?.progress(token, id: call.id, valueJSON: text) })
+            let task = Task { [weak self] in
+                do {
+                    let value = try await action.invoke(params, context)
+                    self?.finish(token, .success(value))
+                } catch {
+                    self?.finish(token, .failure(BridgeFailure(error)))
+                }
+            }
+            let timer = Task { [weak self] in
+                try? await Task.sleep(for: timeout)
+                guard !Task.isCancelled else { return }
+                self?.finish(token, .failure(.timeout(milliseconds: timeoutMilliseconds)))
+            }
+            calls.attach(token, task: task, timer: timer)
+        }
+    }
+
+    private func progress(_ token: UInt64, id: Int, valueJSON: String) {
+        guard let generation = calls.generation(of: token), let document, document.generation == generation else { return }
+        outbound?(BridgeWire.progress(id: id, valueJSON: valueJSON), document)
+    }
+
+    /// Answers a pending call once; later answers for the same call are ignored.
+    func finish(_ token: UInt64, _ result: Result<String, BridgeFailure>) {
+        guard let entry = calls.remove(token) else { return }
+        entry.task?.cancel()
+        entry.timer?.cancel()
+        let delivered = entry.generation == document?.generation
+        let text: String
+        let code: String?
+        switch result {
+        case .success(let value):
+            text = BridgeWire.success(id: entry.id, valueJSON: value)
+            code = nil
+        case .failure(let failure):
+            text = BridgeWire.failure(id: entry.id, failure)
+            code = failure.code
+        }
+        if !delivered {
+            logger?(BridgeLogEntry(level: .info, code: "dropped", message: "reply to call \(entry.id) dropped: its document is gone",
+                                   module: entry.module, action: entry.action))
+        }
+        onCompletion?(BridgeCompletion(callID: entry.id, module: entry.module, action: entry.action, code: code, delivered: delivered))
+        entry.continuation.resume(returning: delivered ? .reply(text) : .dropped)
+    }
+
+    func adoptDocument(_ document: BridgeDocument) {
+        self.document = document
+        dropCalls(except: document.generation)
+    }
+
+    func dropCalls(except generation: Int) {
+        for token in calls.tokens(notIn: generation) { finish(token, .failure(.cancelled)) }
+    }
+}

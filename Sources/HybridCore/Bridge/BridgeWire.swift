@@ -1,0 +1,97 @@
+import Foundation
+
+/// Message text native sends to the page: replies, progress and events (JSON, version 1).
+///
+/// - reply: `{"t":"reply","id":7,"ok":true,"value":…}` or
+///   `{"t":"reply","id":7,"ok":false,"error":{"code":"denied","message":"…","data":…}}`
+/// - progress: `{"t":"progress","id":7,"value":…}`
+/// - event: `{"t":"event","name":"…","payload":…}`
+/// - hello acknowledgement: `{"t":"hello","ok":true,"value":{…}}`
+///
+/// Values are spliced in as already-encoded JSON text, so a large result is encoded once.
+public enum BridgeWire {
+    /// A successful reply carrying `valueJSON` (JSON text).
+    public static func success(id: Int?, valueJSON: String) -> String {
+        #"{"t":"reply","id":"# + idText(id) + #","ok":true,"value":"# + valueJSON + "}"
+    }
+
+    /// A failed reply.
+    public static func failure(id: Int?, _ failure: BridgeFailure) -> String {
+        #"{"t":"reply","id":"# + idText(id) + #","ok":false,"error":"# + errorJSON(failure) + "}"
+    }
+
+    /// A progress report for call `id`.
+    public static func progress(id: Int, valueJSON: String) -> String {
+        #"{"t":"progress","id":"# + String(id) + #","value":"# + valueJSON + "}"
+    }
+
+    /// An event for `hybrid.on(name, …)` listeners.
+    public static func event(name: String, payloadJSON: String) -> String {
+        #"{"t":"event","name":"# + name.jsStringLiteral + #","payload":"# + payloadJSON + "}"
+    }
+
+    /// The answer to a hello: what the runtime exposes as `hybrid.version` / `hybrid.capabilities`.
+    public static func helloAck(_ info: JSONValue) -> String {
+        #"{"t":"hello","ok":true,"value":"# + info.jsonText + "}"
+    }
+
+    /// `{"code":…,"message":…,"data":…}` for a failure.
+    public static func errorJSON(_ failure: BridgeFailure) -> String {
+        var error: [String: JSONValue] = ["code": .string(failure.code), "message": .string(failure.description)]
+        if let data = failure.data { error["data"] = data }
+        return JSONValue.object(error).jsonText
+    }
+
+    private static func idText(_ id: Int?) -> String { id.map(String.init) ?? "null" }
+}
+
+/// One line for the app's log: a refused call, a dropped reply, a failure worth knowing about.
+public struct BridgeLogEntry: Sendable, Equatable, CustomStringConvertible {
+    public enum Level: String, Sendable { case info, warning }
+    public let level: Level
+    /// The failure code (`denied`, `payload_too_large`, …) or an event name (`document`).
+    public let code: String
+    public let message: String
+    public let origin: BridgeOrigin?
+    public let module: String?
+    public let action: String?
+
+    public init(level: Level, code: String, message: String, origin: BridgeOrigin? = nil,
+                module: String? = nil, action: String? = nil) {
+        self.level = level
+        self.code = code
+        self.message = message
+        self.origin = origin
+        self.module = module
+        self.action = action
+    }
+
+    public var description: String {
+        var text = "[bridge] \(level.rawValue) \(code)"
+        if let module { text += " \(module).\(action ?? "?")" }
+        if let origin { text += " from \(origin)" }
+        return text + ": \(message)"
+    }
+}
+
+/// How a call ended, for observers (tests, metrics). Reported exactly once per accepted call.
+public struct BridgeCompletion: Sendable, Equatable {
+    public let callID: Int
+    public let module: String
+    public let action: String
+    /// `nil` on success, else the failure code.
+    public let code: String?
+    /// `false` when the reply was dropped because its document went away.
+    public let delivered: Bool
+}
+
+/// What to do with a message's answer.
+public enum BridgeResponse: Sendable, Equatable {
+    /// Send this text to the document that asked.
+    case reply(String)
+    /// Say nothing: the document that asked is gone, or the message needs no answer.
+    case dropped
+
+    /// The reply text, if any.
+    public var text: String? { if case .reply(let text) = self { text } else { nil } }
+}
