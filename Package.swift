@@ -72,6 +72,7 @@ var targets: [Target] = [
         ]
     ),
     .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridCrypto"]),
+    .testTarget(name: "HybridServerTests", dependencies: ["HybridServer", "HybridCore"]),
     .testTarget(
         name: "HybridGTKTests",
         dependencies: [

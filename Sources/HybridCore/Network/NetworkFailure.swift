@@ -4,16 +4,35 @@ import Foundation
 public enum NetworkFailure: HybridFailureReason {
     /// Something this domain did not expect; `message` says what.
     case internalError(String)
+    /// A `Set-Cookie` header or `document.cookie` assignment could not be parsed (RFC 6265 §5.2),
+    /// for example a name-value pair without `=` or with an empty name.
+    case malformedCookie(String)
+    /// The cookie was well-formed but the storage model refused it (RFC 6265 §5.3): a `Domain`
+    /// that the request host does not domain-match, a public suffix, an HttpOnly cookie from a
+    /// script, a Secure cookie from an insecure origin. `name` is the cookie's name.
+    case cookieRejected(name: String, reason: String)
+    /// The cookie file could not be read or written.
+    case cookiePersistence(String)
+    /// The HTTP server could not start (address in use, not an IP address).
+    case serverStartFailed(String)
 
     public var code: String {
         switch self {
         case .internalError: "internal"
+        case .malformedCookie: "cookie_malformed"
+        case .cookieRejected: "cookie_rejected"
+        case .cookiePersistence: "cookie_persistence"
+        case .serverStartFailed: "server_start_failed"
         }
     }
 
     public var description: String {
         switch self {
         case .internalError(let message): message
+        case .malformedCookie(let header): "malformed cookie: \(header)"
+        case .cookieRejected(let name, let reason): "cookie '\(name)' rejected: \(reason)"
+        case .cookiePersistence(let message): "cookie file: \(message)"
+        case .serverStartFailed(let message): "server could not start: \(message)"
         }
     }
 }

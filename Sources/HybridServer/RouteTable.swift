@@ -1,0 +1,59 @@
+import Foundation
+
+/// Answers one request on the server thread. It must not block: to answer slowly, return a
+/// ``ServerResponse`` with a `delay` or `pacing` instead of sleeping.
+public typealias RouteHandler = @Sendable (ServerRequest) -> ServerResponse
+
+/// The server's routes: path prefixes to handlers, longest prefix first. Routes may be added
+/// from any thread while the server runs, so the table is guarded by a lock.
+final class RouteTable: @unchecked Sendable {
+    private struct Route {
+        var prefix: String
+        var handler: RouteHandler
+    }
+
+    private let lock = NSLock()
+    private var routes: [Route] = []
+    private let accessLog: (@Sendable (String) -> Void)?
+
+    init(accessLog: (@Sendable (String) -> Void)?) { self.accessLog = accessLog }
+
+    /// Adds (or replaces) the handler for `prefix`.
+    func add(_ prefix: String, _ handler: @escaping RouteHandler) {
+        let normalized = Self.normalize(prefix)
+        lock.withLock {
+            routes.removeAll { $0.prefix == normalized }
+            routes.append(Route(prefix: normalized, handler: handler))
+            routes.sort { $0.prefix.count > $1.prefix.count }
+        }
+    }
+
+    func remove(_ prefix: String) {
+        let normalized = Self.normalize(prefix)
+        lock.withLock { routes.removeAll { $0.prefix == normalized } }
+    }
+
+    /// The answer to `request`: the longest matching prefix's handler, or 404.
+    func respond(to request: ServerRequest) -> ServerResponse {
+        let handler = lock.withLock { routes.first { Self.matches(request.path, prefix: $0.prefix) }?.handler }
+        let response = handler?(request) ?? .status(404)
+        if let accessLog {
+            let query = request.rawQuery.map { "?" + $0 } ?? ""
+            accessLog("\(request.remoteHost ?? "-") \"\(request.method) \(request.path)\(query)\" \(response.status) \(response.body.count)")
+        }
+        return response
+    }
+
+    /// A prefix matches whole segments only: `/echo` matches `/echo` and `/echo/x`, not `/echoes`.
+    static func matches(_ path: String, prefix: String) -> Bool {
+        if prefix == "/" { return true }
+        guard path.hasPrefix(prefix) else { return false }
+        return path.count == prefix.count || path.dropFirst(prefix.count).first == "/"
+    }
+
+    private static func normalize(_ prefix: String) -> String {
+        var result = prefix.hasPrefix("/") ? prefix : "/" + prefix
+        while result.count > 1 && result.hasSuffix("/") { result.removeLast() }
+        return result
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import HybridCore
+import HybridServer
+import Testing
+
+@Suite("LoopbackServer")
+struct LoopbackServerTests {
+    @Test func servesARouteOnItsOwnThread() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        server.route("/hello") { request in .text("hi \(request.method) \(request.query("x") ?? "")") }
+        #expect(server.port > 0)
+        let reply = try await HTTPClient().send(server.url("/hello?x=1"))
+        #expect(reply.status == 200)
+        #expect(reply.text == "hi GET 1")
+        let other = try await HTTPClient().send(server.url("/hello/deeper", host: "localhost"))
+        #expect(other.text == "hi GET ")
+    }
+
+    @Test func unknownPathIs404AndPrefixMatchesWholeSegments() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        server.route("/echo") { _ in .text("echo") }
+        #expect(try await HTTPClient().send(server.url("/echoes")).status == 404)
+        #expect(try await HTTPClient().send(server.url("/nothing")).status == 404)
+    }
+
+    @Test func delayedResponseDoesNotBlockOtherRequests() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        server.route("/slow") { _ in ServerResponse.text("slow").delayed(by: .milliseconds(800)) }
+        server.route("/fast") { _ in .text("fast") }
+        let client = HTTPClient()
+        let start = ContinuousClock.now
+        async let slow = client.send(server.url("/slow"))
+        try await Task.sleep(for: .milliseconds(50))
+        let fast = try await client.send(server.url("/fast"))
+        let fastElapsed = ContinuousClock.now - start
+        #expect(fast.text == "fast")
+        #expect(fastElapsed < .milliseconds(700))
+        #expect(try await slow.text == "slow")
+        #expect(ContinuousClock.now - start >= .milliseconds(800))
+    }
+
+    @Test func pacedBodyArrivesWhole() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let payload = Data((0..<10_000).map { UInt8($0 % 251) })
+        server.route("/trickle") { _ in
+            ServerResponse(body: payload, pacing: .init(chunkSize: 2_500, interval: .milliseconds(30)))
+        }
+        let reply = try await HTTPClient().send(server.url("/trickle"))
+        #expect(reply.body == payload)
+        #expect(reply.header("Content-Length") == "10000")
+    }
+
+    @Test func stopIsCleanAndIdempotent() async throws {
+        let server = try LoopbackServer()
+        server.route("/x") { _ in .text("x") }
+        _ = try await HTTPClient().send(server.url("/x"))
+        server.stop()
+        server.stop()
+        #expect(!server.isRunning)
+        await #expect(throws: (any Error).self) { try await HTTPClient(timeout: 2).send(server.url("/x")) }
+    }
+
+    @Test func portInUseFailsToStart() throws {
+        let first = try LoopbackServer()
+        defer { first.stop() }
+        #expect(throws: HybridError.self) { try LoopbackServer(port: first.port) }
+    }
+}
