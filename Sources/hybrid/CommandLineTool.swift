@@ -14,9 +14,9 @@ protocol HybridCommand {
 
 enum CommandLineTool {
     /// Every subcommand, in the order `hybrid --help` lists them.
-    static let commands: [any HybridCommand.Type] = [
+    static var commands: [any HybridCommand.Type] { [
         DoctorCommand.self,
-    ]
+    ] }
 
     static func run(_ argv: [String]) -> Int32 {
         guard let name = argv.first, name != "--help", name != "-h", name != "help" else {

@@ -1,0 +1,171 @@
+import CHybridGTK
+import CWebKitGTK
+import Foundation
+import HybridCore
+
+/// Translation of load events, policy decisions and script dialogs. Decisions are the
+/// delegate's; this file only carries questions and answers across.
+extension GTKWebEngine {
+    func loadChanged(_ event: WebKitLoadEvent) {
+        switch event {
+        case WEBKIT_LOAD_STARTED: emit(.loadStarted(url))
+        case WEBKIT_LOAD_REDIRECTED: emit(.loadRedirected(url))
+        case WEBKIT_LOAD_COMMITTED: emit(.loadCommitted(url))
+        case WEBKIT_LOAD_FINISHED: emit(.loadFinished(url))
+        default: break
+        }
+    }
+
+    func loadFailed(uri: UnsafePointer<CChar>?, error: UnsafeMutablePointer<GError>?) {
+        let failing = uri.flatMap { URL(string: String(cString: $0)) }
+        let message = error?.pointee.message.map { String(cString: $0) } ?? "load failed"
+        var cancelled = false
+        if let error {
+            let domain = error.pointee.domain, code = error.pointee.code
+            cancelled = (domain == webkit_network_error_quark() && code == WEBKIT_NETWORK_ERROR_CANCELLED.rawValue)
+                || (domain == webkit_policy_error_quark() && code == WEBKIT_POLICY_ERROR_FRAME_LOAD_INTERRUPTED_BY_POLICY_CHANGE.rawValue)
+        }
+        emit(.loadFailed(failing, message: message, cancelled: cancelled))
+    }
+
+    /// Returns whether the decision is handled (asynchronously) here.
+    func decidePolicy(_ decision: UnsafeMutablePointer<WebKitPolicyDecision>, type: WebKitPolicyDecisionType) -> Bool {
+        switch type {
+        case WEBKIT_POLICY_DECISION_TYPE_NAVIGATION_ACTION, WEBKIT_POLICY_DECISION_TYPE_NEW_WINDOW_ACTION:
+            guard let action = navigationAction(decision, newWindow: type == WEBKIT_POLICY_DECISION_TYPE_NEW_WINDOW_ACTION) else { return false }
+            g_object_ref(UnsafeMutableRawPointer(decision))
+            let pointer = DecisionPointer(decision)
+            Task { @MainActor [weak self] in
+                defer { pointer.release() }
+                let policy = await self?.asyncPolicy(for: action) ?? .cancel
+                switch policy {
+                case .allow where !action.targetsNewWindow:
+                    webkit_policy_decision_use(pointer.decision)
+                case .allow, .cancel:
+                    // A new window is never created by the engine: the delegate opens a new container.
+                    webkit_policy_decision_ignore(pointer.decision)
+                case .redirect(let url, let headers):
+                    webkit_policy_decision_ignore(pointer.decision)
+                    self?.load(EngineRequest(url: url, headers: headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
+                }
+            }
+            return true
+        case WEBKIT_POLICY_DECISION_TYPE_RESPONSE:
+            guard let response = navigationResponse(decision) else { return false }
+            g_object_ref(UnsafeMutableRawPointer(decision))
+            let pointer = DecisionPointer(decision)
+            Task { @MainActor [weak self] in
+                defer { pointer.release() }
+                let policy: NavigationResponsePolicy
+                if let self, let delegate = self.delegate {
+                    policy = await delegate.engine(self, decidePolicyFor: response)
+                } else {
+                    policy = response.canShowMIMEType ? .allow : .cancel
+                }
+                switch policy {
+                case .allow: webkit_policy_decision_use(pointer.decision)
+                case .cancel: webkit_policy_decision_ignore(pointer.decision)
+                case .download: webkit_policy_decision_download(pointer.decision)
+                }
+            }
+            return true
+        default:
+            return false
+        }
+    }
+
+    private func asyncPolicy(for action: NavigationAction) async -> NavigationActionPolicy {
+        guard let delegate else { return .allow }
+        return await delegate.engine(self, decidePolicyFor: action)
+    }
+
+    private func navigationAction(_ decision: UnsafeMutablePointer<WebKitPolicyDecision>, newWindow: Bool) -> NavigationAction? {
+        guard let action = webkit_navigation_policy_decision_get_navigation_action(OpaquePointer(decision)),
+              let request = webkit_navigation_action_get_request(action),
+              let engineRequest = EngineRequest(request)
+        else { return nil }
+        let type: NavigationType = switch webkit_navigation_action_get_navigation_type(action) {
+        case WEBKIT_NAVIGATION_TYPE_LINK_CLICKED: .linkActivated
+        case WEBKIT_NAVIGATION_TYPE_FORM_SUBMITTED: .formSubmitted
+        case WEBKIT_NAVIGATION_TYPE_BACK_FORWARD: .backForward
+        case WEBKIT_NAVIGATION_TYPE_RELOAD: .reload
+        case WEBKIT_NAVIGATION_TYPE_FORM_RESUBMITTED: .formResubmitted
+        default: .other
+        }
+        // WebKitGTK asks about subframe navigations too but does not say which frame; a named
+        // target frame is the only hint it gives.
+        let frameName = webkit_navigation_action_get_frame_name(action).map { String(cString: $0) }
+        return NavigationAction(
+            request: engineRequest, type: type, isMainFrame: newWindow || frameName == nil || frameName == "",
+            targetsNewWindow: newWindow, isUserGesture: webkit_navigation_action_is_user_gesture(action) != 0,
+            isRedirect: webkit_navigation_action_is_redirect(action) != 0)
+    }
+
+    private func navigationResponse(_ decision: UnsafeMutablePointer<WebKitPolicyDecision>) -> NavigationResponse? {
+        let responseDecision = OpaquePointer(decision)
+        guard let response = webkit_response_policy_decision_get_response(responseDecision),
+              let uri = webkit_uri_response_get_uri(response), let url = URL(string: String(cString: uri))
+        else { return nil }
+        let headers = webkit_uri_response_get_http_headers(response).map(allHeaders) ?? []
+        return NavigationResponse(
+            url: url, statusCode: Int(webkit_uri_response_get_status_code(response)),
+            mimeType: webkit_uri_response_get_mime_type(response).map { String(cString: $0) }, headers: headers,
+            isMainFrame: webkit_response_policy_decision_is_main_frame_main_resource(responseDecision) != 0,
+            canShowMIMEType: webkit_response_policy_decision_is_mime_type_supported(responseDecision) != 0)
+    }
+
+    func runDialog(_ dialog: OpaquePointer) {
+        let kind: ScriptDialog.Kind = switch webkit_script_dialog_get_dialog_type(dialog) {
+        case WEBKIT_SCRIPT_DIALOG_CONFIRM: .confirm
+        case WEBKIT_SCRIPT_DIALOG_PROMPT: .prompt
+        case WEBKIT_SCRIPT_DIALOG_BEFORE_UNLOAD_CONFIRM: .beforeUnload
+        default: .alert
+        }
+        let message = webkit_script_dialog_get_message(dialog).map { String(cString: $0) } ?? ""
+        let defaultText = kind == .prompt ? webkit_script_dialog_prompt_get_default_text(dialog).map { String(cString: $0) } : nil
+        // Ref'ing the dialog and returning TRUE makes WebKit wait for webkit_script_dialog_close.
+        webkit_script_dialog_ref(dialog)
+        let pointer = DialogPointer(dialog)
+        let completion = ScriptDialogCompletion(
+            dialog: ScriptDialog(kind: kind, message: message, defaultText: defaultText, pageURL: url, pageTitle: title)
+        ) { result in
+            switch (kind, result) {
+            case (.confirm, _), (.beforeUnload, _):
+                webkit_script_dialog_confirm_set_confirmed(pointer.dialog, result == .cancelled ? 0 : 1)
+            case (.prompt, .accepted(let text)):
+                webkit_script_dialog_prompt_set_text(pointer.dialog, text ?? "")
+            case (.prompt, .cancelled), (.alert, _):
+                break  // an unanswered prompt returns null
+            }
+            webkit_script_dialog_close(pointer.dialog)
+            webkit_script_dialog_unref(pointer.dialog)
+        }
+        didOpen(completion)
+        if let delegate {
+            delegate.engine(self, runScriptDialog: completion)
+        } else {
+            completion.completeWithSafeDefault()
+        }
+    }
+}
+
+/// A referenced policy decision carried into the task that answers it.
+private final class DecisionPointer: @unchecked Sendable {
+    let decision: UnsafeMutablePointer<WebKitPolicyDecision>
+    init(_ decision: UnsafeMutablePointer<WebKitPolicyDecision>) { self.decision = decision }
+    func release() { g_object_unref(UnsafeMutableRawPointer(decision)) }
+}
+
+private final class DialogPointer: @unchecked Sendable {
+    let dialog: OpaquePointer
+    init(_ dialog: OpaquePointer) { self.dialog = dialog }
+}
+
+extension EngineRequest {
+    init?(_ request: OpaquePointer) {
+        guard let uri = webkit_uri_request_get_uri(request), let url = URL(string: String(cString: uri)) else { return nil }
+        let method = webkit_uri_request_get_http_method(request).map { String(cString: $0) } ?? "GET"
+        let headers = webkit_uri_request_get_http_headers(request).map(allHeaders) ?? []
+        self.init(url: url, method: method, headers: headers)
+    }
+}

@@ -1,0 +1,313 @@
+import CHybridGTK
+import CWebKitGTK
+import Foundation
+import HybridCore
+
+/// `WebEngine` on a WebKitGTK 6.0 `WebKitWebView`: translation only, no policy.
+///
+/// Every GObject reference it takes is balanced in ``close()``; signal handlers hold boxed
+/// closures released by GLib on disconnect; nothing calls back into it after ``close()``.
+@MainActor
+public final class GTKWebEngine: WebEngine {
+    public static let webKitCapabilities = EngineCapabilities(
+        scriptWorlds: true, messageReplies: true, schemeRequestBodies: true, interceptsHTTP: false,
+        clearsHistory: false, consoleMessages: false)
+
+    public let engineName = "webkitgtk"
+    public var capabilities: EngineCapabilities { Self.webKitCapabilities }
+    public weak var delegate: (any WebEngineDelegate)?
+
+    let configuration: EngineConfiguration
+    private weak var provider: GTKEngineProvider?
+    /// The `WebKitWebView`; valid until ``close()``.
+    public let view: UnsafeMutablePointer<WebKitWebView>
+    /// The top-level window hosting the view (nil once the view is embedded elsewhere or closed).
+    public private(set) var window: UnsafeMutablePointer<GtkWidget>?
+    private let contentManager: OpaquePointer
+    private let cancellable: UnsafeMutablePointer<GCancellable>
+    private var connections: [SignalConnection] = []
+    private var observers: [UInt64: @MainActor (EngineEvent) -> Void] = [:]
+    private var nextObserverID: UInt64 = 0
+    private var pendingCalls: [ObjectIdentifier: @MainActor (any Error) -> Void] = [:]
+    private var openDialogs: [Weak<ScriptDialogCompletion>] = []
+    private var terminatedReason: TerminationReason?
+    private var closed = false
+
+    init(provider: GTKEngineProvider, configuration: EngineConfiguration) {
+        self.provider = provider
+        self.configuration = configuration
+        contentManager = webkit_user_content_manager_new()
+        cancellable = g_cancellable_new()
+        let settings = webkit_settings_new()
+        webkit_settings_set_enable_developer_extras(settings, configuration.developerExtras ? 1 : 0)
+        webkit_settings_set_media_playback_requires_user_gesture(settings, configuration.media.autoplayWithoutGesture ? 0 : 1)
+        webkit_settings_set_javascript_can_open_windows_automatically(settings, 1)
+        if let name = configuration.applicationNameForUserAgent {
+            webkit_settings_set_user_agent_with_application_details(settings, name, nil)
+        }
+        let created = hk_web_view_new(provider.context, provider.session, contentManager, settings)
+        g_object_unref(UnsafeMutableRawPointer(settings))
+        // The view is a floating GtkWidget: sink it so this object owns exactly one reference.
+        view = created!
+        g_object_ref_sink(UnsafeMutableRawPointer(view))
+        installUserContent()
+        connectSignals()
+        let window = gtk_window_new()!
+        gtk_window_set_default_size(hk_window(window), gint(configuration.viewportSize.width), gint(configuration.viewportSize.height))
+        gtk_window_set_child(hk_window(window), hk_widget(view))
+        if provider.showsWindows { gtk_window_present(hk_window(window)) }
+        self.window = window
+    }
+
+    isolated deinit {
+        close()
+    }
+
+    // MARK: Observation
+
+    public func observe(_ handler: @escaping @MainActor (EngineEvent) -> Void) -> ObservationToken {
+        nextObserverID += 1
+        let id = nextObserverID
+        observers[id] = handler
+        return ObservationToken { [weak self] in self?.observers[id] = nil }
+    }
+
+    func emit(_ event: EngineEvent) {
+        guard !closed else { return }
+        for id in observers.keys.sorted() { observers[id]?(event) }
+    }
+
+    // MARK: Loading
+
+    public func load(_ request: EngineRequest) {
+        guard !closed else { return }
+        terminatedReason = nil
+        let uriRequest = webkit_uri_request_new(request.url.absoluteString)
+        if let headers = webkit_uri_request_get_http_headers(uriRequest) {
+            for (name, value) in request.headers { soup_message_headers_replace(headers, name, value) }
+        }
+        webkit_web_view_load_request(view, uriRequest)
+        g_object_unref(UnsafeMutableRawPointer(uriRequest))
+    }
+
+    public func loadHTML(_ html: String, baseURL: URL?) {
+        guard !closed else { return }
+        terminatedReason = nil
+        webkit_web_view_load_html(view, html, baseURL?.absoluteString)
+    }
+
+    public func loadSimulatedResponse(_ data: Data, mimeType: String, encoding: String?, for url: URL) {
+        guard !closed else { return }
+        terminatedReason = nil
+        if mimeType == "text/html", let html = String(data: data, encoding: .utf8) {
+            // Shown in history and as the document URL exactly as if loaded from `url`.
+            webkit_web_view_load_alternate_html(view, html, url.absoluteString, url.absoluteString)
+        } else {
+            let bytes = data.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
+            webkit_web_view_load_bytes(view, bytes, mimeType, encoding, url.absoluteString)
+            g_bytes_unref(bytes)
+        }
+    }
+
+    public func stopLoading() { if !closed { webkit_web_view_stop_loading(view) } }
+    public func reload() {
+        guard !closed else { return }
+        terminatedReason = nil
+        webkit_web_view_reload(view)
+    }
+    public func goBack() { if !closed { webkit_web_view_go_back(view) } }
+    public func goForward() { if !closed { webkit_web_view_go_forward(view) } }
+
+    // MARK: State
+
+    public var url: URL? {
+        guard !closed, let uri = webkit_web_view_get_uri(view) else { return nil }
+        return URL(string: String(cString: uri))
+    }
+    public var title: String? {
+        guard !closed, let title = webkit_web_view_get_title(view) else { return nil }
+        let text = String(cString: title)
+        return text.isEmpty ? nil : text
+    }
+    public var isLoading: Bool { !closed && webkit_web_view_is_loading(view) != 0 }
+    public var estimatedProgress: Double { closed ? 0 : webkit_web_view_get_estimated_load_progress(view) }
+    public var canGoBack: Bool { !closed && webkit_web_view_can_go_back(view) != 0 }
+    public var canGoForward: Bool { !closed && webkit_web_view_can_go_forward(view) != 0 }
+    public var isAlive: Bool { !closed && terminatedReason == nil }
+
+    public var backForwardList: BackForwardList {
+        guard !closed, let list = webkit_web_view_get_back_forward_list(view) else { return BackForwardList() }
+        func items(_ glist: UnsafeMutablePointer<GList>?) -> [HistoryItem] {
+            defer { g_list_free(glist) }
+            var result: [HistoryItem] = []
+            var node = glist
+            while let current = node {
+                if let item = HistoryItem(OpaquePointer(current.pointee.data)) { result.append(item) }
+                node = current.pointee.next
+            }
+            return result
+        }
+        // WebKit lists the back items nearest first; the seam lists them oldest first.
+        return BackForwardList(
+            back: items(webkit_back_forward_list_get_back_list(list)).reversed(),
+            current: HistoryItem(webkit_back_forward_list_get_current_item(list)),
+            forward: items(webkit_back_forward_list_get_forward_list(list)))
+    }
+
+    // MARK: Scripts
+
+    public func evaluate(_ script: String, in world: ScriptWorld) async throws -> JSONValue {
+        try checkUsable()
+        let call = GAsyncCall<JSONValue> { [view] result in
+            var error: UnsafeMutablePointer<GError>?
+            let value = webkit_web_view_evaluate_javascript_finish(view, result, &error)
+            return try JSCConversion.json(from: value, error: error)
+        }
+        return try await track(call) { callback, data in
+            webkit_web_view_evaluate_javascript(view, script, -1, world.name, nil, cancellable, callback, data)
+        }
+    }
+
+    public func callAsync(_ body: String, arguments: [String: JSONValue], in world: ScriptWorld) async throws -> JSONValue {
+        try checkUsable()
+        // Arguments travel as JSON strings and are parsed first thing in the function, so any
+        // JSON value (not just what GVariant can carry) arrives with its JavaScript type.
+        let builder = g_variant_builder_new(g_variant_type_new("a{sv}"))
+        var prologue = ""
+        for (name, value) in arguments.sorted(by: { $0.key < $1.key }) {
+            let entry = g_variant_new_dict_entry(g_variant_new_string(name), g_variant_new_variant(g_variant_new_string(value.jsonText)))
+            g_variant_builder_add_value(builder, entry)
+            prologue += "\(name) = JSON.parse(\(name));\n"
+        }
+        let variant = g_variant_builder_end(builder)
+        g_variant_builder_unref(builder)
+        let source = prologue + body
+        let call = GAsyncCall<JSONValue> { [view] result in
+            var error: UnsafeMutablePointer<GError>?
+            let value = webkit_web_view_call_async_javascript_function_finish(view, result, &error)
+            return try JSCConversion.json(from: value, error: error)
+        }
+        return try await track(call) { callback, data in
+            webkit_web_view_call_async_javascript_function(view, source, -1, variant, world.name, nil, cancellable, callback, data)
+        }
+    }
+
+    /// Registers a pending call so a dying content process or ``close()`` fails it exactly once.
+    func track<Value: Sendable>(_ call: GAsyncCall<Value>, _ begin: (GAsyncReadyCallback, gpointer) -> Void) async throws -> Value {
+        let key = ObjectIdentifier(call)
+        pendingCalls[key] = { [weak call] error in call?.fail(error) }
+        call.onSettled = { [weak self] in self?.pendingCalls[key] = nil }
+        return try await call.start(begin)
+    }
+
+    private func checkUsable() throws {
+        if closed { throw HybridError.engine(.closed) }
+        if let terminatedReason { throw HybridError.engine(.contentProcessTerminated(terminatedReason)) }
+    }
+
+    private func failPending(_ error: HybridError) {
+        let calls = pendingCalls
+        pendingCalls.removeAll()
+        for fail in calls.values { fail(error) }
+    }
+
+    // MARK: Cookies, snapshot, process
+
+    public var cookieStore: any EngineCookieStore {
+        provider?.cookieStore ?? GTKCookieStore(manager: webkit_network_session_get_cookie_manager(webkit_web_view_get_network_session(view)))
+    }
+
+    public func snapshot() async throws -> Data {
+        try checkUsable()
+        let call = GAsyncCall<Data> { [view] result in
+            var error: UnsafeMutablePointer<GError>?
+            guard let texture = webkit_web_view_get_snapshot_finish(view, result, &error) else {
+                throw HybridError.engine(.snapshotFailed(consumeGError(error)?.description ?? "no image"))
+            }
+            defer { g_object_unref(UnsafeMutableRawPointer(texture)) }
+            guard let bytes = gdk_texture_save_to_png_bytes(texture) else {
+                throw HybridError.engine(.snapshotFailed("PNG encoding failed"))
+            }
+            defer { g_bytes_unref(bytes) }
+            var size: gsize = 0
+            guard let pointer = g_bytes_get_data(bytes, &size) else { throw HybridError.engine(.snapshotFailed("empty image")) }
+            return Data(bytes: pointer, count: Int(size))
+        }
+        return try await track(call) { callback, data in
+            webkit_web_view_get_snapshot(view, WEBKIT_SNAPSHOT_REGION_VISIBLE, WEBKIT_SNAPSHOT_OPTIONS_NONE, cancellable, callback, data)
+        }
+    }
+
+    public func terminateContentProcess() {
+        guard !closed else { return }
+        webkit_web_view_terminate_web_process(view)
+    }
+
+    public func setVisible(_ visible: Bool) {
+        guard !closed, let window else { return }
+        gtk_widget_set_visible(window, visible ? 1 : 0)
+    }
+
+    /// Takes the view out of its own window so a shell can embed it; the engine keeps its reference.
+    public func detachFromWindow() -> UnsafeMutablePointer<GtkWidget> {
+        if let window {
+            gtk_window_set_child(hk_window(window), nil)
+            gtk_window_destroy(hk_window(window))
+            self.window = nil
+        }
+        return hk_widget(view)
+    }
+
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        for connection in connections { connection.disconnect() }
+        connections.removeAll()
+        observers.removeAll()
+        g_cancellable_cancel(cancellable)
+        failPending(.engine(.closed))
+        for dialog in openDialogs { dialog.value?.completeWithSafeDefault() }
+        openDialogs.removeAll()
+        for handler in configuration.messageHandlers {
+            webkit_user_content_manager_unregister_script_message_handler(contentManager, handler.name, handler.world.name)
+        }
+        provider?.forget(view)
+        if let window {
+            gtk_window_set_child(hk_window(window), nil)
+            gtk_window_destroy(hk_window(window))
+            self.window = nil
+        }
+        webkit_web_view_try_close(view)
+        g_object_unref(UnsafeMutableRawPointer(view))
+        g_object_unref(UnsafeMutableRawPointer(contentManager))
+        g_object_unref(UnsafeMutableRawPointer(cancellable))
+    }
+
+    // MARK: Events from signals (see GTKWebEngine+Signals.swift)
+
+    func contentProcessDidTerminate(_ reason: TerminationReason) {
+        terminatedReason = reason
+        failPending(.engine(.contentProcessTerminated(reason)))
+        for dialog in openDialogs { dialog.value?.completeWithSafeDefault() }
+        openDialogs.removeAll()
+        emit(.contentProcessTerminated(reason))
+    }
+
+    func didOpen(_ dialog: ScriptDialogCompletion) {
+        openDialogs.removeAll { $0.value == nil }
+        openDialogs.append(Weak(dialog))
+    }
+
+    func append(_ connection: SignalConnection) { connections.append(connection) }
+    var contentManagerPointer: OpaquePointer { contentManager }
+}
+
+extension HistoryItem {
+    init?(_ item: OpaquePointer?) {
+        guard let item, let uri = webkit_back_forward_list_item_get_uri(item), let url = URL(string: String(cString: uri)) else {
+            return nil
+        }
+        let title = webkit_back_forward_list_item_get_title(item).map { String(cString: $0) }
+        self.init(url: url, title: title?.isEmpty == true ? nil : title)
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import HybridCore
+#if os(Linux)
+import HybridGTK
+#endif
+
+/// Boots the real engine once per test process and hands out views.
+///
+/// Under `swift test` the main thread belongs to the test runner's dispatch loop, so GLib is
+/// pumped from a main-queue timer (see `GLibMainLoop.startPumpingFromDispatch`).
+@MainActor
+public enum EngineHarness {
+    private static var sharedProvider: GTKEngineProvider?
+
+    /// The shared provider (one web context and ephemeral session for the test process).
+    public static func provider() throws -> GTKEngineProvider {
+        if let sharedProvider { return sharedProvider }
+        try GLibMainLoop.bootstrap()
+        GLibMainLoop.startPumpingFromDispatch()
+        let provider = try GTKEngineProvider(session: .ephemeral)
+        sharedProvider = provider
+        return provider
+    }
+
+    /// A new provider with its own context and session (isolated cookies, processes).
+    public static func isolatedProvider(session: EngineSessionKind = .ephemeral) throws -> GTKEngineProvider {
+        _ = try provider()
+        return try GTKEngineProvider(session: session)
+    }
+
+    /// A new view on the shared provider.
+    public static func makeEngine(_ configuration: EngineConfiguration = EngineConfiguration()) throws -> GTKWebEngine {
+        try provider().makeGTKEngine(configuration)
+    }
+}
+
+/// A wait that did not end in time.
+public struct TimeoutError: Error, CustomStringConvertible {
+    public let what: String
+    public let seconds: Double
+    public var description: String { "timed out after \(seconds)s waiting for \(what)" }
+}

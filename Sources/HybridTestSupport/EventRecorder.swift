@@ -1,0 +1,86 @@
+import Foundation
+import HybridCore
+
+/// Records a view's events and lets a test await the next one that matches.
+@MainActor
+public final class EventRecorder {
+    public private(set) var events: [EngineEvent] = []
+    private var token: ObservationToken?
+    private var waiters: [(id: Int, predicate: (EngineEvent) -> Bool, continuation: CheckedContinuation<EngineEvent, any Error>)] = []
+    private var cursor = 0
+    private var nextWaiter = 0
+
+    public init(_ engine: any WebEngine) {
+        token = engine.observe { [weak self] event in self?.record(event) }
+    }
+
+    private func record(_ event: EngineEvent) {
+        events.append(event)
+        if let index = waiters.firstIndex(where: { $0.predicate(event) }) {
+            let waiter = waiters.remove(at: index)
+            cursor = events.count
+            waiter.continuation.resume(returning: event)
+        }
+    }
+
+    /// Forgets what was recorded so far (``next(_:timeout:)`` only sees later events).
+    public func reset() { cursor = events.count }
+
+    /// The first event after the cursor that matches, waiting up to `timeout` seconds.
+    @discardableResult
+    public func next(_ what: String = "event", timeout: Double = 15, where predicate: @escaping (EngineEvent) -> Bool) async throws -> EngineEvent {
+        if let index = events[cursor...].firstIndex(where: predicate) {
+            cursor = index + 1
+            return events[index]
+        }
+        nextWaiter += 1
+        let id = nextWaiter
+        let timer = Task { @MainActor [weak self] in
+            try? await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
+            guard let self, let index = self.waiters.firstIndex(where: { $0.id == id }) else { return }
+            self.waiters.remove(at: index).continuation.resume(throwing: TimeoutError(what: what, seconds: timeout))
+        }
+        defer { timer.cancel() }
+        return try await withCheckedThrowingContinuation { continuation in
+            waiters.append((id, predicate, continuation))
+        }
+    }
+
+    /// Waits for the next load to finish; throws if it fails instead.
+    public func loadFinished(timeout: Double = 20) async throws {
+        let event = try await next("load to finish", timeout: timeout) {
+            if case .loadFinished = $0 { return true }
+            if case .loadFailed(_, _, let cancelled) = $0 { return !cancelled }
+            return false
+        }
+        if case .loadFailed(let url, let message, _) = event {
+            throw HybridError.engine(.loadFailed(url: url?.absoluteString ?? "?", message: message))
+        }
+    }
+}
+
+extension WebEngine {
+    /// Loads HTML and waits for it to finish.
+    public func loadHTMLAndWait(_ html: String, baseURL: URL? = URL(string: "https://test.hybridkit.invalid/"), timeout: Double = 20) async throws {
+        let recorder = EventRecorder(self)
+        loadHTML(html, baseURL: baseURL)
+        try await recorder.loadFinished(timeout: timeout)
+    }
+
+    /// Loads a URL and waits for it to finish.
+    public func loadAndWait(_ url: URL, timeout: Double = 20) async throws {
+        let recorder = EventRecorder(self)
+        load(url)
+        try await recorder.loadFinished(timeout: timeout)
+    }
+
+    /// Polls a JavaScript condition until it is true.
+    public func waitUntil(_ condition: String, timeout: Double = 10, in world: ScriptWorld = .page) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if (try? await evaluate("!!(\(condition))", in: world)) == .bool(true) { return }
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        throw TimeoutError(what: condition, seconds: timeout)
+    }
+}
