@@ -34,12 +34,7 @@ extension BridgeRouter {
             log(.warning, failure, origin: origin)
             return .reply(BridgeWire.failure(id: nil, failure))
         }
-        if document?.nonce != nonce {
-            // A hello with a new nonce is a new document, even if its commit was not reported.
-            let old = document
-            let generation = (old?.nonce == nil ? old?.generation : nil) ?? (old?.generation ?? 0) + 1
-            adoptDocument(BridgeDocument(generation: generation, nonce: nonce))
-        }
+        if document?.nonce != nonce { adoptAnnounced(nonce: nonce) }
         return .reply(BridgeWire.helloAck(info(for: origin)))
     }
 
@@ -153,11 +148,6 @@ extension BridgeRouter {
         }
         onCompletion?(BridgeCompletion(callID: entry.id, module: entry.module, action: entry.action, code: code, delivered: delivered))
         entry.continuation.resume(returning: delivered ? .reply(text) : .dropped)
-    }
-
-    func adoptDocument(_ document: BridgeDocument) {
-        self.document = document
-        dropCalls(except: document.generation)
     }
 
     func dropCalls(except generation: Int) {

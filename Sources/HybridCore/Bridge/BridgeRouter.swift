@@ -65,7 +65,7 @@ public final class BridgeRouter {
 
     /// The main frame's current document, if one has begun.
     public internal(set) var document: BridgeDocument?
-    private var generation = 0
+    var generation = 0
     var decoder: BridgeDecoder
     var calls = BridgeCallTable()
 
@@ -106,6 +106,18 @@ public final class BridgeRouter {
         self.document = document
         dropCalls(except: generation)
         return document
+    }
+
+    /// A hello announced `nonce`: it becomes the current document's nonce if the document has
+    /// none yet (just committed), else it starts a new document (the hello outran its commit).
+    func adoptAnnounced(nonce: String) {
+        if let document, document.nonce == nil {
+            self.document = BridgeDocument(generation: document.generation, nonce: nonce)
+        } else {
+            generation += 1
+            document = BridgeDocument(generation: generation, nonce: nonce)
+            dropCalls(except: generation)
+        }
     }
 
     /// The main frame has no bridge document any more (closed, crashed): pending replies are dropped.

@@ -1,0 +1,255 @@
+// HybridKit page runtime: `window.hybrid`, the same API on every engine and transport.
+//
+// Injected by the container at document start, main frame only, in the page's own world.
+// It never touches a native message handler itself: it talks to the container's transport
+// (an isolated script world where the engine has one) through DOM CustomEvents whose
+// `detail` is a JSON string, or, for the legacy transport, through a queue the container
+// fetches when a hidden iframe navigates to `hybrid://__queue__`.
+(function () {
+  'use strict';
+  if (window.hybrid && window.hybrid.__hybridkit) return;
+
+  var boot = window.__hybridkitBoot || {};
+  try { delete window.__hybridkitBoot; } catch (e) { /* non-configurable: ignore */ }
+
+  var RUNTIME_VERSION = '1.0.0';
+  var SEND = 'hybridkit:send';
+  var RECV = 'hybridkit:recv';
+  var HELLO = 'hybridkit:hello';
+  var scheme = boot.urlScheme || 'hybrid';
+  var defaultTransport = boot.transport === 'url' ? 'url' : 'event';
+
+  var nonce = null;
+  var info = null;
+  // A random first id: a late reply meant for a previous document can never match a call here.
+  var nextId = 1 + Math.floor(Math.random() * 1e9);
+  var pending = new Map();
+  var listeners = new Map();
+  var waiting = [];
+  var resolveReady;
+  var ready = new Promise(function (resolve) { resolveReady = resolve; });
+
+  function HybridError(code, message, data) {
+    var error = new Error(message || code);
+    error.name = 'HybridError';
+    error.code = code;
+    if (data !== undefined && data !== null) error.data = data;
+    return error;
+  }
+
+  // ---- receiving -------------------------------------------------------------------------
+  function receive(text) {
+    var message;
+    try { message = JSON.parse(text); } catch (e) { return; }
+    if (!message || typeof message !== 'object') return;
+    switch (message.t) {
+      case 'ready': becomeReady(message); break;
+      case 'reply': settle(message); break;
+      case 'progress': progress(message); break;
+      case 'event': dispatchEvent(message.name, message.payload); break;
+      default: break;
+    }
+  }
+
+  function becomeReady(message) {
+    if (typeof message.nonce === 'string') nonce = message.nonce;
+    info = message.info || info || {};
+    var queued = waiting;
+    waiting = [];
+    for (var i = 0; i < queued.length; i++) transmit(queued[i]);
+    resolveReady(api);
+  }
+
+  function settle(message) {
+    var call = pending.get(message.id);
+    if (!call) return;
+    finish(call);
+    if (message.ok) {
+      call.resolve(message.value);
+    } else {
+      var e = message.error || {};
+      call.reject(HybridError(e.code || 'internal', e.message, e.data));
+    }
+  }
+
+  function progress(message) {
+    var call = pending.get(message.id);
+    if (!call || typeof call.onProgress !== 'function') return;
+    try { call.onProgress(message.value); } catch (e) { report(e); }
+  }
+
+  function dispatchEvent(name, payload) {
+    var handlers = listeners.get(name);
+    if (!handlers) return;
+    handlers.slice().forEach(function (handler) {
+      try { handler(payload); } catch (e) { report(e); }
+    });
+  }
+
+  function report(error) { setTimeout(function () { throw error; }, 0); }
+
+  document.addEventListener(RECV, function (event) {
+    if (typeof event.detail === 'string') receive(event.detail);
+  });
+
+  // ---- sending ---------------------------------------------------------------------------
+  function finish(call) {
+    pending.delete(call.id);
+    if (call.timer) clearTimeout(call.timer);
+    if (call.signal && call.onAbort) call.signal.removeEventListener('abort', call.onAbort);
+  }
+
+  function envelope(call) {
+    // `v` and `id` come first: the container reads the id from the first bytes of a message
+    // it refuses to parse (too large), so it can still answer this call.
+    return JSON.stringify({ v: 1, id: call.id, module: call.module, action: call.action,
+      params: call.params, nonce: nonce, timeout: call.timeout });
+  }
+
+  function transmit(call) {
+    if (!pending.has(call.id)) return;
+    var text;
+    try { text = envelope(call); } catch (e) {
+      finish(call);
+      call.reject(HybridError('bad_params', 'params are not JSON-serialisable: ' + e.message));
+      return;
+    }
+    var limit = info && info.maxMessageBytes;
+    // A JS string's length never exceeds its UTF-8 size, so this refuses only what the
+    // container would refuse, without shipping it across processes first.
+    if (limit && text.length > limit) {
+      finish(call);
+      call.reject(HybridError('payload_too_large', 'message of at least ' + text.length +
+        ' bytes exceeds the limit of ' + limit + ' bytes', { size: text.length, limit: limit }));
+      return;
+    }
+    post(text, call.transport);
+  }
+
+  function post(text, transport) {
+    if (transport === 'url') urlQueue.push(text);
+    else document.dispatchEvent(new CustomEvent(SEND, { detail: text }));
+  }
+
+  function cancel(call) {
+    if (nonce === null && call.transport !== 'url') return;
+    post(JSON.stringify({ t: 'cancel', v: 1, id: call.id, nonce: nonce }), call.transport);
+  }
+
+  function call(module, action, params, options) {
+    options = options || {};
+    return new Promise(function (resolve, reject) {
+      if (typeof module !== 'string' || typeof action !== 'string' || !module || !action) {
+        reject(HybridError('bad_params', 'hybrid.call needs a module and an action name'));
+        return;
+      }
+      var signal = options.signal;
+      if (signal && signal.aborted) {
+        reject(HybridError('cancelled', 'the call was aborted before it started'));
+        return;
+      }
+      var timeout = options.timeout;
+      if (timeout !== undefined && !(typeof timeout === 'number' && timeout > 0 && isFinite(timeout))) {
+        reject(HybridError('bad_params', 'timeout must be a positive number of milliseconds'));
+        return;
+      }
+      var entry = {
+        id: nextId++, module: module, action: action,
+        params: params === undefined ? {} : params,
+        timeout: timeout === undefined ? undefined : Math.ceil(timeout),
+        transport: options.transport === 'url' ? 'url' : defaultTransport,
+        onProgress: options.onProgress, signal: signal,
+        resolve: resolve, reject: reject, timer: null, onAbort: null
+      };
+      pending.set(entry.id, entry);
+      if (timeout !== undefined) {
+        // The container enforces the timeout too; this one also covers a lost transport.
+        entry.timer = setTimeout(function () {
+          if (!pending.has(entry.id)) return;
+          finish(entry);
+          cancel(entry);
+          reject(HybridError('timeout', 'timed out after ' + timeout + ' ms', { timeout: timeout }));
+        }, timeout);
+      }
+      if (signal) {
+        entry.onAbort = function () {
+          if (!pending.has(entry.id)) return;
+          finish(entry);
+          cancel(entry);
+          reject(HybridError('cancelled', 'the call was aborted'));
+        };
+        signal.addEventListener('abort', entry.onAbort);
+      }
+      if (info === null && entry.transport !== 'url') waiting.push(entry);
+      else transmit(entry);
+    });
+  }
+
+  // ---- legacy URL transport --------------------------------------------------------------
+  // Older containers had no message handlers: pages queued messages and navigated a hidden
+  // iframe to a private URL; the container cancelled that navigation, fetched the queue with
+  // a script, and answered by evaluating script. Kept for such containers and for comparison.
+  var urlQueue = (function () {
+    var queue = [];
+    var frame = null;
+    var scheduled = false;
+    function signal() {
+      scheduled = false;
+      if (!frame) {
+        frame = document.createElement('iframe');
+        frame.style.display = 'none';
+        (document.body || document.documentElement).appendChild(frame);
+      }
+      frame.src = scheme + '://__queue__/' + Date.now();
+    }
+    return {
+      push: function (text) {
+        queue.push(text);
+        if (!scheduled) { scheduled = true; Promise.resolve().then(signal); }
+      },
+      drain: function () { var out = queue; queue = []; return out; },
+      deliver: function (texts) { for (var i = 0; i < texts.length; i++) receive(texts[i]); }
+    };
+  })();
+  Object.defineProperty(window, '__hybridkitURL', {
+    value: Object.freeze({ drain: urlQueue.drain, deliver: urlQueue.deliver })
+  });
+
+  // ---- the API ---------------------------------------------------------------------------
+  var api = {
+    call: call,
+    on: function (name, handler) {
+      if (typeof handler !== 'function') throw new TypeError('handler must be a function');
+      var handlers = listeners.get(name) || [];
+      if (handlers.indexOf(handler) < 0) handlers.push(handler);
+      listeners.set(name, handlers);
+      return function () { api.off(name, handler); };
+    },
+    off: function (name, handler) {
+      var handlers = listeners.get(name);
+      if (!handlers) return;
+      if (handler === undefined) { listeners.delete(name); return; }
+      var index = handlers.indexOf(handler);
+      if (index >= 0) handlers.splice(index, 1);
+    },
+    get ready() { return ready; },
+    get version() { return (info && info.version) || RUNTIME_VERSION; },
+    get runtimeVersion() { return RUNTIME_VERSION; },
+    get capabilities() { return (info && info.capabilities) || {}; },
+    get modules() { return (info && info.modules) || []; },
+    get transport() { return defaultTransport; },
+    get pendingCount() { return pending.size; },
+    __hybridkit: true
+  };
+  Object.defineProperty(window, 'hybrid', { value: Object.freeze(api), enumerable: true });
+
+  if (defaultTransport === 'url') {
+    // No handshake on this transport: ask the `hybrid` module who we are.
+    call('hybrid', 'info', {}, { transport: 'url' }).then(function (value) {
+      becomeReady({ info: value });
+    }, function () { becomeReady({ info: {} }); });
+  } else {
+    // The transport may have finished its handshake before this listener existed.
+    document.dispatchEvent(new CustomEvent(HELLO));
+  }
+})();

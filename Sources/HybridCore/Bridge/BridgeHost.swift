@@ -1,0 +1,224 @@
+import Foundation
+
+/// Glues a ``BridgeRouter`` to any ``WebEngine`` through the seam only.
+///
+/// Before the engine exists, ``configure(_:)`` adds the bridge's user scripts and message
+/// handler to its ``EngineConfiguration``; after, ``attach(_:)`` observes it: a committed load
+/// begins a new bridge document, a dead content process fails every pending call with
+/// `engine_terminated`. Progress and events are evaluated into the transport's world, in order,
+/// batched. The container's navigation delegate passes navigations to ``handleNavigation(_:)``
+/// for `hybrid://` URLs (the legacy transport and URL-style calls).
+@MainActor
+public final class BridgeHost {
+    /// Names and switches of the bridge's plumbing.
+    public struct Options: Sendable, Equatable {
+        /// The isolated world's name.
+        public var worldName: String
+        /// The message handler's name (`window.webkit.messageHandlers.<name>`).
+        public var handlerName: String
+        /// The scheme of URL-style calls and of the legacy transport's queue signal.
+        public var urlScheme: String
+        /// Use this transport instead of the best the engine allows (tests, old containers).
+        public var transport: BridgeTransport?
+        /// Route `scheme://module/action?…` navigations of the main frame into the modules.
+        public var allowsURLCalls: Bool
+
+        public init(worldName: String = "hybridkit", handlerName: String = "hybrid", urlScheme: String = "hybrid",
+                    transport: BridgeTransport? = nil, allowsURLCalls: Bool = true) {
+            self.worldName = worldName
+            self.handlerName = handlerName
+            self.urlScheme = urlScheme
+            self.transport = transport
+            self.allowsURLCalls = allowsURLCalls
+        }
+    }
+
+    public let router: BridgeRouter
+    public let options: Options
+    /// The transport in use.
+    public let transport: BridgeTransport
+    public let capabilities: EngineCapabilities
+    /// The attached engine.
+    public private(set) weak var engine: (any WebEngine)?
+    private var observation: ObservationToken?
+    /// Text waiting to be evaluated into the page, per route, for one document.
+    private var outbox: (transport: [String], urlQueue: [String]) = ([], [])
+    private var outboxDocument: BridgeDocument?
+    private var flushScheduled = false
+    var nextURLCallID = 1 << 52
+
+    /// Where an answer is evaluated.
+    enum Route { case transport, urlQueue }
+
+    /// A host for an engine with `capabilities`, with `modules` registered on a new router.
+    /// The `hybrid` module (version, capabilities, module list) is added unless one is given.
+    public init(capabilities: EngineCapabilities, modules: [any BridgeModule] = [],
+                limits: BridgeRouter.Limits = BridgeRouter.Limits(), options: Options = Options()) {
+        let transport = options.transport ?? BridgeTransport.best(for: capabilities)
+        self.transport = transport
+        self.options = options
+        self.capabilities = capabilities
+        router = BridgeRouter(modules: modules, limits: limits, nonceMode: transport.issuesNonce ? .issued : .announced)
+        router.capabilities = [
+            "engine": .string(""),
+            "transport": .string(transport.rawValue),
+            "isolatedWorld": .bool(transport.world(named: options.worldName) != .page),
+            "messageReplies": .bool(transport.usesReplies),
+            "urlTransport": true,
+        ]
+        if !router.moduleNames.contains(HybridInfoModule.moduleName) {
+            router.register(HybridInfoModule { [weak router] origin in router?.info(for: origin) ?? [:] })
+        }
+        router.outbound = { [weak self] text, document in
+            // Progress for a call that came over the legacy transport still goes to the runtime
+            // through the transport when there is one; the runtime matches it by id either way.
+            self?.send(text, to: document, via: transport == .url ? .urlQueue : .transport)
+        }
+    }
+
+    // MARK: Configuration
+
+    /// The user scripts to create the engine with: the transport and the page runtime.
+    public var userScripts: [UserScript] {
+        let world = transport.world(named: options.worldName)
+        var scripts: [UserScript] = []
+        if transport != .url {
+            scripts.append(UserScript(
+                source: BridgeTransportScript.source(handlerName: options.handlerName, replies: transport.usesReplies,
+                                                     issuedNonce: transport.issuesNonce),
+                injectionTime: .documentStart, frames: .mainFrameOnly, world: world))
+        }
+        scripts.append(UserScript(
+            source: BridgeTransportScript.runtime(transport: transport == .url ? "url" : "event", urlScheme: options.urlScheme),
+            injectionTime: .documentStart, frames: .mainFrameOnly, world: .page))
+        return scripts
+    }
+
+    /// The message handler to create the engine with (none for the legacy transport).
+    public var messageHandlers: [ScriptMessageHandler] {
+        let world = transport.world(named: options.worldName)
+        switch transport {
+        case .url:
+            return []
+        case .isolatedReply, .pageReply:
+            return [ScriptMessageHandler(name: options.handlerName, world: world) { [weak self] message in
+                guard let self else { return .json("null") }
+                return await self.reply(to: message)
+            }]
+        case .isolatedCallback, .pageCallback:
+            return [ScriptMessageHandler(name: options.handlerName, world: world) { [weak self] message in
+                self?.receiveWithoutReply(message)
+            }]
+        }
+    }
+
+    /// Adds the bridge's scripts and handler to `configuration`.
+    public func configure(_ configuration: inout EngineConfiguration) {
+        configuration.userScripts.append(contentsOf: userScripts)
+        configuration.messageHandlers.append(contentsOf: messageHandlers)
+    }
+
+    // MARK: Engine
+
+    /// Starts serving `engine` (created with ``configure(_:)``'s configuration).
+    public func attach(_ engine: any WebEngine) {
+        self.engine = engine
+        var capabilities = router.capabilities.objectValue ?? [:]
+        capabilities["engine"] = .string(engine.engineName)
+        router.capabilities = .object(capabilities)
+        observation = engine.observe { [weak self] event in self?.engineDidReport(event) }
+    }
+
+    /// Stops serving the engine: pending calls fail with `cancelled`, nothing more is evaluated.
+    public func detach() {
+        observation?.cancel()
+        observation = nil
+        router.failAll(.cancelled)
+        router.endDocument()
+        engine = nil
+    }
+
+    private func engineDidReport(_ event: EngineEvent) {
+        switch event {
+        case .loadCommitted:
+            let document = router.beginDocument()
+            if let nonce = document.nonce, let engine {
+                let script = BridgeTransportScript.issueNonce(nonce, info: router.info(for: currentOrigin))
+                let world = transport.world(named: options.worldName)
+                Task { _ = try? await engine.evaluate(script, in: world) }
+            }
+        case .contentProcessTerminated(let reason):
+            let failed = router.failAll(.engineTerminated(reason))
+            router.endDocument()
+            router.logger?(BridgeLogEntry(level: .warning, code: "engine_terminated",
+                                          message: "content process ended (\(reason)); \(failed) pending call(s) failed"))
+        default:
+            break
+        }
+    }
+
+    /// The origin of the main frame's current document.
+    public var currentOrigin: BridgeOrigin? { engine?.url.flatMap(BridgeOrigin.init(url:)) }
+
+    /// Sends an event to the current document's `hybrid.on(name)` listeners.
+    /// - Returns: `false` when no document is listening.
+    @discardableResult
+    public func emit<Payload: Encodable & Sendable>(_ name: String, _ payload: Payload) throws -> Bool {
+        try router.emit(name, payload)
+    }
+
+    // MARK: Messages
+
+    private func text(of message: ScriptMessage) -> String {
+        switch message.body {
+        case .string(let text): text
+        case .json(let text): text
+        }
+    }
+
+    private func reply(to message: ScriptMessage) async -> ScriptReply {
+        let response = await router.receive(text(of: message), origin: currentOrigin)
+        return .string(response.text ?? "")
+    }
+
+    private func receiveWithoutReply(_ message: ScriptMessage) {
+        let text = text(of: message)
+        let origin = currentOrigin
+        Task {
+            let response = await router.receive(text, origin: origin)
+            if let reply = response.text, let document = router.document { send(reply, to: document, via: .transport) }
+        }
+    }
+
+    /// Queues `text` for `document`; one evaluation per route carries everything queued in a turn.
+    func send(_ text: String, to document: BridgeDocument, via route: Route) {
+        if outboxDocument != document {
+            outbox = ([], [])
+            outboxDocument = document
+        }
+        switch route {
+        case .transport: outbox.transport.append(text)
+        case .urlQueue: outbox.urlQueue.append(text)
+        }
+        guard !flushScheduled else { return }
+        flushScheduled = true
+        Task { await flush() }
+    }
+
+    private func flush() async {
+        flushScheduled = false
+        let (transportTexts, urlTexts) = outbox
+        outbox = ([], [])
+        guard let engine, let document = outboxDocument, document == router.document else { return }
+        var scripts: [(String, ScriptWorld)] = []
+        if !transportTexts.isEmpty {
+            scripts.append((BridgeTransportScript.deliver(transportTexts, nonce: document.nonce),
+                            transport.world(named: options.worldName)))
+        }
+        if !urlTexts.isEmpty {
+            let list = urlTexts.map(\.jsStringLiteral).joined(separator: ",")
+            scripts.append(("window.__hybridkitURL && window.__hybridkitURL.deliver([\(list)]); void 0;", .page))
+        }
+        for (script, world) in scripts { _ = try? await engine.evaluate(script, in: world) }
+    }
+}

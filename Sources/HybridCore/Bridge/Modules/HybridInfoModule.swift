@@ -1,0 +1,27 @@
+import Foundation
+
+/// The `hybrid` module: what the runtime reports about the container.
+///
+/// - `info` → `{version, capabilities, modules, maxMessageBytes}` (the modules the caller's
+///   origin may use)
+/// - `ping` → echoes its params (an empty round trip for health checks and benchmarks)
+public struct HybridInfoModule: BridgeModule {
+    public static let moduleName = "hybrid"
+    public let name = HybridInfoModule.moduleName
+    /// Every origin: the module tells a page nothing it could not learn by calling and failing.
+    public let allowedOrigins: [OriginPattern] = [.any]
+    private let info: @MainActor @Sendable (BridgeOrigin?) -> JSONValue
+
+    /// - Parameter info: What to report for a caller's origin (``BridgeRouter/info(for:)``).
+    public init(info: @escaping @MainActor @Sendable (BridgeOrigin?) -> JSONValue) {
+        self.info = info
+    }
+
+    public var actions: [BridgeAction] {
+        let info = info
+        return [
+            Action("info") { (_: Empty, context) in await info(context.origin) },
+            Action("ping") { (value: JSONValue, _) in value },
+        ]
+    }
+}
