@@ -4,16 +4,105 @@ import Foundation
 public enum PackageFailure: HybridFailureReason {
     /// Something this domain did not expect; `message` says what.
     case internalError(String)
+    /// A package path is absolute, escapes the root, or holds a forbidden character or encoding.
+    case invalidPath(path: String, reason: String)
+    /// Two files would have the same path after Unicode and case normalisation.
+    case pathCollision(String, String)
+    /// A manifest or pointer is malformed or inconsistent (`message` says how).
+    case invalidManifest(String)
+    /// A signature does not verify with the trusted key.
+    case badSignature(String)
+    /// A signature file is missing or unreadable.
+    case missingSignature(String)
+    /// A version lower than the highest ever seen was offered (a replay or downgrade).
+    case versionRollback(offered: Int, highestSeen: Int)
+    /// The publisher tried to pack a version not above the repository's latest.
+    case versionNotIncreasing(offered: Int, latest: Int)
+    /// This version was rolled back on this device and will not be installed again.
+    case versionRejected(Int)
+    /// The manifest's expiry date has passed.
+    case expired(id: String, version: Int, expires: Date)
+    /// A blob's hash or size is not what the manifest says.
+    case corruptBlob(sha256: String, reason: String)
+    /// A blob the manifest references is not in the store or repository.
+    case missingBlob(String)
+    /// The server answered with an unexpected HTTP status.
+    case httpStatus(url: String, status: Int)
+    /// A transfer failed below HTTP (connection refused, reset, timeout).
+    case downloadFailed(url: String, message: String)
+    /// Writing to disk failed (`path`, `message`).
+    case writeFailed(path: String, message: String)
+    /// The disk is full (or a test injected that it is).
+    case diskFull(path: String)
+    /// Another installer held the store's lock for too long.
+    case storeBusy(String)
+    /// No version of this package is installed.
+    case notInstalled(String)
+    /// Rollback was asked for but there is no previous version to go back to.
+    case noPreviousVersion(String)
+    /// A blob is stored with an encoding this build cannot decode.
+    case unsupportedEncoding(String)
+    /// A key file is missing or malformed.
+    case invalidKey(String)
+    /// A test-injected crash at an install step (the process "died" here).
+    case injectedCrash(String)
 
     public var code: String {
         switch self {
         case .internalError: "internal"
+        case .invalidPath: "invalid_path"
+        case .pathCollision: "path_collision"
+        case .invalidManifest: "invalid_manifest"
+        case .badSignature: "bad_signature"
+        case .missingSignature: "missing_signature"
+        case .versionRollback: "version_rollback"
+        case .versionNotIncreasing: "version_not_increasing"
+        case .versionRejected: "version_rejected"
+        case .expired: "expired"
+        case .corruptBlob: "corrupt_blob"
+        case .missingBlob: "missing_blob"
+        case .httpStatus: "http_status"
+        case .downloadFailed: "download_failed"
+        case .writeFailed: "write_failed"
+        case .diskFull: "disk_full"
+        case .storeBusy: "store_busy"
+        case .notInstalled: "not_installed"
+        case .noPreviousVersion: "no_previous_version"
+        case .unsupportedEncoding: "unsupported_encoding"
+        case .invalidKey: "invalid_key"
+        case .injectedCrash: "injected_crash"
         }
     }
 
     public var description: String {
         switch self {
         case .internalError(let message): message
+        case .invalidPath(let path, let reason): "invalid package path '\(path.debugDescription.dropFirst().dropLast())': \(reason)"
+        case .pathCollision(let a, let b): "paths '\(a)' and '\(b)' collide after normalisation"
+        case .invalidManifest(let message): "invalid manifest: \(message)"
+        case .badSignature(let what): "signature of \(what) does not verify with the trusted key"
+        case .missingSignature(let what): "signature of \(what) is missing"
+        case .versionRollback(let offered, let highest): "version \(offered) is lower than the highest seen (\(highest)); refusing a downgrade"
+        case .versionNotIncreasing(let offered, let latest): "version \(offered) must be greater than the repository's latest (\(latest))"
+        case .versionRejected(let version): "version \(version) was rolled back on this device; waiting for a newer one"
+        case .expired(let id, let version, let expires): "\(id) version \(version) expired at \(PackageDates.format(expires))"
+        case .corruptBlob(let sha, let reason): "blob \(sha.prefix(16))… is corrupt: \(reason)"
+        case .missingBlob(let sha): "blob \(sha.prefix(16))… is missing"
+        case .httpStatus(let url, let status): "HTTP \(status) for \(url)"
+        case .downloadFailed(let url, let message): "download of \(url) failed: \(message)"
+        case .writeFailed(let path, let message): "cannot write \(path): \(message)"
+        case .diskFull(let path): "no space left on device writing \(path)"
+        case .storeBusy(let path): "package store \(path) is locked by another installer"
+        case .notInstalled(let id): "package \(id) is not installed"
+        case .noPreviousVersion(let id): "package \(id) has no previous version to roll back to"
+        case .unsupportedEncoding(let name): "unsupported blob encoding '\(name)'"
+        case .invalidKey(let message): "invalid key: \(message)"
+        case .injectedCrash(let step): "injected crash at \(step)"
         }
     }
+}
+
+extension HybridError {
+    /// Shorthand for `HybridError.package(reason)`, so package code reads `throw .pkg(…)`.
+    static func pkg(_ reason: PackageFailure) -> HybridError { .package(reason) }
 }

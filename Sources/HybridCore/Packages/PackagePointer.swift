@@ -1,0 +1,90 @@
+import Foundation
+
+/// The signed "latest version" pointer a repository keeps per package (`latest.json`).
+///
+/// It binds the latest version number to its manifest's path and SHA-256, so a client learns
+/// about a new version from one tiny file and cannot be handed a different manifest.
+public struct PackagePointer: Codable, Sendable, Equatable {
+    public var format: Int
+    public var id: String
+    public var version: Int
+    /// The manifest's path relative to the repository root.
+    public var manifest: String
+    /// SHA-256 (hex) of the manifest's bytes.
+    public var manifestSHA256: String
+    public var created: Date
+
+    public init(id: String, version: Int, manifest: String, manifestSHA256: String, created: Date) {
+        self.format = PackageManifest.currentFormat
+        self.id = id
+        self.version = version
+        self.manifest = manifest
+        self.manifestSHA256 = manifestSHA256
+        self.created = created
+    }
+
+    /// The JSON bytes a publisher signs.
+    public func encoded() throws -> Data { try PackageDates.encoder.encode(self) }
+
+    /// Decodes pointer bytes (after their signature verified) and checks they name `id`.
+    /// - Throws: ``PackageFailure/invalidManifest(_:)``.
+    public static func decode(_ data: Data, expectedID: String? = nil) throws -> PackagePointer {
+        let pointer: PackagePointer
+        do {
+            pointer = try PackageDates.decoder.decode(PackagePointer.self, from: data)
+        } catch {
+            throw HybridError.pkg(.invalidManifest("pointer: \(error)"))
+        }
+        guard pointer.format == PackageManifest.currentFormat, PackageManifest.isValidID(pointer.id), pointer.version >= 1,
+              PackageDates.isSHA256Hex(pointer.manifestSHA256),
+              pointer.manifest == PackageRepositoryLayout.manifest(id: pointer.id, version: pointer.version) else {
+            throw HybridError.pkg(.invalidManifest("pointer is malformed"))
+        }
+        if let expectedID, pointer.id != expectedID {
+            throw HybridError.pkg(.invalidManifest("pointer names '\(pointer.id)', expected '\(expectedID)'"))
+        }
+        return pointer
+    }
+}
+
+/// Detached signatures as files: base64 text of the 64 signature bytes, one line.
+public enum DetachedSignature {
+    /// The file bytes for a signature.
+    public static func fileData(_ signature: Data) -> Data {
+        Data((signature.base64EncodedString() + "\n").utf8)
+    }
+
+    /// Checks `fileData` (a `.sig` file's bytes, or `nil` when it is missing) against `message`.
+    /// - Throws: ``PackageFailure/missingSignature(_:)`` or ``PackageFailure/badSignature(_:)``.
+    public static func verify(_ fileData: Data?, of message: Data, what: String, with verifier: any SignatureVerifier) throws {
+        guard let fileData, !fileData.isEmpty else { throw HybridError.pkg(.missingSignature(what)) }
+        let text = String(decoding: fileData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let signature = Data(base64Encoded: text), signature.count == 64 else {
+            throw HybridError.pkg(.badSignature(what))
+        }
+        guard verifier.isValidSignature(signature, of: message) else { throw HybridError.pkg(.badSignature(what)) }
+    }
+}
+
+/// Where things live in a static package repository (any web server or CDN can serve it):
+///
+/// ```
+/// REPO/index.json                               {"packages": ["app", …]} (discovery, unsigned)
+/// REPO/packages/ID/latest.json(.sig)            signed pointer to the latest version
+/// REPO/packages/ID/VERSION/manifest.json(.sig)  signed manifest of each version
+/// REPO/blobs/AB/ABCDEF…                         content-addressed blobs, named by SHA-256 of their stored bytes
+/// ```
+public enum PackageRepositoryLayout {
+    public static let index = "index.json"
+    public static let signatureSuffix = ".sig"
+
+    public static func pointer(id: String) -> String { "packages/\(id)/latest.json" }
+    public static func manifest(id: String, version: Int) -> String { "packages/\(id)/\(version)/manifest.json" }
+    public static func blob(_ sha256: String) -> String { "blobs/\(sha256.prefix(2))/\(sha256)" }
+
+    /// The discovery index's shape.
+    public struct Index: Codable, Sendable {
+        public var packages: [String]
+        public init(packages: [String]) { self.packages = packages }
+    }
+}

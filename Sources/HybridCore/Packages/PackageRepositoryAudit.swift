@@ -1,0 +1,128 @@
+import Foundation
+
+/// Checks a package repository on disk: every pointer, manifest, signature and blob
+/// (`hybrid verify REPO --key PUB`).
+public struct PackageRepositoryAudit: Sendable {
+    /// One problem found, with the repository-relative path it concerns.
+    public struct Finding: Sendable, CustomStringConvertible {
+        public var path: String
+        public var error: HybridError
+        public var description: String { "\(path): [\(error.code)] \(error)" }
+    }
+
+    /// What an audit saw.
+    public struct Report: Sendable {
+        public var packages: [String] = []
+        public var manifestsChecked = 0
+        public var blobsChecked = 0
+        public var findings: [Finding] = []
+        public var isClean: Bool { findings.isEmpty }
+    }
+
+    public let repository: URL
+    public let platform: PackagePlatform
+    public let verifier: any SignatureVerifier
+
+    public init(repository: URL, platform: PackagePlatform, verifier: any SignatureVerifier) {
+        self.repository = repository
+        self.platform = platform
+        self.verifier = verifier
+    }
+
+    /// Audits everything; never throws: each problem becomes a ``Finding``.
+    /// - Parameter progress: called with (blobs checked, blobs total) while blobs are hashed.
+    public func run(now: Date = Date(), progress: ((Int, Int) -> Void)? = nil) -> Report {
+        var report = Report()
+        var blobs: [String: PackageFile] = [:]
+        report.packages = packageIDs()
+        for id in report.packages {
+            let pointerPath = PackageRepositoryLayout.pointer(id: id)
+            do {
+                let data = try read(pointerPath)
+                try DetachedSignature.verify(try? read(pointerPath + PackageRepositoryLayout.signatureSuffix), of: data, what: "pointer", with: verifier)
+                let pointer = try PackagePointer.decode(data, expectedID: id)
+                let manifestData = try read(pointer.manifest)
+                guard platform.digests.sha256Hex(manifestData) == pointer.manifestSHA256 else {
+                    throw HybridError.pkg(.invalidManifest("pointer's manifest SHA-256 does not match \(pointer.manifest)"))
+                }
+                let latest = try PackageManifest.decode(manifestData)
+                if latest.expires <= now {
+                    throw HybridError.pkg(.expired(id: id, version: latest.version, expires: latest.expires))
+                }
+            } catch {
+                report.findings.append(Finding(path: pointerPath, error: Self.hybrid(error)))
+            }
+            for version in versions(of: id) {
+                let path = PackageRepositoryLayout.manifest(id: id, version: version)
+                do {
+                    let data = try read(path)
+                    try DetachedSignature.verify(try? read(path + PackageRepositoryLayout.signatureSuffix), of: data, what: "manifest", with: verifier)
+                    let manifest = try PackageManifest.decode(data)
+                    guard manifest.id == id, manifest.version == version else {
+                        throw HybridError.pkg(.invalidManifest("names \(manifest.id)@\(manifest.version), stored as \(id)@\(version)"))
+                    }
+                    report.manifestsChecked += 1
+                    for file in manifest.files { blobs[file.blob] = file }
+                } catch {
+                    report.findings.append(Finding(path: path, error: Self.hybrid(error)))
+                }
+            }
+        }
+        let ordered = blobs.keys.sorted()
+        for (index, blob) in ordered.enumerated() {
+            let file = blobs[blob]!
+            let path = PackageRepositoryLayout.blob(blob)
+            do {
+                try check(file, at: path)
+            } catch {
+                report.findings.append(Finding(path: path, error: Self.hybrid(error)))
+            }
+            report.blobsChecked += 1
+            progress?(index + 1, ordered.count)
+        }
+        return report
+    }
+
+    private func check(_ file: PackageFile, at path: String) throws {
+        guard let stored = FileManager.default.contents(atPath: repository.appendingPathComponent(path).path) else {
+            throw HybridError.pkg(.missingBlob(file.blob))
+        }
+        guard stored.count == file.storedSize else {
+            throw HybridError.pkg(.corruptBlob(sha256: file.blob, reason: "size is \(stored.count), expected \(file.storedSize)"))
+        }
+        guard platform.digests.sha256Hex(stored) == file.blob else {
+            throw HybridError.pkg(.corruptBlob(sha256: file.blob, reason: "SHA-256 mismatch"))
+        }
+        let contents = try platform.decode(stored, encoding: file.encoding, expectedSize: file.size)
+        guard platform.digests.sha256Hex(contents) == file.sha256 else {
+            throw HybridError.pkg(.corruptBlob(sha256: file.blob, reason: "decoded contents' SHA-256 mismatch"))
+        }
+    }
+
+    private func packageIDs() -> [String] {
+        var ids = Set<String>()
+        if let data = try? read(PackageRepositoryLayout.index),
+           let index = try? JSONDecoder().decode(PackageRepositoryLayout.Index.self, from: data) {
+            ids.formUnion(index.packages)
+        }
+        let directory = repository.appendingPathComponent("packages").path
+        ids.formUnion((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+        return ids.filter(PackageManifest.isValidID).sorted()
+    }
+
+    private func versions(of id: String) -> [Int] {
+        let directory = repository.appendingPathComponent("packages/\(id)").path
+        return ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).compactMap { Int($0) }.sorted()
+    }
+
+    private func read(_ path: String) throws -> Data {
+        guard let data = FileManager.default.contents(atPath: repository.appendingPathComponent(path).path) else {
+            throw HybridError.pkg(path.hasSuffix(".json") ? .invalidManifest("\(path) is missing") : .missingBlob(path))
+        }
+        return data
+    }
+
+    static func hybrid(_ error: any Error) -> HybridError {
+        (error as? HybridError) ?? .pkg(.internalError("\(error)"))
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+
+/// Packs a directory into a static package repository (``PackageRepositoryLayout``): the
+/// publisher side of `hybrid pack`.
+///
+/// Blobs are content-addressed, so re-packing unchanged files adds nothing; text-like files are
+/// stored zlib-compressed when that saves at least a tenth. The manifest and the pointer are
+/// written last, pointer after manifest, so a reader never sees a version whose blobs are missing.
+public struct PackageWriter: Sendable {
+    /// What to put in the manifest.
+    public struct Options: Sendable {
+        public var id: String
+        public var version: Int
+        public var origin: String
+        public var entry: String
+        public var spaFallback: Bool
+        public var contentSecurityPolicy: String?
+        public var created: Date
+        /// How long clients may install this version (default 30 days).
+        public var lifetime: TimeInterval
+
+        public init(id: String, version: Int, origin: String, entry: String = "index.html", spaFallback: Bool = false,
+                    contentSecurityPolicy: String? = nil, created: Date = Date(), lifetime: TimeInterval = 30 * 86_400) {
+            self.id = id
+            self.version = version
+            self.origin = origin
+            self.entry = entry
+            self.spaFallback = spaFallback
+            self.contentSecurityPolicy = contentSecurityPolicy
+            self.created = created
+            self.lifetime = lifetime
+        }
+    }
+
+    /// Progress of a pack, reported after each file.
+    public struct Progress: Sendable {
+        public var filesDone: Int
+        public var filesTotal: Int
+        public var bytesDone: Int64
+        public var bytesTotal: Int64
+    }
+
+    /// What a pack wrote.
+    public struct Report: Sendable {
+        public var manifest: PackageManifest
+        /// Repository-relative path of the manifest.
+        public var manifestPath: String
+        public var blobsAdded: Int
+        public var blobsReused: Int
+        /// Stored bytes of the blobs this pack added.
+        public var bytesAdded: Int64
+        public var compressedFiles: Int
+    }
+
+    /// Files smaller than this are stored as they are: zlib's header would eat the saving.
+    static let compressionFloor = 256
+    /// Files larger than this are stored as they are, so clients never inflate huge blobs in memory.
+    static let compressionCeiling = 16 << 20
+
+    public let repository: URL
+    public let platform: PackagePlatform
+    public let signer: any Signer
+
+    public init(repository: URL, platform: PackagePlatform, signer: any Signer) {
+        self.repository = repository
+        self.platform = platform
+        self.signer = signer
+    }
+
+    /// Packs `directory` as a new version.
+    /// - Throws: ``PackageFailure/invalidPath(path:reason:)``, ``PackageFailure/pathCollision(_:_:)``,
+    ///   ``PackageFailure/versionNotIncreasing(offered:latest:)``, ``PackageFailure/invalidManifest(_:)``, write failures.
+    public func pack(_ directory: URL, options: Options, progress: (@Sendable (Progress) -> Void)? = nil) throws -> Report {
+        let sources = try Self.listFiles(in: directory)
+        guard PackageManifest.isValidID(options.id) else {
+            throw HybridError.pkg(.invalidManifest("id '\(options.id)' must be 1–128 of [A-Za-z0-9._-]"))
+        }
+        if let latest = latestVersion(options.id), options.version <= latest {
+            throw HybridError.pkg(.versionNotIncreasing(offered: options.version, latest: latest))
+        }
+        let entry = try PackagePath(options.entry)
+        let bytesTotal = sources.reduce(Int64(0)) { $0 + $1.size }
+        var status = Progress(filesDone: 0, filesTotal: sources.count, bytesDone: 0, bytesTotal: bytesTotal)
+        var files: [PackageFile] = []
+        var report = Report(manifest: PackageManifest(id: options.id, version: options.version, origin: options.origin, entry: entry,
+                                                      created: options.created, expires: options.created, files: []),
+                            manifestPath: "", blobsAdded: 0, blobsReused: 0, bytesAdded: 0, compressedFiles: 0)
+        for source in sources {
+            let data: Data
+            do { data = try Data(contentsOf: source.url, options: .mappedIfSafe) } catch {
+                throw HybridError.pkg(.invalidPath(path: source.path.value, reason: "unreadable: \(error.localizedDescription)"))
+            }
+            let file = try store(data, path: source.path, report: &report)
+            files.append(file)
+            status.filesDone += 1
+            status.bytesDone += Int64(data.count)
+            progress?(status)
+        }
+        let manifest = PackageManifest(id: options.id, version: options.version, origin: options.origin, entry: entry,
+                                       spaFallback: options.spaFallback, contentSecurityPolicy: options.contentSecurityPolicy,
+                                       created: options.created, expires: options.created.addingTimeInterval(options.lifetime),
+                                       files: files)
+        try manifest.validate()
+        let manifestData = try manifest.encoded()
+        let manifestPath = PackageRepositoryLayout.manifest(id: options.id, version: options.version)
+        try write(manifestData, to: manifestPath)
+        try write(DetachedSignature.fileData(try signer.sign(manifestData)), to: manifestPath + PackageRepositoryLayout.signatureSuffix)
+        let pointer = PackagePointer(id: options.id, version: options.version, manifest: manifestPath,
+                                     manifestSHA256: platform.digests.sha256Hex(manifestData), created: options.created)
+        let pointerData = try pointer.encoded()
+        let pointerPath = PackageRepositoryLayout.pointer(id: options.id)
+        try write(DetachedSignature.fileData(try signer.sign(pointerData)), to: pointerPath + ".next" + PackageRepositoryLayout.signatureSuffix)
+        try write(pointerData, to: pointerPath + ".next")
+        // Swap pointer and signature in as close together as two renames allow.
+        try moveIntoPlace(pointerPath + ".next" + PackageRepositoryLayout.signatureSuffix, pointerPath + PackageRepositoryLayout.signatureSuffix)
+        try moveIntoPlace(pointerPath + ".next", pointerPath)
+        try updateIndex(adding: options.id)
+        report.manifest = manifest
+        report.manifestPath = manifestPath
+        return report
+    }
+
+    /// The version the repository's pointer names for `id`, if any.
+    public func latestVersion(_ id: String) -> Int? {
+        let url = repository.appendingPathComponent(PackageRepositoryLayout.pointer(id: id))
+        guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
+        return (try? PackagePointer.decode(data, expectedID: id))?.version
+    }
+
+    private func store(_ data: Data, path: PackagePath, report: inout Report) throws -> PackageFile {
+        let sha = platform.digests.sha256Hex(data)
+        let type = PackageMediaTypes.type(for: path)
+        var stored = data, encoding = PackageFile.identity
+        if let compressor = platform.compressor, PackageMediaTypes.isCompressible(type),
+           (Self.compressionFloor...Self.compressionCeiling).contains(data.count),
+           let compressed = compressor.compress(data), compressed.count * 10 <= data.count * 9 {
+            stored = compressed
+            encoding = compressor.encoding
+            report.compressedFiles += 1
+        }
+        let blob = encoding == PackageFile.identity ? sha : platform.digests.sha256Hex(stored)
+        let blobPath = PackageRepositoryLayout.blob(blob)
+        if FileManager.default.fileExists(atPath: repository.appendingPathComponent(blobPath).path) {
+            report.blobsReused += 1
+        } else {
+            try write(stored, to: blobPath)
+            report.blobsAdded += 1
+            report.bytesAdded += Int64(stored.count)
+        }
+        return PackageFile(path: path, sha256: sha, size: data.count, type: type, blob: blob, storedSize: stored.count, encoding: encoding)
+    }
+
+    private func write(_ data: Data, to relativePath: String) throws {
+        let store = PackageStore(root: repository)
+        try store.atomicWrite(data, to: repository.appendingPathComponent(relativePath))
+    }
+
+    private func moveIntoPlace(_ from: String, _ to: String) throws {
+        try PackageStore(root: repository).rename(repository.appendingPathComponent(from), to: repository.appendingPathComponent(to))
+    }
+
+    private func updateIndex(adding id: String) throws {
+        let url = repository.appendingPathComponent(PackageRepositoryLayout.index)
+        var index = FileManager.default.contents(atPath: url.path)
+            .flatMap { try? JSONDecoder().decode(PackageRepositoryLayout.Index.self, from: $0) } ?? .init(packages: [])
+        guard !index.packages.contains(id) else { return }
+        index.packages = (index.packages + [id]).sorted()
+        try write(try PackageDates.encoder.encode(index), to: PackageRepositoryLayout.index)
+    }
+}
