@@ -36,12 +36,21 @@ final class RouteTable: @unchecked Sendable {
     /// The answer to `request`: the longest matching prefix's handler, or 404.
     func respond(to request: ServerRequest) -> ServerResponse {
         let handler = lock.withLock { routes.first { Self.matches(request.path, prefix: $0.prefix) }?.handler }
-        let response = handler?(request) ?? .status(404)
+        let response = Self.malformation(of: request) ?? handler?(request) ?? .status(404)
         if let accessLog {
             let query = request.rawQuery.map { "?" + $0 } ?? ""
             accessLog("\(request.remoteHost ?? "-") \"\(request.method) \(request.path)\(query)\" \(response.status) \(response.body.count)")
         }
         return response
+    }
+
+    /// A 400 for what libsoup tolerates but a handler should never see: a `Content-Length` that
+    /// is not a number, or several that disagree (the request-smuggling shape).
+    static func malformation(of request: ServerRequest) -> ServerResponse? {
+        let lengths = Set(request.headers.values(for: "Content-Length").map { $0.trimmingCharacters(in: .whitespaces) })
+        guard !lengths.isEmpty else { return nil }
+        let numeric = lengths.allSatisfy { !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }
+        return numeric && lengths.count == 1 ? nil : .text("400 bad Content-Length\n", status: 400)
     }
 
     /// A prefix matches whole segments only: `/echo` matches `/echo` and `/echo/x`, not `/echoes`.
