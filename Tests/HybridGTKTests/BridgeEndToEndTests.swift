@@ -1,0 +1,135 @@
+import Foundation
+import HybridCore
+import HybridGTK
+import HybridTestSupport
+import Testing
+
+@Suite("Bridge calls round-trip through the real engine", .serialized)
+@MainActor
+struct BridgeEndToEndTests {
+    static let pages = [
+        "index.html": "<!doctype html><title>app</title><p>app</p>",
+        "other.html": "<!doctype html><title>other</title><p>other</p>",
+    ]
+
+    @Test func aCallReturnsItsTypedResultThroughTheIsolatedWorld() async throws {
+        let rig = try BridgeRig(pages: Self.pages)
+        defer { rig.close() }
+        try await rig.open("index.html")
+        let result = try await rig.page("""
+            await hybrid.ready;
+            return { sum: await hybrid.call('probe', 'add', { a: 20, b: 22 }),
+                     echo: await hybrid.call('probe', 'echo', { s: 'é😀\\u2028', n: [1, 2.5, null], t: true }),
+                     version: hybrid.version, transport: hybrid.capabilities.transport,
+                     engine: hybrid.capabilities.engine, modules: hybrid.modules };
+            """)
+        #expect(result["sum"] == 42)
+        #expect(result["echo"] == ["s": "é😀\u{2028}", "n": [1, 2.5, nil], "t": true])
+        #expect(result["version"] == .string(BridgeRouter.version))
+        #expect(result["transport"] == "isolated-reply")
+        #expect(result["engine"] == "webkitgtk")
+        #expect(result["modules"] == ["hybrid", "probe"])
+    }
+
+    @Test func failuresRejectWithStableCodes() async throws {
+        let rig = try BridgeRig(pages: Self.pages)
+        defer { rig.close() }
+        try await rig.open("index.html")
+        let result = try await rig.page("""
+            return [await attempt(hybrid.call('ghost', 'x')), await attempt(hybrid.call('probe', 'fly')),
+                    await attempt(hybrid.call('probe', 'add', { a: 'one' })), await attempt(hybrid.call('probe', 'echo', { big: 1n }))];
+            """)
+        #expect(result.arrayValue?.map { $0["code"] } == ["unknown_module", "unknown_action", "bad_params", "bad_params"])
+        #expect(result.arrayValue?.first?["name"] == "HybridError")
+    }
+
+    @Test func thePageWorldCannotSeeTheMessageHandlerOrTheTransport() async throws {
+        let rig = try BridgeRig(pages: Self.pages)
+        defer { rig.close() }
+        try await rig.open("index.html")
+        let seen = try await rig.page("""
+            return { handler: typeof (window.webkit && window.webkit.messageHandlers && window.webkit.messageHandlers.hybrid),
+                     transport: typeof window.__hybridkitTransport, hybrid: typeof window.hybrid };
+            """)
+        #expect(seen == ["handler": "undefined", "transport": "undefined", "hybrid": "object"])
+        // The isolated world does see it.
+        let isolated = try await rig.engine.evaluate("typeof window.webkit.messageHandlers.hybrid", in: .named("hybridkit"))
+        #expect(isolated == "object")
+    }
+
+    @Test func progressReachesOnProgressInOrderBeforeTheResult() async throws {
+        let rig = try BridgeRig(pages: Self.pages)
+        defer { rig.close() }
+        try await rig.open("index.html")
+        let result = try await rig.page("""
+            const seen = [];
+            const value = await hybrid.call('probe', 'steps', 4, { onProgress: (p) => seen.push(p.step) });
+            seen.push(value);
+            return seen;
+            """)
+        #expect(result == [1, 2, 3, 4, "done"])
+    }
+
+    @Test func eventsArriveInOrderAtTheCurrentDocumentOnly() async throws {
+        let rig = try BridgeRig(pages: Self.pages)
+        defer { rig.close() }
+        try await rig.open("index.html")
+        _ = try await rig.page("window.got = []; hybrid.on('tick', (n) => window.got.push(n)); return null;")
+        for index in 0..<200 { try rig.host.emit("tick", index) }
+        try await rig.engine.waitUntil("window.got.length === 200")
+        #expect(try await rig.page("return window.got;") == .array((0..<200).map { .number(Double($0)) }))
+        try await rig.open("other.html")
+        _ = try await rig.page("window.got2 = []; hybrid.on('tick', (n) => window.got2.push(n)); return null;")
+        try rig.host.emit("tick", 999)
+        try await rig.engine.waitUntil("window.got2.length === 1")
+        #expect(try await rig.page("return [typeof window.got, window.got2];") == ["undefined", [999]])
+    }
+
+    @Test func abortCancelsTheNativeWork() async throws {
+        let rig = try BridgeRig(pages: Self.pages)
+        defer { rig.close() }
+        try await rig.open("index.html")
+        let result = try await rig.page("""
+            const controller = new AbortController();
+            const call = attempt(hybrid.call('probe', 'wait', {}, { signal: controller.signal }));
+            setTimeout(() => controller.abort(), 50);
+            return await call;
+            """)
+        #expect(result["code"] == "cancelled")
+        try await rig.until("the native side to see the cancel") { rig.completions.contains { $0.action == "wait" } }
+        #expect(rig.completions.last?.code == "cancelled")
+        #expect(rig.host.router.pendingCount == 0)
+    }
+
+    @Test func aTimeoutRejectsAndStopsTheNativeWork() async throws {
+        let rig = try BridgeRig(pages: Self.pages)
+        defer { rig.close() }
+        try await rig.open("index.html")
+        let result = try await rig.page("return await attempt(hybrid.call('probe', 'wait', {}, { timeout: 80 }));")
+        #expect(result["code"] == "timeout")
+        try await rig.until("the native side to end the call") { rig.host.router.pendingCount == 0 }
+        #expect(rig.completions.count == 1)
+    }
+
+    @Test func theLegacyURLTransportRoutesIntoTheSameModules() async throws {
+        let rig = try BridgeRig(pages: Self.pages)
+        defer { rig.close() }
+        try await rig.open("index.html")
+        let result = try await rig.page("""
+            const [a, b, c] = await Promise.all([hybrid.call('probe', 'add', { a: 1, b: 2 }, { transport: 'url' }),
+              hybrid.call('probe', 'echo', 'x', { transport: 'url' }), attempt(hybrid.call('probe', 'fly', {}, { transport: 'url' }))]);
+            return [a, b, c.code];
+            """)
+        #expect(result == [3, "x", "unknown_action"])
+        #expect(rig.navigation.bridgeNavigations >= 1)
+    }
+
+    @Test func aURLStyleLinkCallsTheModule() async throws {
+        let rig = try BridgeRig(pages: Self.pages)
+        defer { rig.close() }
+        try await rig.open("index.html")
+        _ = try await rig.page("location.href = 'hybrid://probe/add?params=' + encodeURIComponent(JSON.stringify({a: 5, b: 6})); return null;")
+        try await rig.until("the URL call to complete") { !rig.completions.isEmpty }
+        #expect(rig.completions.first?.action == "add" && rig.completions.first?.code == nil)
+    }
+}

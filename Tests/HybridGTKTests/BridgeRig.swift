@@ -1,0 +1,131 @@
+import Foundation
+import HybridCore
+import HybridGTK
+import HybridTestSupport
+
+/// A real WebKitGTK view with the bridge installed, serving in-memory pages on
+/// `hybrid-test://HOST/PATH`, and recording what the router did.
+@MainActor
+final class BridgeRig {
+    let host: BridgeHost
+    let engine: GTKWebEngine
+    let navigation: BridgeRigDelegate
+    var log: [BridgeLogEntry] = []
+    var completions: [BridgeCompletion] = []
+
+    /// The probe module and the built-ins, allowed for `hybrid-test://app`.
+    static let appOrigin: OriginPattern = "hybrid-test://app"
+
+    init(pages: [String: String], modules: [any BridgeModule]? = nil, limits: BridgeRouter.Limits = .init(),
+         options: BridgeHost.Options = .init()) throws {
+        let provider = try EngineHarness.provider()
+        host = BridgeHost(capabilities: provider.capabilities, modules: modules ?? [RigModule()], limits: limits, options: options)
+        var configuration = EngineConfiguration(schemeHandlers: [TestPages.scheme: TestPages(pages)])
+        host.configure(&configuration)
+        engine = try provider.makeGTKEngine(configuration)
+        navigation = BridgeRigDelegate(host)
+        engine.delegate = navigation
+        host.attach(engine)
+        host.router.logger = { [weak self] in self?.log.append($0) }
+        host.router.onCompletion = { [weak self] in self?.completions.append($0) }
+    }
+
+    /// Loads `path` from `origin` and waits for the load and for `hybrid.ready`.
+    func open(_ path: String, host origin: String = "app", ready: Bool = true) async throws {
+        try await engine.loadAndWait(TestPages.url(path, host: origin))
+        if ready { try await engine.waitUntil("window.__rigReady || (window.hybrid && hybrid.modules.length > 0)") }
+    }
+
+    /// Runs `body` (an async function body) in the page and returns its JSON result.
+    /// `attempt(promise)` turns a rejection into `{ok:false, code, message, data}`.
+    func page(_ body: String, arguments: [String: JSONValue] = [:]) async throws -> JSONValue {
+        try await engine.callAsync(Self.prelude + body, arguments: arguments)
+    }
+
+    static let prelude = """
+        const attempt = async (p) => { try { return { ok: true, value: await p }; }
+          catch (e) { return { ok: false, code: e.code ?? null, name: e.name, message: String(e.message), data: e.data ?? null }; } };
+
+        """
+
+    /// Waits (yielding to the engine) until `condition` holds.
+    func until(_ what: String, timeout: Double = 15, _ condition: () -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !condition() {
+            if Date() > deadline { throw BridgeRigTimeout(what: what) }
+            try await Task.sleep(nanoseconds: 2_000_000)
+        }
+    }
+
+    func close() {
+        host.detach()
+        engine.close()
+    }
+}
+
+struct BridgeRigTimeout: Error, CustomStringConvertible {
+    let what: String
+    var description: String { "timed out waiting for \(what)" }
+}
+
+/// Routes `hybrid://` navigations to the bridge, allows the rest.
+@MainActor
+final class BridgeRigDelegate: WebEngineDelegate {
+    weak var host: BridgeHost?
+    var bridgeNavigations = 0
+    init(_ host: BridgeHost) { self.host = host }
+
+    func engine(_ engine: any WebEngine, decidePolicyFor action: NavigationAction) async -> NavigationActionPolicy {
+        if host?.handleNavigation(action) == true {
+            bridgeNavigations += 1
+            return .cancel
+        }
+        return .allow
+    }
+}
+
+/// Counts how many calls run at once.
+actor ConcurrencyGauge {
+    private(set) var current = 0
+    private(set) var peak = 0
+    func enter() { current += 1; peak = max(peak, current) }
+    func leave() { current -= 1 }
+}
+
+/// Test actions, allowed for `hybrid-test://app` only.
+struct RigModule: BridgeModule {
+    let name = "probe"
+    var allowedOrigins: [OriginPattern] = ["hybrid-test://app"]
+    var gauge = ConcurrencyGauge()
+
+    struct Sum: Codable, Sendable {
+        var a: Int
+        var b: Int
+    }
+
+    var actions: [BridgeAction] {
+        let gauge = gauge
+        return [
+            Action("echo") { (value: JSONValue, _) in value },
+            Action("echoText") { (text: String, _) in text },
+            Action("add") { (p: Sum, _) in p.a + p.b },
+            Action("slowEcho") { (value: Int, _) in
+                await gauge.enter()
+                try? await Task.sleep(for: .milliseconds(2))
+                await gauge.leave()
+                return value
+            },
+            Action("steps") { (count: Int, ctx) in
+                for step in 1...max(1, count) {
+                    await ctx.progress(["step": step, "of": count])
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+                return "done"
+            },
+            Action("wait") { (_: Empty, ctx) -> Int in
+                while !ctx.isCancelled { try await Task.sleep(for: .milliseconds(5)) }
+                throw BridgeFailure.cancelled
+            },
+        ]
+    }
+}
