@@ -72,6 +72,8 @@ var targets: [Target] = [
         ]
     ),
     .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridCrypto"]),
+    // Offline packages over real HTTP (updater, resume, faults) against HybridServer's loopback server.
+    .testTarget(name: "HybridPackageTests", dependencies: ["HybridCore", "HybridCrypto", "HybridServer"]),
     .testTarget(name: "HybridServerTests", dependencies: ["HybridServer", "HybridCore"]),
     .testTarget(
         name: "HybridGTKTests",

@@ -1,0 +1,184 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One blob download into a partial file, streamed through SHA-256 and a size check, resuming
+/// what an earlier attempt left with an HTTP `Range` request.
+///
+/// Driven by ``PackageDownloader``'s session delegate; callbacks arrive on the session's serial
+/// delegate queue, and the state below is only touched there or before the task starts.
+final class BlobTransfer: @unchecked Sendable {
+    let url: URL
+    let file: PackageFile
+    let partial: URL
+    private let store: PackageStore
+    private let onBytes: @Sendable (Int) -> Void
+    private var handle: FileHandle?
+    private var digest: any Digest
+    private var received = 0
+    /// Bytes already on disk when the transfer started (what the Range request skips).
+    private(set) var resumedFrom = 0
+    private var failure: HybridError?
+    private var continuation: CheckedContinuation<Void, any Error>?
+
+    init(url: URL, file: PackageFile, store: PackageStore, digests: any DigestFactory, onBytes: @escaping @Sendable (Int) -> Void) {
+        self.url = url
+        self.file = file
+        self.partial = store.partialURL(file.blob)
+        self.store = store
+        self.onBytes = onBytes
+        self.digest = digests.makeSHA256()
+    }
+
+    /// Opens (or creates) the partial file, locks it against other updaters of this store, and
+    /// hashes what it already holds. Returns the request to send (with `Range` when resuming).
+    func prepare(digests: any DigestFactory) async throws -> URLRequest? {
+        try store.createDirectory(partial.deletingLastPathComponent())
+        while true {
+            if store.hasBlob(file.sha256) { return nil }
+            if !FileManager.default.fileExists(atPath: partial.path) {
+                _ = FileManager.default.createFile(atPath: partial.path, contents: nil)
+            }
+            let handle = try FileHandle(forUpdating: partial)
+            // Another updater on this store is fetching the same blob: wait for it, then see.
+            while flock(handle.fileDescriptor, LOCK_EX | LOCK_NB) != 0 {
+                try await Task.sleep(nanoseconds: 20_000_000)
+            }
+            if store.hasBlob(file.sha256) {
+                // Another updater finished it; nobody needs the partial any more.
+                try? FileManager.default.removeItem(at: partial)
+                try? handle.close()
+                return nil
+            }
+            // The lock is on an inode: if the winner renamed or removed the file meanwhile, start over.
+            var held = stat(), current = stat()
+            guard fstat(handle.fileDescriptor, &held) == 0, stat(partial.path, &current) == 0, held.st_ino == current.st_ino else {
+                try? handle.close()
+                continue
+            }
+            self.handle = handle
+            break
+        }
+        guard let handle else { return nil }
+        digest = digests.makeSHA256()
+        var size = 0
+        while let chunk = try handle.read(upToCount: 1 << 16), !chunk.isEmpty {
+            size += chunk.count
+            digest.update(chunk)
+        }
+        if size > file.storedSize {
+            try handle.truncate(atOffset: 0)
+            digest = digests.makeSHA256()
+            size = 0
+        }
+        received = size
+        resumedFrom = size
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: 60)
+        if size > 0 { request.setValue("bytes=\(size)-", forHTTPHeaderField: "Range") }
+        if size == file.storedSize && size > 0 {
+            // Everything is already here (a crash after the download): verify without a request.
+            return nil
+        }
+        return request
+    }
+
+    /// Hands over the continuation the delegate callbacks resume when the transfer ends.
+    func attach(_ continuation: CheckedContinuation<Void, any Error>) {
+        self.continuation = continuation
+    }
+
+    /// Finishes a transfer that needed no request (all bytes present): checks the digest.
+    func finishWithoutRequest() throws {
+        try complete()
+    }
+
+    // MARK: Delegate callbacks
+
+    /// Returns whether to continue.
+    func didReceive(response: URLResponse, digests: any DigestFactory) -> Bool {
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        switch status {
+        case 206:
+            let range = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Range") ?? ""
+            if range.hasPrefix("bytes \(received)-") { return true }
+            fallthrough
+        case 200 where received > 0:
+            // The server ignored or mangled the Range: start over from byte zero.
+            do { try handle?.truncate(atOffset: 0) } catch { return fail(.pkg(.writeFailed(path: partial.path, message: "\(error)"))) }
+            digest = digests.makeSHA256()
+            received = 0
+            resumedFrom = 0
+            return status == 200 || fail(.pkg(.downloadFailed(url: url.absoluteString, message: "unexpected Content-Range")))
+        case 200:
+            return true
+        default:
+            return fail(.pkg(.httpStatus(url: url.absoluteString, status: status)))
+        }
+    }
+
+    /// Returns whether to continue.
+    func didReceive(data: Data) -> Bool {
+        guard failure == nil else { return false }
+        guard received + data.count <= file.storedSize else {
+            try? handle?.truncate(atOffset: 0)
+            return fail(.pkg(.corruptBlob(sha256: file.blob, reason: "server sent more than \(file.storedSize) bytes")))
+        }
+        do {
+            try store.config.faults?.willWrite(data.count, to: partial.path)
+            try handle?.write(contentsOf: data)
+        } catch {
+            return fail(PackageStore.writeError(error, path: partial.path))
+        }
+        received += data.count
+        digest.update(data)
+        onBytes(data.count)
+        return true
+    }
+
+    func didComplete(error: (any Error)?) {
+        if failure == nil, let error {
+            failure = .pkg(.downloadFailed(url: url.absoluteString, message: error.localizedDescription))
+        }
+        let result: Result<Void, any Error>
+        if let failure {
+            result = .failure(failure)
+        } else {
+            result = Result { try complete() }
+        }
+        try? handle?.close()
+        handle = nil
+        continuation?.resume(with: result)
+        continuation = nil
+    }
+
+    // MARK: Internals
+
+    @discardableResult
+    private func fail(_ error: HybridError) -> Bool {
+        if failure == nil { failure = error }
+        return false
+    }
+
+    /// Checks the stored bytes, decodes them, checks the file's bytes, and moves them into the store.
+    private func complete() throws {
+        defer { try? handle?.close(); handle = nil }
+        guard received == file.storedSize else {
+            // Keep the partial: the next attempt resumes from here.
+            throw HybridError.pkg(.downloadFailed(url: url.absoluteString, message: "truncated: \(received) of \(file.storedSize) bytes"))
+        }
+        let actual = digest.finalize().packageHex
+        guard actual == file.blob else {
+            try? FileManager.default.removeItem(at: partial)
+            throw HybridError.pkg(.corruptBlob(sha256: file.blob, reason: "SHA-256 of the download is \(actual)"))
+        }
+        if file.encoding == PackageFile.identity {
+            // Rename while still holding the lock, so a second updater never sees a half-adopted file.
+            do {
+                try store.adoptBlob(at: partial, sha256: file.sha256)
+            } catch where store.hasBlob(file.sha256) {
+                // Another updater adopted the same bytes first.
+            }
+        }
+    }
+}

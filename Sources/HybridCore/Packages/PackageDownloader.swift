@@ -1,0 +1,127 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The HTTP side of the updater: small documents in memory, blobs streamed to disk through
+/// ``BlobTransfer``s, on one `URLSession` whose delegate routes callbacks to their transfer.
+final class PackageDownloader: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var transfers: [Int: BlobTransfer] = [:]
+    private let digests: any DigestFactory
+    private var session: URLSession!
+    private let documents: URLSession
+
+    init(digests: any DigestFactory, timeout: TimeInterval) {
+        self.digests = digests
+        let configuration = URLSessionConfiguration.ephemeral
+        // The repository's pointer changes in place: never answer it from a cache.
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.urlCache = nil
+        configuration.timeoutIntervalForRequest = timeout
+        documents = URLSession(configuration: configuration)
+        super.init()
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
+    }
+
+    /// Ends both sessions (outstanding tasks are cancelled).
+    func invalidate() {
+        session.invalidateAndCancel()
+        documents.invalidateAndCancel()
+    }
+
+    /// GETs a small document. `nil` on 404 (a missing signature is a finding, not a transport error).
+    /// - Throws: ``PackageFailure/httpStatus(url:status:)`` or ``PackageFailure/downloadFailed(url:message:)``.
+    func document(_ url: URL, limit: Int = 16 << 20) async throws -> Data? {
+        let request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: 60)
+        let (data, response): (Data, URLResponse) = try await withCheckedThrowingContinuation { continuation in
+            documents.dataTask(with: request) { data, response, error in
+                if let error {
+                    continuation.resume(throwing: HybridError.pkg(.downloadFailed(url: url.absoluteString, message: error.localizedDescription)))
+                } else if let response {
+                    continuation.resume(returning: (data ?? Data(), response))
+                } else {
+                    continuation.resume(throwing: HybridError.pkg(.downloadFailed(url: url.absoluteString, message: "no response")))
+                }
+            }.resume()
+        }
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        if status == 404 { return nil }
+        guard status == 200 else { throw HybridError.pkg(.httpStatus(url: url.absoluteString, status: status)) }
+        guard data.count <= limit else { throw HybridError.pkg(.downloadFailed(url: url.absoluteString, message: "larger than \(limit) bytes")) }
+        return data
+    }
+
+    /// Downloads one blob into the store (resuming a partial one), verified and decoded.
+    /// - Returns: bytes fetched over the network and bytes resumed from disk.
+    func fetch(_ file: PackageFile, from url: URL, into store: PackageStore, platform: PackagePlatform,
+               onBytes: @escaping @Sendable (Int) -> Void) async throws -> (fetched: Int, resumed: Int) {
+        let transfer = BlobTransfer(url: url, file: file, store: store, digests: digests, onBytes: onBytes)
+        guard let request = try await transfer.prepare(digests: digests) else {
+            if !store.hasBlob(file.sha256) {
+                try transfer.finishWithoutRequest()
+                try decodeIfNeeded(file, transfer: transfer, store: store, platform: platform)
+            }
+            return (0, transfer.resumedFrom)
+        }
+        let task = session.dataTask(with: request)
+        lock.withLock { transfers[task.taskIdentifier] = transfer }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                transfer.attach(continuation)
+                task.resume()
+            }
+        } onCancel: {
+            task.cancel()
+        }
+        try decodeIfNeeded(file, transfer: transfer, store: store, platform: platform)
+        return (file.storedSize - transfer.resumedFrom, transfer.resumedFrom)
+    }
+
+    private func decodeIfNeeded(_ file: PackageFile, transfer: BlobTransfer, store: PackageStore, platform: PackagePlatform) throws {
+        guard file.encoding != PackageFile.identity else { return }
+        guard !store.hasBlob(file.sha256) else {
+            try? FileManager.default.removeItem(at: transfer.partial)
+            return
+        }
+        guard let stored = FileManager.default.contents(atPath: transfer.partial.path) else {
+            throw HybridError.pkg(.missingBlob(file.blob))
+        }
+        let contents: Data
+        do {
+            contents = try platform.decode(stored, encoding: file.encoding, expectedSize: file.size)
+        } catch {
+            try? FileManager.default.removeItem(at: transfer.partial)
+            throw error
+        }
+        guard platform.digests.sha256Hex(contents) == file.sha256 else {
+            try? FileManager.default.removeItem(at: transfer.partial)
+            throw HybridError.pkg(.corruptBlob(sha256: file.sha256, reason: "decoded contents do not match the manifest"))
+        }
+        try store.writeBlob(contents, sha256: file.sha256)
+        try? FileManager.default.removeItem(at: transfer.partial)
+    }
+
+    // MARK: URLSessionDataDelegate (serial delegate queue)
+
+    private func transfer(for task: URLSessionTask) -> BlobTransfer? {
+        lock.withLock { transfers[task.taskIdentifier] }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
+        let keepGoing = transfer(for: dataTask)?.didReceive(response: response, digests: digests) ?? false
+        completionHandler(keepGoing ? .allow : .cancel)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        if transfer(for: dataTask)?.didReceive(data: data) == false { dataTask.cancel() }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let transfer = lock.withLock { transfers.removeValue(forKey: task.taskIdentifier) }
+        transfer?.didComplete(error: error)
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Serves the active version of one package through a custom URL scheme, falling back to the
+/// network at the package's real origin for anything the package lacks.
+///
+/// Register it for the custom scheme (`app` for `app://m.example.com/app/index.html`); it reads
+/// the store's active version on each request (one small file), so an activation or rollback
+/// takes effect on the next request without re-registering.
+public struct PackageSchemeHandler: URLSchemeHandler {
+    /// Fetches `url` (at the package's real origin) for a request the package cannot answer.
+    public typealias NetworkFetch = @Sendable (_ request: SchemeRequest, _ url: URL) async throws -> SchemeResponse
+
+    public let store: PackageStore
+    public let id: String
+    public let customScheme: String
+    private let network: NetworkFetch
+    private let cache = ManifestCache()
+
+    /// - Parameters:
+    ///   - network: the fallback; by default `URLSession.shared`, which sends and stores cookies
+    ///     through `HTTPCookieStorage.shared`, the app's cookie jar.
+    public init(store: PackageStore, id: String, customScheme: String, network: NetworkFetch? = nil) {
+        self.store = store
+        self.id = id
+        self.customScheme = customScheme
+        self.network = network ?? Self.urlSessionFetch
+    }
+
+    @MainActor public func respond(to request: SchemeRequest) async throws -> SchemeResponse {
+        let store = self.store, id = self.id, scheme = self.customScheme, cache = self.cache
+        // File reads stay off the main thread, where the engine lives.
+        let resolution = await Task.detached { () -> PackageResolver.Resolution in
+            guard let record = store.activeRecord(id), let package = cache.package(store: store, id: id, version: record.current) else {
+                var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
+                if components?.scheme?.lowercased() == scheme.lowercased() { components?.scheme = "https" }
+                return .network(components?.url ?? request.url)
+            }
+            return PackageResolver(package: package, customScheme: scheme).resolve(request)
+        }.value
+        switch resolution {
+        case .response(let response): return response
+        case .network(let url): return try await network(request, url)
+        }
+    }
+
+    /// The default fallback: performs the request with `URLSession.shared`.
+    public static let urlSessionFetch: NetworkFetch = { request, url in
+        var urlRequest = URLRequest(url: url)
+        urlRequest.httpMethod = request.method
+        urlRequest.httpBody = request.body
+        for (name, value) in request.headers where !["host", "content-length"].contains(name.lowercased()) {
+            urlRequest.addValue(value, forHTTPHeaderField: name)
+        }
+        let (data, response): (Data, URLResponse) = try await withCheckedThrowingContinuation { continuation in
+            URLSession.shared.dataTask(with: urlRequest) { data, response, error in
+                if let error { continuation.resume(throwing: error) } else if let response {
+                    continuation.resume(returning: (data ?? Data(), response))
+                } else {
+                    continuation.resume(throwing: HybridError.pkg(.downloadFailed(url: url.absoluteString, message: "no response")))
+                }
+            }.resume()
+        }
+        let http = response as? HTTPURLResponse
+        // URLSession has already decoded the body: its encoding and length headers no longer apply.
+        let headers = (http?.allHeaderFields ?? [:]).compactMap { key, value -> (name: String, value: String)? in
+            guard let name = key as? String, !["content-encoding", "content-length", "transfer-encoding"].contains(name.lowercased()) else { return nil }
+            return (name, "\(value)")
+        }
+        return SchemeResponse(status: http?.statusCode ?? 200, headers: headers, body: .data(data))
+    }
+}
+
+/// The decoded manifest of the version last served, so requests do not re-read it.
+final class ManifestCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var cached: InstalledPackage?
+
+    func package(store: PackageStore, id: String, version: Int) -> InstalledPackage? {
+        if let hit = lock.withLock({ cached }), hit.manifest.id == id, hit.manifest.version == version { return hit }
+        guard let manifest = try? store.manifest(id, version: version) else { return nil }
+        let package = InstalledPackage(manifest: manifest, store: store)
+        lock.withLock { cached = package }
+        return package
+    }
+}
