@@ -1,0 +1,101 @@
+import Foundation
+import HybridCore
+import HybridGTK
+import HybridTestSupport
+import Testing
+
+@Suite("Bridge refuses foreign frames, foreign origins and stale documents", .serialized)
+@MainActor
+struct BridgeSecurityTests {
+    static let frame = """
+        <!doctype html><script>
+        const report = { hybrid: typeof window.hybrid,
+          handler: typeof (window.webkit && window.webkit.messageHandlers && window.webkit.messageHandlers.hybrid) };
+        try { parent.document.dispatchEvent(new CustomEvent('hybridkit:send', { detail: '{}' })); report.parentDocument = 'reachable'; }
+        catch (e) { report.parentDocument = e.name; }
+        try { report.parentHybrid = typeof parent.hybrid.call; } catch (e) { report.parentHybrid = e.name; }
+        parent.postMessage(JSON.stringify(report), '*');
+        </script>
+        """
+    static let pages = [
+        "index.html": "<!doctype html><title>app</title>",
+        "next.html": "<!doctype html><title>next</title>",
+        "host.html": """
+            <!doctype html><script>window.addEventListener('message', (e) => { window.frameReport = e.data; });</script>
+            <iframe src="hybrid-test://other/frame.html"></iframe>
+            """,
+        "frame.html": frame,
+    ]
+
+    @Test func aForeignOriginIframeGetsNoBridgeAtAll() async throws {
+        let rig = try BridgeRig(pages: Self.pages)
+        defer { rig.close() }
+        try await rig.open("host.html")
+        try await rig.engine.waitUntil("window.frameReport")
+        let report = try JSONValue(jsonText: try #require(try await rig.page("return window.frameReport;").stringValue))
+        #expect(report["hybrid"] == "undefined")
+        #expect(report["handler"] == "undefined")
+        #expect(report["parentDocument"] == "SecurityError")
+        #expect(report["parentHybrid"] == "SecurityError")
+        // WebKit refuses a cross-origin frame's top navigation without a user gesture; were it
+        // allowed, the call would carry the main frame's origin, so nothing must have run.
+        #expect(rig.completions.isEmpty)
+        // The main frame's bridge still works.
+        #expect(try await rig.page("return await hybrid.call('probe', 'add', { a: 1, b: 1 });") == 2)
+    }
+
+    @Test func anOriginNotOnTheAllowlistIsDeniedAndLogged() async throws {
+        let rig = try BridgeRig(pages: Self.pages)
+        defer { rig.close() }
+        try await rig.open("index.html", host: "evil")
+        let result = try await rig.page("""
+            await hybrid.ready;
+            return { modules: hybrid.modules, call: await attempt(hybrid.call('probe', 'add', { a: 1, b: 1 })) };
+            """)
+        #expect(result["modules"] == ["hybrid"])
+        #expect(result["call"]?["code"] == "denied")
+        let denied = rig.log.filter { $0.code == "denied" }
+        #expect(denied.count == 1)
+        #expect(denied.first?.origin == BridgeOrigin(scheme: "hybrid-test", host: "evil"))
+        #expect(denied.first?.module == "probe")
+    }
+
+    @Test func aStaleDocumentCannotCallAndItsRepliesAreDropped() async throws {
+        let rig = try BridgeRig(pages: Self.pages)
+        defer { rig.close() }
+        try await rig.open("index.html")
+        _ = try await rig.page("hybrid.call('probe', 'wait').catch(() => {}); return null;")
+        try await rig.until("the call to be pending") { rig.host.router.pendingCount == 1 }
+        let oldNonce = try #require(rig.host.router.document?.nonce)
+        try await rig.open("next.html")
+        try await rig.until("the old call to end") { rig.completions.count == 1 }
+        #expect(rig.completions.first?.delivered == false)
+        #expect(rig.log.contains { $0.code == "dropped" })
+        // A message carrying the old document's nonce, posted straight to the handler.
+        let forged = #"{"v":1,"id":5,"module":"probe","action":"add","params":{"a":1,"b":1},"nonce":"\#(oldNonce)"}"#
+        let reply = try await rig.engine.callAsync(
+            "return await window.webkit.messageHandlers.hybrid.postMessage(text);", arguments: ["text": .string(forged)],
+            in: .named("hybridkit"))
+        let answer = try JSONValue(jsonText: try #require(reply.stringValue))
+        #expect(answer["error"]?["code"] == "denied")
+        #expect(rig.host.router.document?.nonce != oldNonce)
+        #expect(try await rig.page("return await hybrid.call('probe', 'add', { a: 2, b: 2 });") == 4)
+    }
+
+    @Test func aForeignFrameNavigatingTheTopToABridgeURLIsNotACall() async throws {
+        let pages = Self.pages.merging([
+            "top.html": "<!doctype html><iframe src='hybrid-test://other/nav.html'></iframe>",
+            "nav.html": """
+                <script>try { top.location.href = 'hybrid://probe/add?params=' + encodeURIComponent('{"a":1,"b":2}'); }
+                catch (e) { parent.postMessage(e.name, '*'); }</script>
+                """,
+        ]) { $1 }
+        let rig = try BridgeRig(pages: pages)
+        defer { rig.close() }
+        try await rig.open("top.html", ready: false)
+        try await Task.sleep(for: .milliseconds(300))
+        // WebKit refuses a cross-origin frame's top navigation without a user gesture; were it
+        // allowed, the call would carry the main frame's origin, so nothing must have run.
+        #expect(rig.completions.isEmpty)
+    }
+}
