@@ -37,8 +37,6 @@ struct BridgeSecurityTests {
         #expect(report["handler"] == "undefined")
         #expect(report["parentDocument"] == "SecurityError")
         #expect(report["parentHybrid"] == "SecurityError")
-        // WebKit refuses a cross-origin frame's top navigation without a user gesture; were it
-        // allowed, the call would carry the main frame's origin, so nothing must have run.
         #expect(rig.completions.isEmpty)
         // The main frame's bridge still works.
         #expect(try await rig.page("return await hybrid.call('probe', 'add', { a: 1, b: 1 });") == 2)
