@@ -16,6 +16,10 @@ enum CommandLineTool {
     /// Every subcommand, in the order `hybrid --help` lists them.
     static var commands: [any HybridCommand.Type] { [
         DoctorCommand.self,
+        KeygenCommand.self,
+        PackCommand.self,
+        VerifyCommand.self,
+        UpdateCommand.self,
     ] }
 
     static func run(_ argv: [String]) -> Int32 {

@@ -106,6 +106,7 @@ public struct PackageInstaller: Sendable {
             try? FileManager.default.removeItem(at: destination)
             try store.createDirectory(store.versionsDirectory(id))
             try store.rename(staging, to: destination)
+            try? FileManager.default.removeItem(at: store.stagingDirectory(id))   // empty now; we hold the lock
             try store.config.faults?.checkpoint(.versionPlaced)
 
             // Keep the last version known to load: if the current one never loaded, its own

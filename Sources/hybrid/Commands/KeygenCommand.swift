@@ -1,0 +1,28 @@
+import Foundation
+import HybridCore
+import HybridCrypto
+
+enum KeygenCommand: HybridCommand {
+    static let name = "keygen"
+    static let summary = "Generate an Ed25519 key pair for signing packages"
+    static let usage = """
+        USAGE: hybrid keygen --out KEYDIR
+
+        Writes KEYDIR/private (the 32-byte seed, base64, mode 0600) and KEYDIR/public (the
+        32-byte public key, base64). Both are CryptoKit's Curve25519.Signing raw representations,
+        so Apple clients read them with `rawRepresentation:`. Refuses to overwrite a key.
+        Ship KEYDIR/public with the app; keep KEYDIR/private with the publisher.
+        """
+
+    static func run(_ arguments: Arguments) throws -> Int32 {
+        var arguments = arguments
+        let out = try arguments.required("--out")
+        _ = try arguments.finish(maxPositionals: 0)
+        let directory = URL(fileURLWithPath: out)
+        let signer = try Ed25519KeyFiles.generate(into: directory)
+        print("wrote \(directory.appendingPathComponent(Ed25519KeyFiles.privateName).path) (keep secret)")
+        print("wrote \(directory.appendingPathComponent(Ed25519KeyFiles.publicName).path)")
+        print("public key: \(signer.publicKey.base64EncodedString())")
+        return 0
+    }
+}

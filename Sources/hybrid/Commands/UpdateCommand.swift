@@ -1,0 +1,151 @@
+import Foundation
+import HybridCore
+import HybridCrypto
+
+enum UpdateCommand: HybridCommand {
+    static let name = "update"
+    static let summary = "Install or update offline packages from a repository into a local store"
+    static let usage = """
+        USAGE: hybrid update --repo URL --key PUB --store DIR [--id ID] [--parallel 4]
+
+        Fetches each package's signed pointer and manifest from the repository at URL, refuses a
+        bad signature, a downgrade or an expired manifest, downloads only the blobs the store
+        lacks (resuming partial ones), and activates the new version atomically. Without --id,
+        every package in the repository's index.json is updated. Exits 1 if any update failed;
+        the previously active version keeps serving.
+        """
+
+    static func run(_ arguments: Arguments) throws -> Int32 {
+        var arguments = arguments
+        let repo = try arguments.required("--repo")
+        let key = try arguments.required("--key")
+        let storePath = try arguments.required("--store")
+        let onlyID = try arguments.option("--id")
+        let parallel = try arguments.int("--parallel") ?? 4
+        _ = try arguments.finish(maxPositionals: 0)
+        guard let repository = URL(string: repo), repository.scheme != nil else {
+            throw Arguments.Error.invalid(option: "--repo", value: repo, expected: "a URL (https://…/repo/)")
+        }
+        let verifier = try Ed25519KeyFiles.verifier(at: URL(fileURLWithPath: key))
+        let store = PackageStore(root: URL(fileURLWithPath: storePath))
+        let installer = PackageInstaller(store: store, platform: .native, verifier: verifier)
+        let updater = PackageUpdater(repository: repository, installer: installer, parallelDownloads: parallel)
+        return blockingRun { await update(updater, onlyID: onlyID) }
+    }
+
+    private static func update(_ updater: PackageUpdater, onlyID: String?) async -> Int32 {
+        let ids: [String]
+        if let onlyID {
+            ids = [onlyID]
+        } else {
+            do { ids = try await updater.availablePackages() } catch {
+                FileHandle.standardError.write(Data("hybrid update: \(error)\n".utf8))
+                return 1
+            }
+        }
+        var failed = 0
+        for id in ids {
+            let bar = TerminalProgress(label: id)
+            do {
+                let report = try await updater.update(id) { progress in
+                    guard progress.phase == .downloading else { return }
+                    bar.show(done: progress.bytesReceived, total: progress.bytesExpected, detail: "\(progress.blobsDone)/\(progress.blobsTotal) blobs")
+                }
+                bar.finish()
+                print(describe(report))
+            } catch {
+                bar.finish()
+                failed += 1
+                let code = (error as? HybridError)?.code ?? "error"
+                print("\(id): FAILED [\(code)] \(error)")
+                if let active = updater.installer.store.activeVersion(id) { print("\(id): version \(active) still active") }
+            }
+        }
+        return failed == 0 ? 0 : 1
+    }
+
+    private static func describe(_ report: PackageUpdater.Report) -> String {
+        if report.upToDate { return "\(report.id): up to date (version \(report.previousVersion.map(String.init) ?? "none"))" }
+        var line = "\(report.id): "
+        switch report.outcome {
+        case .installed(let version, let previous)?: line += "installed version \(version)" + (previous.map { " (previous \($0) kept until it loads)" } ?? "")
+        case .alreadyActive(let version)?: line += "version \(version) already active"
+        case nil: line += "no change"
+        }
+        line += "; fetched \(report.blobsFetched) blob(s), \(TerminalProgress.bytes(report.bytesFetched))"
+        if report.bytesResumed > 0 { line += " (+\(TerminalProgress.bytes(report.bytesResumed)) resumed)" }
+        line += ", reused \(report.blobsReused), documents \(TerminalProgress.bytes(report.documentBytes))"
+        return line
+    }
+
+    /// Runs async work from the synchronous command frame, blocking this thread until it ends.
+    private static func blockingRun(_ body: @escaping @Sendable () async -> Int32) -> Int32 {
+        let done = DispatchSemaphore(value: 0)
+        let result = ResultBox()
+        Task.detached {
+            result.value = await body()
+            done.signal()
+        }
+        done.wait()
+        return result.value
+    }
+
+    private final class ResultBox: @unchecked Sendable {
+        // Written once by the task before the semaphore is signalled, read after the wait.
+        var value: Int32 = 1
+    }
+}
+
+/// A one-line progress bar on stderr (redrawn in place on a terminal, a few plain lines otherwise).
+final class TerminalProgress: @unchecked Sendable {
+    private let label: String
+    private let counting: Bool
+    private let started = Date()
+    private let lock = NSLock()
+    private let interactive = isatty(2) == 1
+    private var lastDraw = Date.distantPast
+    private var lastPercent = -1
+    private var drawn = false
+
+    /// - Parameter counting: the totals are counts (blobs), not bytes.
+    init(label: String, counting: Bool = false) {
+        self.label = label
+        self.counting = counting
+    }
+
+    func show(done: Int64, total: Int64, detail: String) {
+        lock.withLock {
+            let fraction = total > 0 ? min(1, Double(done) / Double(total)) : 1
+            let percent = Int(fraction * 100)
+            let now = Date()
+            // Only long runs get a bar: a quick pack or update prints just its summary.
+            guard now.timeIntervalSince(started) > 0.5 else { return }
+            let amounts = counting ? "" : "\(Self.bytes(done))/\(Self.bytes(total)) "
+            if interactive {
+                guard now.timeIntervalSince(lastDraw) > 0.05 || percent == 100 else { return }
+                let width = 30
+                let filled = Int(fraction * Double(width))
+                let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+                let line = "\r\(label) [\(bar)] \(String(format: "%3d", percent))% \(amounts)\(detail)\u{1b}[K"
+                FileHandle.standardError.write(Data(line.utf8))
+                drawn = true
+            } else {
+                // Not a terminal (CI logs): a line per 25%.
+                guard percent / 25 > lastPercent / 25 || lastPercent < 0 else { return }
+                FileHandle.standardError.write(Data("\(label): \(percent)% \(amounts)\(detail)\n".utf8))
+            }
+            lastDraw = now
+            lastPercent = percent
+        }
+    }
+
+    func finish() {
+        lock.withLock { if drawn { FileHandle.standardError.write(Data("\n".utf8)) } }
+    }
+
+    static func bytes(_ count: Int64) -> String {
+        if count < 1024 { return "\(count) B" }
+        if count < 1 << 20 { return String(format: "%.1f KB", Double(count) / 1024) }
+        return String(format: "%.1f MB", Double(count) / Double(1 << 20))
+    }
+}
