@@ -1,0 +1,112 @@
+#if os(Linux)
+import Foundation
+import HybridCore
+import HybridGTK
+
+/// One page in one view, with the bridge and a bare reply handler (`raw`) side by side.
+@MainActor
+final class BridgeBenchmark {
+    let iterations: Int
+
+    init(iterations: Int) { self.iterations = iterations }
+
+    /// An empty action and an echo, for the origin the page is loaded from.
+    struct BenchModule: BridgeModule {
+        let name = "bench"
+        let allowedOrigins: [OriginPattern] = ["https://bench.hybridkit.invalid"]
+        var actions: [BridgeAction] {
+            [
+                Action("empty") { (_: Empty, _) in BridgeEmpty() },
+                Action("echo") { (text: String, _) in text },
+            ]
+        }
+    }
+
+    /// Sends `hybrid://` navigations to the bridge (the legacy transport's signal).
+    final class Navigation: WebEngineDelegate {
+        let host: BridgeHost
+        init(_ host: BridgeHost) { self.host = host }
+        func engine(_ engine: any WebEngine, decidePolicyFor action: NavigationAction) async -> NavigationActionPolicy {
+            host.handleNavigation(action) ? .cancel : .allow
+        }
+    }
+
+    func run() async throws -> BridgeBenchReport {
+        let provider = try GTKEngineProvider(session: .ephemeral)
+        let host = BridgeHost(capabilities: provider.capabilities, modules: [BenchModule()])
+        var configuration = EngineConfiguration()
+        host.configure(&configuration)
+        // The floor: a reply handler in the page's world that answers with what it got.
+        configuration.messageHandlers.append(ScriptMessageHandler(name: "raw") { message in
+            if case .string(let text) = message.body { return .string(text) }
+            return .string("")
+        })
+        let engine = try provider.makeGTKEngine(configuration)
+        defer { engine.close() }
+        let navigation = Navigation(host)
+        engine.delegate = navigation
+        host.attach(engine)
+        try await load(engine)
+        _ = try await engine.callAsync("await hybrid.ready; window.__big = 'x'.repeat(1 << 20); return null;")
+
+        let n = iterations, nBig = max(10, iterations / 10), nURL = max(10, iterations / 4)
+        let raw = try await median(engine, n, "await window.webkit.messageHandlers.raw.postMessage('')", group: 50)
+        let hybrid = try await median(engine, n, "await hybrid.call('bench', 'empty')", group: 50)
+        let rawBig = try await median(engine, nBig, "if ((await window.webkit.messageHandlers.raw.postMessage(__big)).length !== __big.length) throw new Error('raw echo')", group: 5)
+        let hybridBig = try await median(engine, nBig, "if ((await hybrid.call('bench', 'echo', __big)).length !== __big.length) throw new Error('echo')", group: 5)
+        let url = try await median(engine, nURL, "await hybrid.call('bench', 'empty', {}, { transport: 'url' })", group: 10)
+        let events = try await eventsPerSecond(engine, host: host, count: 50_000)
+        return BridgeBenchReport(values: [
+            ("raw_rt_ms", raw), ("hybrid_rt_ms", hybrid), ("raw_rt_1mb_ms", rawBig), ("hybrid_rt_1mb_ms", hybridBig),
+            ("url_transport_rt_ms", url), ("events_per_s", events),
+            ("overhead_ratio", hybrid / raw), ("overhead_ratio_1mb", hybridBig / rawBig), ("url_vs_hybrid_ratio", url / hybrid),
+            ("iterations", Double(n)),
+        ])
+    }
+
+    private func load(_ engine: GTKWebEngine) async throws {
+        let html = "<!doctype html><title>bench</title><body>bench</body>"
+        engine.loadHTML(html, baseURL: URL(string: "https://bench.hybridkit.invalid/"))
+        let deadline = Date().addingTimeInterval(20)
+        while (try? await engine.evaluate("document.readyState === 'complete' && !!window.hybrid", in: .page)) != .bool(true) {
+            guard Date() < deadline else { throw HybridError.engine(.loadFailed(url: "bench page", message: "did not load")) }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// The median over groups of the mean time of one run of `step`, timed inside the page.
+    ///
+    /// `performance.now()` is coarsened to a millisecond here (no cross-origin isolation), so
+    /// runs are timed in groups long enough to resolve, and the median is taken over groups.
+    private func median(_ engine: GTKWebEngine, _ count: Int, _ step: String, group: Int) async throws -> Double {
+        let body = """
+            const means = [];
+            for (let i = 0; i < groups + 2; i++) {
+              const t0 = performance.now();
+              for (let j = 0; j < group; j++) { \(step); }
+              if (i >= 2) means.push((performance.now() - t0) / group);
+            }
+            means.sort((a, b) => a - b);
+            return means[means.length >> 1];
+            """
+        let groups = max(5, count / group)
+        let value = try await engine.callAsync(body, arguments: ["groups": .number(Double(groups)), "group": .number(Double(group))])
+        guard let ms = value.numberValue else { throw HybridError.engine(.resultNotJSON("\(value)")) }
+        return ms
+    }
+
+    /// Events emitted back to back, counted as the page receives them.
+    private func eventsPerSecond(_ engine: GTKWebEngine, host: BridgeHost, count: Int) async throws -> Double {
+        _ = try await engine.evaluate("window.__events = 0; hybrid.on('bench', () => { window.__events++; }); void 0;", in: .page)
+        let start = ContinuousClock.now
+        for index in 0..<count { try host.emit("bench", index) }
+        while (try await engine.evaluate("window.__events", in: .page)).numberValue.map({ Int($0) }) != count {
+            try await Task.sleep(for: .microseconds(200))
+            guard ContinuousClock.now - start < .seconds(60) else { throw HybridError.engine(.closed) }
+        }
+        let elapsed = ContinuousClock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return Double(count) / seconds
+    }
+}
+#endif
