@@ -1,3 +1,4 @@
+#if canImport(CSodium)
 import CSodium
 import HybridCore
 import Foundation
@@ -66,3 +67,4 @@ public struct Ed25519Verifier: SignatureVerifier {
         return crypto_sign_verify_detached(sig, bytes, UInt64(bytes.count), key) == 0
     }
 }
+#endif

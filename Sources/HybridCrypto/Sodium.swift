@@ -1,3 +1,4 @@
+#if canImport(CSodium)
 import CSodium
 import HybridCore
 import Foundation
@@ -41,9 +42,4 @@ public struct SodiumDigests: DigestFactory {
     public func makeSHA256() -> any Digest { SodiumSHA256() }
 }
 
-extension PackagePlatform {
-    /// libsodium's SHA-256 and zlib (when `libz` can be loaded): what Linux builds use.
-    public static var native: PackagePlatform {
-        PackagePlatform(digests: SodiumDigests(), compressor: ZlibCompressor.available)
-    }
-}
+#endif

@@ -259,6 +259,31 @@ final class ProgressLog: @unchecked Sendable {
         #expect(fixture.server.blobRequests.isEmpty)
     }
 
+    @Test func downloadsRunInParallelWithinTheBound() async throws {
+        let fixture = try UpdateFixture()
+        try fixture.publish(version: 1, files: UpdateFixture.site(version: 1))
+        let delay = 0.15
+        fixture.server.inject { path, _ in
+            guard path.hasPrefix("blobs/"), let data = FileManager.default.contents(atPath: fixture.repository.appendingPathComponent(path).path) else { return nil }
+            return ServerResponse(body: data, delay: .milliseconds(Int(delay * 1000)))
+        }
+        var updater = fixture.updater
+        updater.parallelDownloads = 3
+        let started = Date()
+        _ = try await updater.update("app")
+        let elapsed = Date().timeIntervalSince(started)
+        let arrivals = fixture.server.requests.filter { $0.path.hasPrefix("blobs/") }.map(\.time)
+        #expect(arrivals.count == 12)
+        // At most 3 in flight: no request arrives while 3 others are still being answered...
+        for arrival in arrivals {
+            let inFlight = arrivals.filter { $0 <= arrival && arrival.timeIntervalSince($0) < delay * 0.9 }.count
+            #expect(inFlight <= 3)
+        }
+        // ...and they did overlap: 12 delayed blobs took about 4 delays, not 12.
+        #expect(elapsed >= delay * 4 * 0.9)
+        #expect(elapsed < delay * 12)
+    }
+
     @Test func twoUpdatersOnOneStoreDoNotCorruptIt() async throws {
         let fixture = try UpdateFixture()
         try fixture.publish(version: 1, files: UpdateFixture.site(version: 1))

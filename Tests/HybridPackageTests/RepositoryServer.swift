@@ -11,7 +11,7 @@ final class RepositoryServer: @unchecked Sendable {
     let server: LoopbackServer
     let directory: URL
     private let lock = NSLock()
-    private var log: [(path: String, range: String?)] = []
+    private var log: [(path: String, range: String?, time: Date)] = []
     private var fault: Fault?
 
     init(directory: URL) throws {
@@ -27,14 +27,14 @@ final class RepositoryServer: @unchecked Sendable {
     func inject(_ fault: Fault?) { lock.withLock { self.fault = fault } }
 
     /// Requests seen so far (repository-relative path, Range header).
-    var requests: [(path: String, range: String?)] { lock.withLock { log } }
+    var requests: [(path: String, range: String?, time: Date)] { lock.withLock { log } }
     func resetLog() { lock.withLock { log = [] } }
     var blobRequests: [String] { requests.map(\.path).filter { $0.hasPrefix("blobs/") } }
 
     private func answer(_ request: ServerRequest) -> ServerResponse {
         let path = String(request.path.dropFirst("/repo/".count)).removingPercentEncoding ?? ""
         let fault = lock.withLock { () -> Fault? in
-            log.append((path, request.headers["Range"]))
+            log.append((path, request.headers["Range"], Date()))
             return self.fault
         }
         if let override = fault?(path, request) { return override }
