@@ -12,16 +12,18 @@ public struct BridgeAction: Sendable {
     /// The action's name, as the page passes it to `hybrid.call(module, action)`.
     public let name: String
     let decodeParams: @Sendable (any Decoder) throws -> any Sendable
-    let invoke: @Sendable (any Sendable, BridgeCallContext) async throws -> String
+    let invoke: nonisolated(nonsending) @Sendable (any Sendable, BridgeCallContext) async throws -> String
 
     /// Declares an action.
     /// - Parameters:
     ///   - name: The action's name.
-    ///   - handler: Runs the call. It may `await ctx.progress(…)`, should honour Swift task
-    ///     cancellation (the page aborted, timed out, or navigated away), and throws
-    ///     ``BridgeFailure`` for errors the page should see with their own code.
+    ///   - handler: Runs the call. It starts on the main actor, like the engine's own callbacks, so
+    ///     quick handlers cost no thread hop; move heavy work off it (an actor, a detached task).
+    ///     It may `await ctx.progress(…)`, should honour Swift task cancellation (the page
+    ///     aborted, timed out, or navigated away), and throws ``BridgeFailure`` for errors the
+    ///     page should see with their own code.
     public init<Params: Decodable & Sendable, Result: Encodable & Sendable>(
-        _ name: String, _ handler: @escaping @Sendable (Params, BridgeCallContext) async throws -> Result
+        _ name: String, _ handler: nonisolated(nonsending) @escaping @Sendable (Params, BridgeCallContext) async throws -> Result
     ) {
         self.name = name
         decodeParams = { decoder in try Params(from: decoder) }

@@ -12,9 +12,10 @@ struct BridgeCallTable {
         let action: String
         let generation: Int
         let bytes: Int
+        /// The timeout the call runs under, in milliseconds (reported in `timeout` errors).
+        let timeoutMilliseconds: Int
         let continuation: CheckedContinuation<BridgeResponse, Never>
         var task: Task<Void, Never>?
-        var timer: Task<Void, Never>?
     }
 
     private struct Key: Hashable {
@@ -52,10 +53,11 @@ struct BridgeCallTable {
         return nextToken
     }
 
-    mutating func attach(_ token: UInt64, task: Task<Void, Never>, timer: Task<Void, Never>) {
+    mutating func attach(_ token: UInt64, task: Task<Void, Never>) {
         entries[token]?.task = task
-        entries[token]?.timer = timer
     }
+
+    func timeoutMilliseconds(of token: UInt64) -> Int? { entries[token]?.timeoutMilliseconds }
 
     /// Removes a call; `nil` when it was already answered.
     mutating func remove(_ token: UInt64) -> Entry? {

@@ -100,11 +100,13 @@ extension BridgeRouter {
         let modules = moduleNames(for: origin)
         return await withCheckedContinuation { continuation in
             let token = calls.insert(.init(id: call.id, module: call.module, action: call.action, generation: generation,
-                                           bytes: call.size, continuation: continuation))
+                                           bytes: call.size, timeoutMilliseconds: timeoutMilliseconds, continuation: continuation))
             let context = BridgeCallContext(
                 callID: call.id, module: call.module, action: call.action, origin: origin, availableModules: modules,
                 progress: { [weak self] text in self?.progress(token, id: call.id, valueJSON: text) })
-            let task = Task { [weak self] in
+            // The handler starts on the main actor (no thread hop for quick handlers) in a task
+            // of its own, so a timeout, an abort or a navigation can cancel it.
+            let task = Task { @MainActor [weak self] in
                 do {
                     let value = try await action.invoke(params, context)
                     self?.finish(token, .success(value))
@@ -112,12 +114,8 @@ extension BridgeRouter {
                     self?.finish(token, .failure(BridgeFailure(error)))
                 }
             }
-            let timer = Task { [weak self] in
-                try? await Task.sleep(for: timeout)
-                guard !Task.isCancelled else { return }
-                self?.finish(token, .failure(.timeout(milliseconds: timeoutMilliseconds)))
-            }
-            calls.attach(token, task: task, timer: timer)
+            calls.attach(token, task: task)
+            deadlines.add(token, at: .now + timeout)
         }
     }
 
@@ -130,7 +128,7 @@ extension BridgeRouter {
     func finish(_ token: UInt64, _ result: Result<String, BridgeFailure>) {
         guard let entry = calls.remove(token) else { return }
         entry.task?.cancel()
-        entry.timer?.cancel()
+        deadlines.remove(token)
         let delivered = entry.generation == document?.generation
         let text: String
         let code: String?

@@ -68,6 +68,7 @@ public final class BridgeRouter {
     var generation = 0
     var decoder: BridgeDecoder
     var calls = BridgeCallTable()
+    let deadlines = BridgeDeadlines()
 
     /// A router with `modules` registered.
     public init(modules: [any BridgeModule] = [], limits: Limits = Limits(), nonceMode: NonceMode = .announced) {
@@ -75,6 +76,10 @@ public final class BridgeRouter {
         self.nonceMode = nonceMode
         decoder = BridgeDecoder(maxMessageBytes: limits.maxMessageBytes)
         for module in modules { register(module) }
+        deadlines.onExpire = { [weak self] token in
+            guard let self, let ms = self.calls.timeoutMilliseconds(of: token) else { return }
+            self.finish(token, .failure(.timeout(milliseconds: ms)))
+        }
     }
 
     /// Registers (or replaces) a module.
