@@ -90,6 +90,12 @@ final class ProgressLog: @unchecked Sendable {
         #expect(fixture.server.blobRequests.count == 3)
         let changed = v2.manifest.files.filter { $0.path.value.hasPrefix("js/m0") || $0.path.value.hasPrefix("js/m1") || $0.path.value.hasPrefix("js/m2") }
         #expect(second.bytesFetched == changed.reduce(0) { $0 + Int64($1.storedSize) })
+        #expect(second.fetchedPaths == ["js/m0.js", "js/m1.js", "js/m2.js"])
+        // The ideal update: changed blobs as stored + pointer + manifest + their signatures, nothing more.
+        let documents = try ["packages/app/latest.json", "packages/app/latest.json.sig", "packages/app/2/manifest.json", "packages/app/2/manifest.json.sig"]
+            .reduce(Int64(0)) { $0 + Int64(try Data(contentsOf: fixture.repository.appendingPathComponent($1)).count) }
+        #expect(second.documentBytes == documents)
+        #expect(second.totalBytes == second.bytesFetched + documents)
 
         let third = try await fixture.updater.update("app")
         #expect(third.upToDate)

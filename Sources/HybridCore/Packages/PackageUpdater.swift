@@ -43,6 +43,11 @@ public struct PackageUpdater: Sendable {
         public var bytesResumed: Int64 = 0
         /// Bytes of pointer, manifest and signatures.
         public var documentBytes: Int64 = 0
+        /// Paths of the files whose blobs were fetched, sorted.
+        public var fetchedPaths: [String] = []
+
+        /// Everything this update transferred: blobs plus documents.
+        public var totalBytes: Int64 { bytesFetched + documentBytes }
     }
 
     public let repository: URL
@@ -122,6 +127,7 @@ public struct PackageUpdater: Sendable {
         meter.phase(.downloading)
         let totals = try await download(queue, downloader: downloader, store: store, meter: meter)
         report.blobsFetched = queue.count
+        report.fetchedPaths = manifest.files.filter { missing[$0.sha256] != nil }.map(\.path.value)
         report.bytesFetched = totals.fetched
         report.bytesResumed = totals.resumed
 

@@ -53,6 +53,8 @@ enum UpdateCommand: HybridCommand {
                 }
                 bar.finish()
                 print(describe(report))
+                for path in report.fetchedPaths.prefix(20) { print("  fetched \(path)") }
+                if report.fetchedPaths.count > 20 { print("  … and \(report.fetchedPaths.count - 20) more") }
             } catch {
                 bar.finish()
                 failed += 1
