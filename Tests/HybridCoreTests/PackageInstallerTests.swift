@@ -98,6 +98,24 @@ import Testing
         #expect(store.state("app").highestSeen == 1)   // a refused manifest is not "seen"
     }
 
+    @Test(arguments: ["../evil.js", "/etc/passwd", "js\\evil.js", "js/%2e%2e/evil.js", "js/..%2fevil.js", "js/%252e%252e/x", "js//app.js", "CSS/App.css", "a\u{0}b"])
+    func signedManifestWithHostilePathIsRefused(_ hostile: String) throws {
+        let fixture = try PackageFixture()
+        let store = fixture.store()
+        try fixture.pack(version: 1)
+        let original = try #require(fixture.repoFile("packages/app/1/manifest.json"))
+        // The publisher's key signed it, but the path is still refused: signatures are not sanitisers.
+        let json = String(decoding: original, as: UTF8.self)
+        let encoded = String(decoding: try JSONEncoder().encode(hostile), as: UTF8.self)
+        let tampered = Data(json.replacingOccurrences(of: "\"data/tiny.json\"", with: encoded).utf8)
+        #expect(tampered != original)
+        let signature = DetachedSignature.fileData(try fixture.signer.sign(tampered))
+        #expect {
+            try fixture.installer(store).install(manifest: tampered, signature: signature)
+        } throws: { ["invalid_path", "invalid_manifest", "path_collision"].contains(($0 as? HybridError)?.code ?? "") }
+        #expect(store.activeVersion("app") == nil)
+    }
+
     @Test func expiredManifestIsRefused() throws {
         let fixture = try PackageFixture()
         let store = fixture.store()

@@ -180,10 +180,7 @@ public struct PackageInstaller: Sendable {
 
     private func writeActive(_ record: PackageStore.ActiveRecord, id: String, crashBeforeRename: Bool) throws {
         let url = store.activeURL(id)
-        let temporary = store.packageDirectory(id).appendingPathComponent(".active.json.tmp-\(UUID().uuidString)")
-        let data = try JSONEncoder().encode(record)
-        try store.config.faults?.willWrite(data.count, to: url.path)
-        do { try data.write(to: temporary) } catch { throw PackageStore.writeError(error, path: url.path) }
+        let temporary = try store.writeTemporary(try JSONEncoder().encode(record), for: url)
         if crashBeforeRename { try store.config.faults?.checkpoint(.pointerWritten) }
         try store.rename(temporary, to: url)
     }

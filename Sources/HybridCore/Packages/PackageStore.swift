@@ -127,16 +127,29 @@ public struct PackageStore: Sendable {
     /// Writes `data` to `url` atomically (temporary file + rename), honouring injected faults.
     /// - Throws: ``PackageFailure/diskFull(path:)`` or ``PackageFailure/writeFailed(path:message:)``.
     func atomicWrite(_ data: Data, to url: URL) throws {
+        try rename(try writeTemporary(data, for: url), to: url)
+    }
+
+    /// Writes `data` to a new temporary file beside `url` and `fsync`s it: without the sync, a
+    /// power cut after the caller's rename can leave an empty file under the final name.
+    /// - Returns: the temporary file, for the caller to rename into place.
+    func writeTemporary(_ data: Data, for url: URL) throws -> URL {
         try createDirectory(url.deletingLastPathComponent())
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp-\(UUID().uuidString)")
         try config.faults?.willWrite(data.count, to: url.path)
         do {
-            try data.write(to: temporary)
+            guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
+                throw HybridError.pkg(.writeFailed(path: temporary.path, message: "cannot create"))
+            }
+            let handle = try FileHandle(forWritingTo: temporary)
+            defer { try? handle.close() }
+            try handle.write(contentsOf: data)
+            try handle.synchronize()
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             throw Self.writeError(error, path: url.path)
         }
-        try rename(temporary, to: url)
+        return temporary
     }
 
     /// `rename(2)`: atomic replacement within one file system.
