@@ -102,6 +102,26 @@ final class ProgressLog: @unchecked Sendable {
         #expect(try await fixture.updater.availablePackages() == ["app"])
     }
 
+    @Test func plainStaticServerIsEnoughIncludingRangeResume() async throws {
+        // The repository is static files: HybridServer's generic directory serving (as a CDN or
+        // nginx would) is all the updater needs, resume included.
+        let fixture = try UpdateFixture()
+        let v1 = try fixture.publish(version: 1, files: UpdateFixture.site(version: 1))
+        fixture.server.server.serveDirectory(fixture.repository, at: "/static")
+        let big = try #require(v1.manifest.files.max { $0.storedSize < $1.storedSize })
+        let full = try Data(contentsOf: fixture.repository.appendingPathComponent(PackageRepositoryLayout.blob(big.blob)))
+        let store = fixture.store
+        try FileManager.default.createDirectory(at: store.partialDirectory, withIntermediateDirectories: true)
+        try full.prefix(1000).write(to: store.partialURL(big.blob))   // left by an interrupted run
+
+        let updater = PackageUpdater(repository: fixture.server.server.url("/static/"), installer: fixture.installer, timeout: 10)
+        let report = try await updater.update("app")
+        #expect(report.outcome == .installed(version: 1, previous: nil))
+        #expect(report.bytesResumed == 1000)
+        #expect(report.bytesFetched == v1.manifest.files.reduce(0) { $0 + Int64($1.storedSize) } - 1000)
+        #expect(try fixture.activeIndex().contains("page"))
+    }
+
     @Test func badOrMissingSignatureIsRefusedAndActiveKeepsServing() async throws {
         let fixture = try UpdateFixture()
         try fixture.publish(version: 1, files: UpdateFixture.site(version: 1))
