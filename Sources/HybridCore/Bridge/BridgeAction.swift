@@ -48,35 +48,3 @@ public struct BridgeEmpty: Codable, Sendable, Hashable {
         try container.encodeNil()
     }
 }
-
-/// JSON encoding shared by replies, progress and events.
-enum BridgeJSON {
-    /// Compact JSON text of `value` (top-level fragments allowed).
-    /// - Throws: ``BridgeFailure/internalError(_:)`` when it cannot be encoded (NaN, infinity).
-    static func encode<T: Encodable>(_ value: T) throws -> String {
-        if let value = value as? JSONValue { return value.jsonText }
-        do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.withoutEscapingSlashes]
-            return String(decoding: try encoder.encode(value), as: UTF8.self)
-        } catch {
-            throw BridgeFailure.internalError("result is not JSON-encodable: \(error)")
-        }
-    }
-
-    /// A short description of a decoding error: where and what (`params.count: expected Int`).
-    static func describe(_ error: any Error, root: String = "params") -> String {
-        guard let error = error as? DecodingError else { return String(describing: error) }
-        func path(_ codingPath: [any CodingKey]) -> String {
-            ([root] + codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue })
-                .joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
-        }
-        switch error {
-        case .typeMismatch(let type, let context): return "\(path(context.codingPath)): expected \(type)"
-        case .valueNotFound(let type, let context): return "\(path(context.codingPath)): missing \(type)"
-        case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])): missing"
-        case .dataCorrupted(let context): return "\(path(context.codingPath)): \(context.debugDescription)"
-        @unknown default: return String(describing: error)
-        }
-    }
-}

@@ -12,7 +12,20 @@ public struct BridgeDecoder: Sendable {
 
     /// Messages longer than this many UTF-8 bytes fail with `payload_too_large`.
     public var maxMessageBytes: Int
-    var table: BridgeActionTable
+    var table: BridgeActionTable {
+        didSet { parser = Parser(table) }
+    }
+    /// One configured `JSONDecoder` per table: making one per message costs more than parsing
+    /// a small message.
+    private var parser: Parser
+
+    private final class Parser: Sendable {
+        let decoder: JSONDecoder
+        init(_ table: BridgeActionTable) {
+            decoder = JSONDecoder()
+            decoder.userInfo[BridgeActionTable.userInfoKey] = table
+        }
+    }
 
     /// A decoder with no modules: every call resolves to `unknown_module`.
     public init(maxMessageBytes: Int = BridgeDecoder.defaultMaxMessageBytes) {
@@ -29,6 +42,7 @@ public struct BridgeDecoder: Sendable {
     init(maxMessageBytes: Int, table: BridgeActionTable) {
         self.maxMessageBytes = maxMessageBytes
         self.table = table
+        parser = Parser(table)
     }
 
     /// A failure to decode, with the call id when one could be read from the message's start.
@@ -45,10 +59,8 @@ public struct BridgeDecoder: Sendable {
         guard size <= maxMessageBytes else {
             return .failure(Failure(failure: .payloadTooLarge(size: size, limit: maxMessageBytes), callID: Self.peekCallID(text)))
         }
-        let decoder = JSONDecoder()
-        decoder.userInfo[BridgeActionTable.userInfoKey] = table
         do {
-            var message = try decoder.decode(BridgeFrame.self, from: Data(text.utf8)).message
+            var message = try parser.decoder.decode(BridgeFrame.self, from: Data(text.utf8)).message
             if case .call(var call) = message {
                 call.size = size
                 message = .call(call)

@@ -216,7 +216,7 @@ public final class BridgeHost {
                             transport.world(named: options.worldName)))
         }
         if !urlTexts.isEmpty {
-            let list = urlTexts.map(\.jsStringLiteral).joined(separator: ",")
+            let list = urlTexts.map(BridgeJSON.quote).joined(separator: ",")
             scripts.append(("window.__hybridkitURL && window.__hybridkitURL.deliver([\(list)]); void 0;", .page))
         }
         for (script, world) in scripts { _ = try? await engine.evaluate(script, in: world) }

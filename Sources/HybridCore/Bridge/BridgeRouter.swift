@@ -68,6 +68,7 @@ public final class BridgeRouter {
     var generation = 0
     var decoder: BridgeDecoder
     var calls = BridgeCallTable()
+    private var moduleNamesByOrigin: [BridgeOrigin?: [String]] = [:]
     let deadlines = BridgeDeadlines()
 
     /// A router with `modules` registered.
@@ -85,6 +86,7 @@ public final class BridgeRouter {
     /// Registers (or replaces) a module.
     public func register(_ module: any BridgeModule) {
         decoder.table.register(module)
+        moduleNamesByOrigin.removeAll()
     }
 
     /// The registered module names, sorted.
@@ -92,7 +94,11 @@ public final class BridgeRouter {
 
     /// The names of the modules `origin` may call, sorted.
     public func moduleNames(for origin: BridgeOrigin?) -> [String] {
-        decoder.table.modules.filter { $0.value.allowedOrigins.admits(origin) }.keys.sorted()
+        if let names = moduleNamesByOrigin[origin] { return names }
+        let names = decoder.table.modules.filter { $0.value.allowedOrigins.admits(origin) }.keys.sorted()
+        if moduleNamesByOrigin.count > 64 { moduleNamesByOrigin.removeAll() }
+        moduleNamesByOrigin[origin] = names
+        return names
     }
 
     /// Calls that have been accepted and not yet answered.

@@ -97,8 +97,8 @@ public enum BridgeTransportScript {
     /// The script that delivers answers, progress and events to the transport of the document
     /// with `nonce` (a document that has since gone ignores it).
     public static func deliver(_ texts: [String], nonce: String?) -> String {
-        let list = texts.map(\.jsStringLiteral).joined(separator: ",")
-        return "window.__hybridkitTransport && window.__hybridkitTransport.deliver(\((nonce ?? "").jsStringLiteral), [\(list)]); void 0;"
+        let list = texts.map(BridgeJSON.quote).joined(separator: ",")
+        return "window.__hybridkitTransport && window.__hybridkitTransport.deliver(\(BridgeJSON.quote(nonce ?? "")), [\(list)]); void 0;"
     }
 
     /// The page runtime `hybrid.js`, shipped as a package resource.

@@ -27,7 +27,7 @@ public enum BridgeWire {
 
     /// An event for `hybrid.on(name, …)` listeners.
     public static func event(name: String, payloadJSON: String) -> String {
-        #"{"t":"event","name":"# + name.jsStringLiteral + #","payload":"# + payloadJSON + "}"
+        #"{"t":"event","name":"# + BridgeJSON.quote(name) + #","payload":"# + payloadJSON + "}"
     }
 
     /// The answer to a hello: what the runtime exposes as `hybrid.version` / `hybrid.capabilities`.
@@ -37,9 +37,9 @@ public enum BridgeWire {
 
     /// `{"code":…,"message":…,"data":…}` for a failure.
     public static func errorJSON(_ failure: BridgeFailure) -> String {
-        var error: [String: JSONValue] = ["code": .string(failure.code), "message": .string(failure.description)]
-        if let data = failure.data { error["data"] = data }
-        return JSONValue.object(error).jsonText
+        var text = #"{"code":"# + BridgeJSON.quote(failure.code) + #","message":"# + BridgeJSON.quote(failure.description)
+        if let data = failure.data, let json = try? BridgeJSON.write(data) { text += #","data":"# + json }
+        return text + "}"
     }
 
     private static func idText(_ id: Int?) -> String { id.map(String.init) ?? "null" }
