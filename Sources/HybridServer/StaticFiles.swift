@@ -1,8 +1,8 @@
 import Foundation
 
 /// Serves a directory read-only: correct content types, `ETag`/`If-None-Match` → 304,
-/// `Last-Modified`/`If-Modified-Since`, single `Range` → 206/416, `HEAD`, and `index.html` for
-/// directories. Nothing outside the root is reachable: `..`, `.` and encoded slashes or dots
+/// `Last-Modified`/`If-Modified-Since`, single `Range` → 206/416, `HEAD`, `index.html` for
+/// directories, and gzip for text types when the client accepts it. Nothing outside the root is reachable: `..`, `.` and encoded slashes or dots
 /// (`%2e%2e`, `%2f`) in any segment, backslashes, NUL and symbolic links leading out of the
 /// root all answer 404 — the same answer as a missing file, so probing learns nothing.
 public struct StaticFiles: Sendable {
@@ -14,6 +14,11 @@ public struct StaticFiles: Sendable {
     public var indexFile = "index.html"
     /// Sent with every file; `no-cache` makes clients revalidate with the ETag (cheap 304s).
     public var cacheControl = "no-cache"
+    /// Compress text types for clients that accept gzip (never for ranges).
+    public var gzip = true
+    #if canImport(CWebKitGTK)
+    private let encoder = GzipEncoding()
+    #endif
 
     public init(root: URL, prefix: String = "/") {
         self.root = root.standardizedFileURL.resolvingSymlinksInPath()
@@ -43,15 +48,30 @@ public struct StaticFiles: Sendable {
               let data = try? Data(contentsOf: resolved, options: .mappedIfSafe)
         else { return .status(404) }
         let modified = (attributes[.modificationDate] as? Date) ?? Date(timeIntervalSince1970: 0)
-        return answer(request, data: data, modified: modified, contentType: MIMEType.forPath(resolved.lastPathComponent))
+        return answer(request, file: resolved.path, data: data, modified: modified,
+                      contentType: MIMEType.forPath(resolved.lastPathComponent))
     }
 
-    private func answer(_ request: ServerRequest, data: Data, modified: Date, contentType: String) -> ServerResponse {
-        let etag = Self.entityTag(size: data.count, modified: modified)
-        var headers: HTTPHeaders = [
+    private func answer(_ request: ServerRequest, file: String, data: Data, modified: Date, contentType: String) -> ServerResponse {
+        var etag = Self.entityTag(size: data.count, modified: modified)
+        var data = data
+        var headers: HTTPHeaders = [:]
+        #if canImport(CWebKitGTK)
+        if gzip, GzipEncoding.compressible(contentType), data.count >= GzipEncoding.minimumSize,
+           request.headers["Range"] == nil {
+            headers.add("Vary", "Accept-Encoding")
+            if GzipEncoding.accepts(request.headers["Accept-Encoding"]), let encoded = encoder.encode(data, key: file + etag) {
+                // Another representation, so another strong validator.
+                etag = String(etag.dropLast()) + "-gz\""
+                data = encoded
+                headers.add("Content-Encoding", "gzip")
+            }
+        }
+        #endif
+        for field in [
             "Content-Type": contentType, "ETag": etag, "Last-Modified": HTTPDate.format(modified),
             "Accept-Ranges": "bytes", "Cache-Control": cacheControl, "X-Content-Type-Options": "nosniff",
-        ]
+        ] as HTTPHeaders { headers.add(field.name, field.value) }
         if Self.notModified(request, etag: etag, modified: modified) {
             headers.remove("Content-Type")
             return ServerResponse(status: 304, headers: headers)

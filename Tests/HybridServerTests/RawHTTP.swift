@@ -7,17 +7,9 @@ import Glibc
 /// plain TCP socket and returns whatever the server answers before closing or timing out.
 enum RawHTTP {
     static func exchange(port: Int, _ request: Data, timeout: TimeInterval = 5) -> String {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = connectTo(port: port)
         guard fd >= 0 else { return "" }
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { return "" }
         var wait = timeval(tv_sec: Int(timeout), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
         _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -33,6 +25,31 @@ enum RawHTTP {
     }
 
     static func exchange(port: Int, _ request: String) -> String { exchange(port: port, Data(request.utf8)) }
+
+    /// A slow client: connects, sends `partial` and then nothing. Close the descriptor to hang up.
+    static func stall(port: Int, sending partial: String) -> Int32 {
+        let fd = connectTo(port: port)
+        if fd >= 0 { _ = partial.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) } }
+        return fd
+    }
+
+    /// A connected TCP socket to 127.0.0.1:`port`, or -1.
+    static func connectTo(port: Int) -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return -1 }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(fd)
+            return -1
+        }
+        return fd
+    }
 
     /// The status code of the first response line, or `nil` when the server answered nothing.
     static func status(of response: String) -> Int? {

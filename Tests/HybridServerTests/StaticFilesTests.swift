@@ -19,6 +19,7 @@ struct StaticFilesTests {
             try files.createDirectory(at: root.appendingPathComponent("sub"), withIntermediateDirectories: true)
             try Data("<h1>home</h1>".utf8).write(to: root.appendingPathComponent("index.html"))
             try Data("console.log(1)".utf8).write(to: root.appendingPathComponent("app.js"))
+            try Data(String(repeating: "hello gzip ", count: 200).utf8).write(to: root.appendingPathComponent("big.txt"))
             try Data("{}".utf8).write(to: root.appendingPathComponent("data.json"))
             try TestRoutes.pattern(count: 1000).write(to: root.appendingPathComponent("blob.bin"))
             try Data("sub index".utf8).write(to: root.appendingPathComponent("sub/index.html"))
@@ -130,6 +131,32 @@ struct StaticFilesTests {
         let raw = RawHTTP.exchange(port: site.server.port, "GET /static/../../../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(!raw.contains("root:"))
         #expect(RawHTTP.status(of: raw).map { (400...499).contains($0) } ?? true)
+    }
+
+    @Test func textIsGzippedWhenAcceptedWithItsOwnValidator() async throws {
+        let site = try Fixture()
+        let original = try Data(contentsOf: site.root.appendingPathComponent("big.txt"))
+        // URLSession asks for gzip and decodes it; the raw wire shows what was sent.
+        let decoded = try await site.get("/static/big.txt")
+        #expect(decoded.body == original)
+        let request = "GET /static/big.txt HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n"
+        let wire = RawHTTP.exchange(port: site.server.port, request)
+        #expect(wire.contains("Content-Encoding: gzip"))
+        #expect(wire.contains("Vary: Accept-Encoding"))
+        let length = wire.components(separatedBy: "\r\n").first { $0.hasPrefix("Content-Length:") }
+        #expect(length.flatMap { Int($0.dropFirst(15).trimmingCharacters(in: .whitespaces)) }.map { $0 < original.count } == true)
+        let identity = RawHTTP.exchange(port: site.server.port,
+                                        "GET /static/big.txt HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip;q=0\r\nConnection: close\r\n\r\n")
+        #expect(!identity.contains("Content-Encoding"))
+        let plainTag = identity.components(separatedBy: "\r\n").first { $0.hasPrefix("ETag:") }
+        let gzipTag = wire.components(separatedBy: "\r\n").first { $0.hasPrefix("ETag:") }
+        #expect(plainTag != nil && gzipTag != nil && plainTag != gzipTag)
+        // Binary types and ranges are never compressed.
+        let binary = RawHTTP.exchange(port: site.server.port,
+                                      "GET /static/blob.bin HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n")
+        #expect(!binary.contains("Content-Encoding"))
+        let ranged = try await site.get("/static/big.txt", ["Range": "bytes=0-4"])
+        #expect(ranged.text == "hello")
     }
 
     @Test func byteRangeParsing() {
