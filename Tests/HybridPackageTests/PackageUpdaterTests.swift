@@ -322,6 +322,9 @@ final class ProgressLog: @unchecked Sendable {
         async let b = fixture.updater.update("app")
         let reports = try await [a, b]
         #expect(reports.contains { $0.outcome == .installed(version: 1, previous: nil) })
+        // Each blob crossed the network once: the second updater waited for the first's download.
+        let manifest = try fixture.store.activePackage("app").manifest
+        #expect(reports.reduce(0) { $0 + $1.bytesFetched } == manifest.files.reduce(0) { $0 + Int64($1.storedSize) })
         #expect(fixture.store.activeVersion("app") == 1)
         let package = try fixture.store.activePackage("app")
         for file in package.manifest.files {

@@ -54,17 +54,25 @@ final class PackageDownloader: NSObject, URLSessionDataDelegate, @unchecked Send
         return data
     }
 
+    /// What fetching one blob took.
+    struct Outcome: Sendable {
+        /// Bytes fetched over the network.
+        var fetched = 0
+        /// Bytes an earlier, interrupted attempt had already written.
+        var resumed = 0
+        /// Another updater on the store fetched it while this one waited.
+        var byAnotherUpdater = false
+    }
+
     /// Downloads one blob into the store (resuming a partial one), verified and decoded.
-    /// - Returns: bytes fetched over the network and bytes resumed from disk.
     func fetch(_ file: PackageFile, from url: URL, into store: PackageStore, platform: PackagePlatform,
-               onBytes: @escaping @Sendable (Int) -> Void) async throws -> (fetched: Int, resumed: Int) {
+               onBytes: @escaping @Sendable (Int) -> Void) async throws -> Outcome {
         let transfer = BlobTransfer(url: url, file: file, store: store, digests: digests, onBytes: onBytes)
         guard let request = try await transfer.prepare(digests: digests) else {
-            if !store.hasBlob(file.sha256) {
-                try transfer.finishWithoutRequest()
-                try decodeIfNeeded(file, transfer: transfer, store: store, platform: platform)
-            }
-            return (0, transfer.resumedFrom)
+            if store.hasBlob(file.sha256) { return Outcome(byAnotherUpdater: true) }
+            try transfer.finishWithoutRequest()
+            try decodeIfNeeded(file, transfer: transfer, store: store, platform: platform)
+            return Outcome(resumed: transfer.resumedFrom)
         }
         let task = session.dataTask(with: request)
         lock.withLock { transfers[task.taskIdentifier] = transfer }
@@ -77,7 +85,7 @@ final class PackageDownloader: NSObject, URLSessionDataDelegate, @unchecked Send
             task.cancel()
         }
         try decodeIfNeeded(file, transfer: transfer, store: store, platform: platform)
-        return (file.storedSize - transfer.resumedFrom, transfer.resumedFrom)
+        return Outcome(fetched: file.storedSize - transfer.resumedFrom, resumed: transfer.resumedFrom)
     }
 
     private func decodeIfNeeded(_ file: PackageFile, transfer: BlobTransfer, store: PackageStore, platform: PackagePlatform) throws {

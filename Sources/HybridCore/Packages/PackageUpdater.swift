@@ -125,11 +125,13 @@ public struct PackageUpdater: Sendable {
         let queue = missing.values.sorted { $0.storedSize > $1.storedSize }   // big first: better overlap
         meter.expect(blobs: queue.count, bytes: queue.reduce(Int64(0)) { $0 + Int64($1.storedSize) })
         meter.phase(.downloading)
-        let totals = try await download(queue, downloader: downloader, store: store, meter: meter)
-        report.blobsFetched = queue.count
-        report.fetchedPaths = manifest.files.filter { missing[$0.sha256] != nil }.map(\.path.value)
-        report.bytesFetched = totals.fetched
-        report.bytesResumed = totals.resumed
+        let outcomes = try await download(queue, downloader: downloader, store: store, meter: meter)
+        let fetched = outcomes.filter { !$0.value.byAnotherUpdater }
+        report.blobsFetched = fetched.count
+        report.blobsReused += outcomes.count - fetched.count
+        report.fetchedPaths = manifest.files.filter { fetched[$0.sha256] != nil }.map(\.path.value)
+        report.bytesFetched = fetched.values.reduce(0) { $0 + Int64($1.fetched) }
+        report.bytesResumed = fetched.values.reduce(0) { $0 + Int64($1.resumed) }
 
         meter.phase(.installing)
         report.outcome = try installer.install(manifest: manifestData, signature: manifestSignature, now: now)
@@ -137,41 +139,40 @@ public struct PackageUpdater: Sendable {
         return report
     }
 
+    /// Downloads `files` at most ``parallelDownloads`` at a time.
+    /// - Returns: what each blob took, by file SHA-256.
     private func download(_ files: [PackageFile], downloader: PackageDownloader, store: PackageStore,
-                          meter: ProgressMeter) async throws -> (fetched: Int64, resumed: Int64) {
+                          meter: ProgressMeter) async throws -> [String: PackageDownloader.Outcome] {
         let platform = installer.platform
         let base = self
-        return try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+        return try await withThrowingTaskGroup(of: (String, PackageDownloader.Outcome).self) { group in
             var next = 0
-            var fetched: Int64 = 0, resumed: Int64 = 0
             func startNext() {
                 guard next < files.count else { return }
                 let file = files[next]
                 next += 1
                 group.addTask {
-                    let result = try await downloader.fetch(file, from: base.url(PackageRepositoryLayout.blob(file.blob)), into: store,
-                                                            platform: platform, onBytes: { meter.received($0) })
-                    meter.received(result.resumed)
+                    let outcome = try await downloader.fetch(file, from: base.url(PackageRepositoryLayout.blob(file.blob)), into: store,
+                                                             platform: platform, onBytes: { meter.received($0) })
+                    meter.received(outcome.resumed)
                     meter.blobDone()
-                    return result
+                    return (file.sha256, outcome)
                 }
             }
             for _ in 0..<min(parallelDownloads, files.count) { startNext() }
             // One failed blob does not stop the others: what they fetch is kept for the next attempt.
+            var outcomes: [String: PackageDownloader.Outcome] = [:]
             var firstError: (any Error)?
             while let result = await group.nextResult() {
                 switch result {
-                case .success(let (got, kept)):
-                    fetched += Int64(got)
-                    resumed += Int64(kept)
-                case .failure(let error):
-                    if firstError == nil { firstError = error }
+                case .success(let (sha256, outcome)): outcomes[sha256] = outcome
+                case .failure(let error): if firstError == nil { firstError = error }
                 }
                 if Task.isCancelled { group.cancelAll() } else { startNext() }
             }
             if let firstError { throw firstError }
             try Task.checkCancellation()
-            return (fetched, resumed)
+            return outcomes
         }
     }
 
