@@ -145,7 +145,7 @@ public struct PackageFile: Codable, Sendable, Equatable {
 enum PackageDates {
     static var encoder: JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]   // compact: the manifest is most of an update's bytes
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
             try container.encode(format(date))
