@@ -35,15 +35,24 @@ final class BlobTransfer: @unchecked Sendable {
     /// hashes what it already holds. Returns the request to send (with `Range` when resuming).
     func prepare(digests: any DigestFactory) async throws -> URLRequest? {
         try store.createDirectory(partial.deletingLastPathComponent())
+        var attempts = 0
         while true {
             if store.hasBlob(file.sha256) { return nil }
             if !FileManager.default.fileExists(atPath: partial.path) {
                 _ = FileManager.default.createFile(atPath: partial.path, contents: nil)
             }
-            let handle = try FileHandle(forUpdating: partial)
+            attempts += 1
+            guard let handle = try? FileHandle(forUpdating: partial) else {
+                // Removed between the check and the open by another updater: look again, but not forever.
+                guard attempts < 50 else { throw HybridError.pkg(.writeFailed(path: partial.path, message: "cannot open")) }
+                continue
+            }
             // Another updater on this store is fetching the same blob: wait for it, then see.
             while flock(handle.fileDescriptor, LOCK_EX | LOCK_NB) != 0 {
-                try await Task.sleep(nanoseconds: 20_000_000)
+                do { try await Task.sleep(nanoseconds: 20_000_000) } catch {
+                    try? handle.close()
+                    throw error
+                }
             }
             if store.hasBlob(file.sha256) {
                 // Another updater finished it; nobody needs the partial any more.
@@ -63,14 +72,20 @@ final class BlobTransfer: @unchecked Sendable {
         guard let handle else { return nil }
         digest = digests.makeSHA256()
         var size = 0
-        while let chunk = try handle.read(upToCount: 1 << 16), !chunk.isEmpty {
-            size += chunk.count
-            digest.update(chunk)
-        }
-        if size > file.storedSize {
-            try handle.truncate(atOffset: 0)
-            digest = digests.makeSHA256()
-            size = 0
+        do {
+            while let chunk = try handle.read(upToCount: 1 << 16), !chunk.isEmpty {
+                size += chunk.count
+                digest.update(chunk)
+            }
+            if size > file.storedSize {
+                try handle.truncate(atOffset: 0)
+                digest = digests.makeSHA256()
+                size = 0
+            }
+        } catch {
+            try? handle.close()
+            self.handle = nil
+            throw HybridError.pkg(.writeFailed(path: partial.path, message: "\(error)"))
         }
         received = size
         resumedFrom = size
