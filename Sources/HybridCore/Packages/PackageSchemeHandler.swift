@@ -9,6 +9,14 @@ import FoundationNetworking
 /// Register it for the custom scheme (`app` for `app://m.example.com/app/index.html`); it reads
 /// the store's active version on each request (one small file), so an activation or rollback
 /// takes effect on the next request without re-registering.
+///
+/// ```swift
+/// let store = PackageStore(root: supportDirectory.appendingPathComponent("packages"))
+/// let installer = PackageInstaller(store: store, platform: .native, verifier: try Ed25519KeyFiles.verifier(at: publicKey))
+/// let configuration = EngineConfiguration(schemeHandlers: ["app": PackageSchemeHandler(store: store, id: "shop", customScheme: "app")])
+/// // load app://m.example.com/app/, then on load finished: try installer.markLoaded("shop")
+/// //                                   on a failed load:    try installer.rollback("shop") and reload
+/// ```
 public struct PackageSchemeHandler: URLSchemeHandler {
     /// Fetches `url` (at the package's real origin) for a request the package cannot answer.
     public typealias NetworkFetch = @Sendable (_ request: SchemeRequest, _ url: URL) async throws -> SchemeResponse
