@@ -46,7 +46,18 @@ public enum Ed25519KeyFiles {
     /// Reads a signer from a private key file (or a key directory holding `private`).
     /// - Throws: ``PackageFailure/invalidKey(_:)``.
     public static func signer(at url: URL) throws -> Ed25519Signer {
-        try Ed25519Signer(seed: readKey(at: resolve(url, name: privateName)))
+        let file = resolve(url, name: privateName)
+        // A public key is 32 bytes of base64 too: without these checks, `--key KEYDIR/public`
+        // would sign with a key nobody trusts, and clients would refuse everything.
+        guard file.lastPathComponent != publicName else {
+            throw HybridError.package(.invalidKey("\(file.path) is the public key; signing needs \(privateName)"))
+        }
+        let signer = try Ed25519Signer(seed: readKey(at: file))
+        let sibling = file.deletingLastPathComponent().appendingPathComponent(publicName)
+        if FileManager.default.fileExists(atPath: sibling.path), try readKey(at: sibling) != signer.publicKey {
+            throw HybridError.package(.invalidKey("\(file.path) does not match \(sibling.path)"))
+        }
+        return signer
     }
 
     /// Reads a verifier from a public key file (or a key directory holding `public`).

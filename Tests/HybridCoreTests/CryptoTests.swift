@@ -50,6 +50,10 @@ import Testing
         #expect(reread.publicKey == signer.publicKey)
         #expect(verifier.isValidSignature(try reread.sign(Data("x".utf8)), of: Data("x".utf8)))
         #expect(throws: HybridError.self) { try Ed25519KeyFiles.generate(into: directory) }
+        // Signing with the public key file by mistake, or with a private key from another pair, is refused.
+        #expect(throws: HybridError.self) { try Ed25519KeyFiles.signer(at: directory.appendingPathComponent("public")) }
+        try Data((try Ed25519Signer.generate().seed.base64EncodedString() + "\n").utf8).write(to: directory.appendingPathComponent("private"))
+        #expect(throws: HybridError.self) { try Ed25519KeyFiles.signer(at: directory) }
     }
 
     @Test func malformedKeysAreRefused() throws {
