@@ -75,14 +75,20 @@ var targets: [Target] = [
     // Offline packages over real HTTP (updater, resume, faults) against HybridServer's loopback server.
     .testTarget(name: "HybridPackageTests", dependencies: ["HybridCore", "HybridCrypto", "HybridServer"]),
     .testTarget(name: "HybridServerTests", dependencies: ["HybridServer", "HybridCore"]),
-    .testTarget(
-        name: "HybridGTKTests",
+    // The end-to-end suite on the real engine. An executable, not a test bundle: the Swift test
+    // runner keeps the main thread to itself and drains the main queue on whichever worker thread
+    // is free, but WebKit must stay on one thread. Here GLib owns the main thread and runs the
+    // MainActor (GLibMainLoop.run), exactly as in the app. Run: `hybrid-engine-tests [--filter X]`.
+    .executableTarget(
+        name: "hybrid-engine-tests",
         dependencies: [
             "HybridCore",
+            "HybridCrypto",
             "HybridTestSupport",
             .target(name: "HybridGTK", condition: linux),
             .target(name: "HybridServer", condition: linux),
-        ]
+        ],
+        path: "Tests/HybridGTKTests"
     ),
 ]
 

@@ -15,17 +15,30 @@ final class GAsyncCall<Value: Sendable> {
         self.finish = finish
     }
 
-    func fail(_ error: any Error) {
-        guard let continuation else { return }
-        self.continuation = nil
-        continuation.resume(throwing: error)
-        onSettled?()
-    }
+    func fail(_ error: any Error) { settle(.failure(error)) }
+
+    /// How long a failure waits before it is delivered (see ``complete(_:)``).
+    var failureGrace: UInt32 = 0
 
     fileprivate func complete(_ result: OpaquePointer) {
+        guard continuation != nil else { return }
+        let outcome: Result<Value, any Error>
+        do { outcome = .success(try finish(result)) } catch { outcome = .failure(error) }
+        if case .failure(let error) = outcome, failureGrace > 0 {
+            // When the content process dies, WebKit fails pending script calls with a generic
+            // error *before* it emits web-process-terminated. Waiting a moment lets that signal
+            // fail the call first, with the reason a caller can act on.
+            let box = Unmanaged.passRetained(DeferredFailure { [weak self] in self?.fail(error) }).toOpaque()
+            g_timeout_add_full(G_PRIORITY_DEFAULT, failureGrace, deferredFailureTrampoline, box, nil)
+            return
+        }
+        settle(outcome)
+    }
+
+    private func settle(_ outcome: Result<Value, any Error>) {
         guard let continuation else { return }
         self.continuation = nil
-        do { continuation.resume(returning: try finish(result)) } catch { continuation.resume(throwing: error) }
+        continuation.resume(with: outcome)
         onSettled?()
     }
 
@@ -56,4 +69,17 @@ private protocol GAsyncCompleting: AnyObject {
 
 extension GAsyncCall: GAsyncCompleting {
     fileprivate func completeErased(_ result: OpaquePointer) { complete(result) }
+}
+
+private final class DeferredFailure {
+    let deliver: @MainActor () -> Void
+    init(_ deliver: @escaping @MainActor () -> Void) { self.deliver = deliver }
+}
+
+private let deferredFailureTrampoline: GSourceFunc = { data in
+    guard let data else { return 0 }
+    onMain(data) { data in
+        Unmanaged<DeferredFailure>.fromOpaque(data).takeRetainedValue().deliver()
+    }
+    return 0  // G_SOURCE_REMOVE
 }

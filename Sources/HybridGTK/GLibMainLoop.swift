@@ -7,14 +7,12 @@ import HybridCore
 /// Runs Swift's MainActor and the GLib main loop (where WebKitGTK lives) on one main thread.
 ///
 /// On Linux the MainActor is libdispatch's main queue, which GLib never drains by itself.
-/// Two ways to join them (see ARCHITECTURE.md, "Main loop and Swift concurrency"):
-/// - ``run(_:)`` — GLib owns the main thread (the CLI): a GLib source watches libdispatch's
-///   main-queue eventfd and drains the queue. No added latency.
-/// - ``startPumpingFromDispatch()`` — dispatch owns the main thread (`swift test`): a main-queue
-///   timer iterates the GLib context. Adds up to a timer period per hop, so benchmarks use ``run(_:)``.
+/// ``run(_:)`` joins them the way the app, the CLI and the end-to-end suite all run: GLib owns
+/// the main thread and a GLib source watches libdispatch's main-queue eventfd and drains the
+/// queue, so MainActor jobs and WebKit's sources interleave on one thread with no added latency.
+/// (Why not under `swift test`: see docs/architecture-notes.md.)
 public enum GLibMainLoop {
     nonisolated(unsafe) private static var initialized = false
-    nonisolated(unsafe) private static var pumpTimer: (any DispatchSourceTimer)?
 
     /// Initialises GTK once, on the main thread. Safe to call again.
     /// - Throws: `HybridError.engine(.unavailable)` when no display can be opened.
@@ -51,33 +49,6 @@ public enum GLibMainLoop {
         return try result.get()
     }
 
-    /// Drives GLib from a main-queue timer, for hosts where dispatch owns the main thread
-    /// (the Swift test runner). Idempotent.
-    @MainActor
-    public static func startPumpingFromDispatch(interval: DispatchTimeInterval = .microseconds(500)) {
-        guard pumpTimer == nil else { return }
-        let timer = DispatchSource.makeTimerSource(queue: .main)
-        timer.schedule(deadline: .now(), repeating: interval, leeway: .microseconds(100))
-        timer.setEventHandler {
-            var budget = 256  // never starve the dispatch queue itself
-            while budget > 0, g_main_context_iteration(nil, 0) != 0 { budget -= 1 }
-        }
-        timer.resume()
-        pumpTimer = timer
-    }
-
-    /// Iterates the GLib context until `condition` holds or `timeout` passes; returns whether it held.
-    /// For synchronous teardown paths only; async code should `await`.
-    @MainActor
-    public static func iterate(until condition: () -> Bool, timeout: TimeInterval) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !condition() {
-            if Date() >= deadline { return false }
-            g_main_context_iteration(nil, 0)
-            usleep(200)
-        }
-        return true
-    }
 }
 
 private final class ResultBox<T>: @unchecked Sendable {

@@ -74,6 +74,15 @@ extension GTKWebEngine {
         }
     }
 
+    /// `window.open` and `target=_blank` that WebKit did not route through decide-policy.
+    func newWindowRequested(_ action: OpaquePointer) {
+        guard let request = webkit_navigation_action_get_request(action), let engineRequest = EngineRequest(request) else { return }
+        let newWindow = NavigationAction(
+            request: engineRequest, type: .other, isMainFrame: true, targetsNewWindow: true,
+            isUserGesture: webkit_navigation_action_is_user_gesture(action) != 0)
+        Task { @MainActor [weak self] in _ = await self?.asyncPolicy(for: newWindow) }
+    }
+
     private func asyncPolicy(for action: NavigationAction) async -> NavigationActionPolicy {
         guard let delegate else { return .allow }
         return await delegate.engine(self, decidePolicyFor: action)
@@ -124,8 +133,11 @@ extension GTKWebEngine {
         let message = webkit_script_dialog_get_message(dialog).map { String(cString: $0) } ?? ""
         let defaultText = kind == .prompt ? webkit_script_dialog_prompt_get_default_text(dialog).map { String(cString: $0) } : nil
         // Ref'ing the dialog and returning TRUE makes WebKit wait for webkit_script_dialog_close.
+        // A delegate that answers synchronously (inside this signal) must not close it here:
+        // WebKit then finishes it itself with the values set, once the signal returns.
         webkit_script_dialog_ref(dialog)
         let pointer = DialogPointer(dialog)
+        do {  // the completion must be released (if the delegate dropped it) inside this scope
         let completion = ScriptDialogCompletion(
             dialog: ScriptDialog(kind: kind, message: message, defaultText: defaultText, pageURL: url, pageTitle: title)
         ) { result in
@@ -137,8 +149,12 @@ extension GTKWebEngine {
             case (.prompt, .cancelled), (.alert, _):
                 break  // an unanswered prompt returns null
             }
-            webkit_script_dialog_close(pointer.dialog)
-            webkit_script_dialog_unref(pointer.dialog)
+            if pointer.insideSignal {
+                pointer.answeredInsideSignal = true
+            } else {
+                webkit_script_dialog_close(pointer.dialog)
+                webkit_script_dialog_unref(pointer.dialog)
+            }
         }
         didOpen(completion)
         if let delegate {
@@ -146,6 +162,9 @@ extension GTKWebEngine {
         } else {
             completion.completeWithSafeDefault()
         }
+        }
+        pointer.insideSignal = false
+        if pointer.answeredInsideSignal { webkit_script_dialog_unref(dialog) }
     }
 }
 
@@ -158,6 +177,8 @@ private final class DecisionPointer: @unchecked Sendable {
 
 private final class DialogPointer: @unchecked Sendable {
     let dialog: OpaquePointer
+    var insideSignal = true
+    var answeredInsideSignal = false
     init(_ dialog: OpaquePointer) { self.dialog = dialog }
 }
 

@@ -53,8 +53,15 @@ private let dialogThunk: DialogThunk = { _, dialog, data in
         return 1
     }
 }
-/// New windows are the app's business (a new container); WebKit never creates one itself.
-private let createThunk: CreateThunk = { _, _, _ in nil }
+/// New windows are the app's business (a new container): the delegate hears of the request and
+/// WebKit never creates a window itself.
+private let createThunk: CreateThunk = { _, action, data in
+    guard let action else { return nil }
+    onMain((data, action)) { data, action in
+        signalHandler(data, as: Weakly.self)?.value?.newWindowRequested(action)
+    }
+    return nil
+}
 private let listChangedThunk: ListChangedThunk = { _, _, _, data in
     onMain(data) { data in
         guard let engine = signalHandler(data, as: Weakly.self)?.value else { return }

@@ -195,6 +195,7 @@ public final class GTKWebEngine: WebEngine {
     /// Registers a pending call so a dying content process or ``close()`` fails it exactly once.
     func track<Value: Sendable>(_ call: GAsyncCall<Value>, _ begin: (GAsyncReadyCallback, gpointer) -> Void) async throws -> Value {
         let key = ObjectIdentifier(call)
+        call.failureGrace = 50
         pendingCalls[key] = { [weak call] error in call?.fail(error) }
         call.onSettled = { [weak self] in self?.pendingCalls[key] = nil }
         return try await call.start(begin)

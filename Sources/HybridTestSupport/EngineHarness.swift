@@ -6,8 +6,8 @@ import HybridGTK
 
 /// Boots the real engine once per test process and hands out views.
 ///
-/// Under `swift test` the main thread belongs to the test runner's dispatch loop, so GLib is
-/// pumped from a main-queue timer (see `GLibMainLoop.startPumpingFromDispatch`).
+/// The suite runs inside `GLibMainLoop.run` (see `hybrid-engine-tests`' main.swift), so the
+/// MainActor is the main thread and GLib's loop drains it.
 @MainActor
 public enum EngineHarness {
     private static var sharedProvider: GTKEngineProvider?
@@ -15,8 +15,8 @@ public enum EngineHarness {
     /// The shared provider (one web context and ephemeral session for the test process).
     public static func provider() throws -> GTKEngineProvider {
         if let sharedProvider { return sharedProvider }
+        precondition(Thread.isMainThread, "run engine tests through hybrid-engine-tests (GLibMainLoop.run)")
         try GLibMainLoop.bootstrap()
-        GLibMainLoop.startPumpingFromDispatch()
         let provider = try GTKEngineProvider(session: .ephemeral)
         sharedProvider = provider
         return provider

@@ -41,3 +41,4 @@ gulong hk_signal_connect(gpointer instance, const char *signal, const void *call
 const char *hk_display_name(void);
 #endif
 #endif
+

@@ -1,0 +1,220 @@
+import Foundation
+import HybridCore
+import HybridGTK
+import HybridServer
+import HybridTestSupport
+import Testing
+
+/// A delegate whose answers a test scripts; it records every question.
+@MainActor
+final class ScriptedDelegate: WebEngineDelegate {
+    var actions: [NavigationAction] = []
+    var responses: [NavigationResponse] = []
+    var dialogs: [ScriptDialogCompletion] = []
+    var actionPolicy: (NavigationAction) async -> NavigationActionPolicy = { _ in .allow }
+    var responsePolicy: (NavigationResponse) -> NavigationResponsePolicy = { $0.canShowMIMEType ? .allow : .cancel }
+    var dialogAnswer: ((ScriptDialogCompletion) -> Void)?
+    var dialogsSeen: [ScriptDialog] = []
+
+    func engine(_ engine: any WebEngine, decidePolicyFor action: NavigationAction) async -> NavigationActionPolicy {
+        actions.append(action)
+        return await actionPolicy(action)
+    }
+    func engine(_ engine: any WebEngine, decidePolicyFor response: NavigationResponse) async -> NavigationResponsePolicy {
+        responses.append(response)
+        return responsePolicy(response)
+    }
+    func engine(_ engine: any WebEngine, runScriptDialog completion: ScriptDialogCompletion) {
+        dialogsSeen.append(completion.dialog)
+        if let dialogAnswer { dialogAnswer(completion) } else { dialogs.append(completion) }
+    }
+}
+
+@Suite("Engine navigation policy", .serialized)
+@MainActor
+struct EnginePolicyTests {
+    @Test func asyncActionPolicyCanCancelALinkNavigation() async throws {
+        let pages = RecordingPages([
+            "a.html": "<a id=go href='blocked.html'>go</a><a id=ok href='b.html'>ok</a>", "b.html": "<title>B</title>",
+            "blocked.html": "<title>Blocked</title>",
+        ])
+        let engine = try EngineHarness.makeEngine(pagesConfiguration(pages))
+        defer { engine.close() }
+        let delegate = ScriptedDelegate()
+        delegate.actionPolicy = { action in
+            try? await Task.sleep(nanoseconds: 30_000_000)  // answered later, asynchronously
+            return action.request.url.lastPathComponent == "blocked.html" ? .cancel : .allow
+        }
+        engine.delegate = delegate
+        try await engine.loadAndWait(TestPages.url("a.html"))
+        _ = try await engine.evaluate("document.getElementById('go').click()")
+        try await Task.sleep(nanoseconds: 300_000_000)
+        #expect(engine.url?.lastPathComponent == "a.html")
+        #expect(!pages.requests.contains { $0.url.lastPathComponent == "blocked.html" })
+        let blocked = delegate.actions.last
+        #expect(blocked?.type == .linkActivated)
+        #expect(blocked?.isMainFrame == true)
+        let recorder = EventRecorder(engine)
+        _ = try await engine.evaluate("document.getElementById('ok').click()")
+        try await recorder.next("B") { $0 == .titleChanged("B") }
+        #expect(engine.url?.lastPathComponent == "b.html")
+    }
+
+    @Test func redirectPolicyLoadsAnotherRequestWithHeaders() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let token = Locked("")
+        server.route("/dest") { request in
+            token.set(request.headers["X-Token"] ?? "")
+            return .html("<title>Dest</title>")
+        }
+        let engine = try EngineHarness.makeEngine()
+        defer { engine.close() }
+        let delegate = ScriptedDelegate()
+        let destination = server.url("/dest")
+        delegate.actionPolicy = { action in
+            action.request.url.path == "/start" ? .redirect(to: destination, headers: ["X-Token": "t-1"]) : .allow
+        }
+        engine.delegate = delegate
+        let recorder = EventRecorder(engine)
+        engine.load(server.url("/start"))
+        try await recorder.next("dest") { $0 == .titleChanged("Dest") }
+        #expect(token.value == "t-1")
+    }
+
+    @Test func responsePolicySeesStatusAndTypeAndCanCancel() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        server.route("/doc") { _ in ServerResponse(status: 201, headers: ["Content-Type": "text/html", "X-Extra": "1"], body: Data("<p>doc</p>".utf8)) }
+        server.route("/bin") { _ in ServerResponse(headers: ["Content-Type": "application/x-never-shown"], body: Data([0, 1, 2])) }
+        let engine = try EngineHarness.makeEngine()
+        defer { engine.close() }
+        let delegate = ScriptedDelegate()
+        engine.delegate = delegate
+        try await engine.loadAndWait(server.url("/doc"))
+        let response = try #require(delegate.responses.last)
+        #expect(response.statusCode == 201)
+        #expect(response.mimeType == "text/html")
+        #expect(response.isMainFrame)
+        #expect(response.canShowMIMEType)
+        #expect(response.headers.contains { $0.name.lowercased() == "x-extra" && $0.value == "1" })
+        let recorder = EventRecorder(engine)
+        engine.load(server.url("/bin"))
+        try await recorder.next("policy cancel") { if case .loadFailed = $0 { true } else { false } }
+        #expect(delegate.responses.last?.canShowMIMEType == false)
+        #expect(engine.url?.path == "/doc")
+    }
+
+    @Test func newWindowRequestsGoToTheDelegateAndNeverOpenAWindow() async throws {
+        let pages = RecordingPages(["w.html": "<p>w</p>", "other.html": "<p>o</p>"])
+        let engine = try EngineHarness.makeEngine(pagesConfiguration(pages))
+        defer { engine.close() }
+        let delegate = ScriptedDelegate()
+        engine.delegate = delegate
+        try await engine.loadAndWait(TestPages.url("w.html"))
+        #expect(try await engine.evaluate("window.open('other.html?via=open') === null") == true)
+        try await Task.sleep(nanoseconds: 200_000_000)
+        let newWindow = try #require(delegate.actions.first { $0.targetsNewWindow })
+        #expect(newWindow.request.url.absoluteString == "hybrid-test://app/other.html?via=open")
+        #expect(engine.url?.lastPathComponent == "w.html")
+        #expect(!pages.requests.contains { $0.url.lastPathComponent == "other.html" })
+    }
+}
+
+@Suite("Engine script dialogs", .serialized)
+@MainActor
+struct EngineDialogTests {
+    @Test func alertConfirmAndPromptReachTheDelegateWithPageDetails() async throws {
+        let engine = try EngineHarness.makeEngine()
+        defer { engine.close() }
+        let delegate = ScriptedDelegate()
+        delegate.dialogAnswer = { completion in
+            switch completion.dialog.kind {
+            case .confirm: completion.complete(.accepted())
+            case .prompt: completion.complete(.accepted(text: "typed " + (completion.dialog.defaultText ?? "")))
+            default: completion.complete(.accepted())
+            }
+        }
+        engine.delegate = delegate
+        try await engine.loadHTMLAndWait("<title>Dialogs</title>")
+        let result = try await engine.evaluate("alert('a1'); [confirm('c1'), prompt('p1', 'dflt')]")
+        #expect(result == [true, "typed dflt"])
+        #expect(delegate.dialogsSeen.map(\.kind) == [.alert, .confirm, .prompt])
+        #expect(delegate.dialogsSeen.map(\.message) == ["a1", "c1", "p1"])
+        #expect(delegate.dialogsSeen.first?.pageTitle == "Dialogs")
+    }
+
+    @Test func cancelledConfirmAndPromptReturnFalseAndNull() async throws {
+        let engine = try EngineHarness.makeEngine()
+        defer { engine.close() }
+        let delegate = ScriptedDelegate()
+        delegate.dialogAnswer = { $0.complete(.cancelled) }
+        engine.delegate = delegate
+        try await engine.loadHTMLAndWait("<p>x</p>")
+        #expect(try await engine.evaluate("[confirm('c'), prompt('p', 'd')]") == [false, nil])
+    }
+
+    @Test func aDroppedCompletionAppliesTheSafeDefaultExactlyOnce() async throws {
+        let engine = try EngineHarness.makeEngine()
+        defer { engine.close() }
+        let delegate = ScriptedDelegate()
+        delegate.dialogAnswer = { _ in }  // drops the completion on the floor
+        engine.delegate = delegate
+        try await engine.loadHTMLAndWait("<p>x</p>")
+        #expect(try await engine.evaluate("[confirm('c'), prompt('p'), (alert('a'), 'after alert')]") == [false, nil, "after alert"])
+    }
+
+    @Test func completingTwiceHasNoSecondEffect() async throws {
+        let engine = try EngineHarness.makeEngine()
+        defer { engine.close() }
+        let delegate = ScriptedDelegate()
+        var answers: [Bool] = []
+        delegate.dialogAnswer = { completion in
+            answers.append(completion.complete(.accepted()))
+            answers.append(completion.complete(.cancelled))
+            answers.append(completion.completeWithSafeDefault())
+        }
+        engine.delegate = delegate
+        try await engine.loadHTMLAndWait("<p>x</p>")
+        #expect(try await engine.evaluate("confirm('once')") == true)
+        #expect(answers == [true, false, false])
+    }
+
+    @Test func closingTheViewWithADialogOpenAppliesTheSafeDefault() async throws {
+        let engine = try EngineHarness.makeEngine()
+        let delegate = ScriptedDelegate()
+        engine.delegate = delegate  // keeps completions without answering
+        try await engine.loadHTMLAndWait("<p>x</p>")
+        let pending = Task { @MainActor in try await engine.evaluate("confirm('left open')") }
+        while delegate.dialogs.isEmpty { try await Task.sleep(nanoseconds: 5_000_000) }
+        engine.close()
+        #expect(delegate.dialogs.first?.isCompleted == true)
+        await #expect(throws: HybridError.engine(.closed)) { try await pending.value }
+    }
+
+    @Test func beforeUnloadIsAskedAndCanKeepThePage() async throws {
+        let pages = RecordingPages(["stay.html": "<title>Stay</title><script>addEventListener('beforeunload', e => { e.preventDefault(); e.returnValue = 'sure?'; })</script>", "next.html": "<title>Next</title>"])
+        let engine = try EngineHarness.makeEngine(pagesConfiguration(pages))
+        defer { engine.close() }
+        let delegate = ScriptedDelegate()
+        var answer: ScriptDialogResult = .cancelled
+        delegate.dialogAnswer = { $0.complete(answer) }
+        engine.delegate = delegate
+        try await engine.loadAndWait(TestPages.url("stay.html"))
+        // beforeunload dialogs need a user gesture on the page first.
+        _ = try await engine.evaluate("document.body.click()")
+        let recorder = EventRecorder(engine)
+        _ = try await engine.evaluate("location.href = 'next.html'")
+        try await Task.sleep(nanoseconds: 400_000_000)
+        if delegate.dialogsSeen.contains(where: { $0.kind == .beforeUnload }) {
+            #expect(engine.title == "Stay")
+            answer = .accepted()
+            _ = try await engine.evaluate("location.href = 'next.html'")
+            try await recorder.next("leave") { $0 == .titleChanged("Next") }
+        } else {
+            // WebKit skips beforeunload without a real user gesture: the page must still leave.
+            try await recorder.next("leave") { $0 == .titleChanged("Next") }
+        }
+        #expect(engine.title == "Next")
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import HybridCore
+import HybridGTK
+import HybridServer
+import HybridTestSupport
+import Testing
+
+@Suite("Engine process, snapshot and lifetime", .serialized)
+@MainActor
+struct EngineProcessTests {
+    @Test func killingTheContentProcessIsReportedWithItsReason() async throws {
+        let pages = RecordingPages(["alive.html": "<p>alive</p>"])
+        let engine = try EngineHarness.makeEngine(pagesConfiguration(pages))
+        defer { engine.close() }
+        try await engine.loadAndWait(TestPages.url("alive.html"))
+        let recorder = EventRecorder(engine)
+        engine.terminateContentProcess()
+        try await recorder.next("termination") { $0 == .contentProcessTerminated(.terminatedByClient) }
+        #expect(!engine.isAlive)
+        await #expect(throws: HybridError.engine(.contentProcessTerminated(.terminatedByClient))) {
+            _ = try await engine.evaluate("1")
+        }
+        // A reload brings the page back in a new process.
+        recorder.reset()
+        engine.reload()
+        try await recorder.loadFinished()
+        #expect(engine.isAlive)
+        #expect(try await engine.evaluate("document.body.textContent") == "alive")
+    }
+
+    @Test func pendingCallsFailExactlyOnceWhenTheProcessDies() async throws {
+        let engine = try EngineHarness.makeEngine()
+        defer { engine.close() }
+        try await engine.loadHTMLAndWait("<p>x</p>")
+        let calls = (0..<20).map { _ in Task { @MainActor in try await engine.callAsync("return await new Promise(() => {})") } }
+        try await Task.sleep(nanoseconds: 100_000_000)
+        engine.terminateContentProcess()
+        var failures = 0
+        for call in calls {
+            do { _ = try await call.value } catch HybridError.engine(.contentProcessTerminated) { failures += 1 }
+        }
+        #expect(failures == 20)
+    }
+
+    @Test func closeFailsPendingCallsAndSilencesEvents() async throws {
+        let engine = try EngineHarness.makeEngine()
+        try await engine.loadHTMLAndWait("<p>x</p>")
+        var eventsAfterClose = 0
+        var closed = false
+        let token = engine.observe { _ in if closed { eventsAfterClose += 1 } }
+        let pending = Task { @MainActor in try await engine.callAsync("return await new Promise(() => {})") }
+        try await Task.sleep(nanoseconds: 50_000_000)
+        engine.close()
+        closed = true
+        await #expect(throws: HybridError.engine(.closed)) { try await pending.value }
+        await #expect(throws: HybridError.engine(.closed)) { try await engine.evaluate("1") }
+        engine.close()  // idempotent
+        engine.load(URL(string: "about:blank")!)
+        try await Task.sleep(nanoseconds: 100_000_000)
+        #expect(eventsAfterClose == 0)
+        #expect(engine.url == nil)
+        token.cancel()
+    }
+
+    @Test func snapshotIsAPNGOfTheRenderedPage() async throws {
+        let engine = try EngineHarness.makeEngine(EngineConfiguration(viewportSize: ViewportSize(width: 320, height: 240)))
+        defer { engine.close() }
+        try await engine.loadHTMLAndWait("<body style='margin:0;background:rgb(255,0,0)'><div style='height:100px;background:rgb(0,0,255)'></div></body>")
+        try await Task.sleep(nanoseconds: 200_000_000)  // let the first frame reach the compositor
+        let png = try await engine.snapshot()
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+        let image = try PNGInfo(png)
+        #expect(image.width >= 300 && image.height >= 200)
+        #expect(png.count > 200)
+    }
+
+    @Test func viewsOfOneProviderShareCookies() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        server.route("/set") { _ in ServerResponse(headers: ["Set-Cookie": "shared=1; Path=/", "Content-Type": "text/html"], body: Data("<p>set</p>".utf8)) }
+        server.route("/read") { _ in .html("<p>read</p>") }
+        let first = try EngineHarness.makeEngine()
+        defer { first.close() }
+        let second = try EngineHarness.makeEngine()
+        defer { second.close() }
+        try await first.loadAndWait(server.url("/set"))
+        try await second.loadAndWait(server.url("/read"))
+        #expect(try await second.evaluate("document.cookie").stringValue?.contains("shared=1") == true)
+    }
+
+    @Test func persistentSessionKeepsCookiesAcrossProviders() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hk-session-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let expiry = Date().addingTimeInterval(3600)
+        do {
+            let provider = try EngineHarness.isolatedProvider(session: .persistent(directory: directory))
+            try await provider.cookieStore.setCookie(Cookie(name: "kept", value: "v1", domain: "persist.example", expires: expiry))
+        }
+        try await Task.sleep(nanoseconds: 300_000_000)
+        let reopened = try EngineHarness.isolatedProvider(session: .persistent(directory: directory))
+        let cookies = try await reopened.cookieStore.allCookies()
+        #expect(cookies.contains { $0.name == "kept" && $0.value == "v1" && $0.domain == "persist.example" })
+        let ephemeral = try EngineHarness.isolatedProvider()
+        #expect(try await ephemeral.cookieStore.allCookies().isEmpty)
+    }
+}
+
+/// The width and height from a PNG's IHDR chunk.
+struct PNGInfo {
+    let width: Int, height: Int
+    init(_ data: Data) throws {
+        struct NotPNG: Error {}
+        guard data.count > 24 else { throw NotPNG() }
+        func int(_ at: Int) -> Int { data[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+        width = int(16)
+        height = int(20)
+    }
+}
