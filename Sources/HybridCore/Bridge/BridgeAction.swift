@@ -11,7 +11,8 @@ import Foundation
 public struct BridgeAction: Sendable {
     /// The action's name, as the page passes it to `hybrid.call(module, action)`.
     public let name: String
-    let decodeParams: @Sendable (any Decoder) throws -> any Sendable
+    /// Decodes params from their JSON bytes (already checked to be one well-formed value).
+    let decodeParams: @Sendable (UnsafeBufferPointer<UInt8>) throws -> any Sendable
     let invoke: nonisolated(nonsending) @Sendable (any Sendable, BridgeCallContext) async throws -> String
 
     /// Declares an action.
@@ -26,7 +27,16 @@ public struct BridgeAction: Sendable {
         _ name: String, _ handler: nonisolated(nonsending) @escaping @Sendable (Params, BridgeCallContext) async throws -> Result
     ) {
         self.name = name
-        decodeParams = { decoder in try Params(from: decoder) }
+        decodeParams = { bytes in
+            if Params.self == BridgeEmpty.self { return BridgeEmpty() }
+            if Params.self == String.self || Params.self == JSONValue.self {
+                var scanner = BridgeJSONScanner(bytes)
+                let value: any Sendable = Params.self == String.self ? try scanner.string("params") : try scanner.jsonValue()
+                guard scanner.peek() == nil else { throw BridgeFailure.malformed("params: trailing characters") }
+                return value
+            }
+            return try JSONDecoder().decode(Params.self, from: Data(bytes))
+        }
         invoke = { params, context in
             guard let params = params as? Params else {
                 throw BridgeFailure.internalError("params of \(context.module).\(context.action) lost their type")

@@ -21,13 +21,10 @@ final class BridgeDeadlines {
         schedule(deadline)
     }
 
+    /// Forgets a deadline. The timer keeps sleeping: restarting it per call would cost a task
+    /// and a system timer for every call; when it fires with nothing due it simply stops.
     func remove(_ token: UInt64) {
         deadlines[token] = nil
-        if deadlines.isEmpty {
-            timer?.cancel()
-            timer = nil
-            wake = nil
-        }
     }
 
     private func schedule(_ deadline: ContinuousClock.Instant) {

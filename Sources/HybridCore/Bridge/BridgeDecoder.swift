@@ -12,20 +12,7 @@ public struct BridgeDecoder: Sendable {
 
     /// Messages longer than this many UTF-8 bytes fail with `payload_too_large`.
     public var maxMessageBytes: Int
-    var table: BridgeActionTable {
-        didSet { parser = Parser(table) }
-    }
-    /// One configured `JSONDecoder` per table: making one per message costs more than parsing
-    /// a small message.
-    private var parser: Parser
-
-    private final class Parser: Sendable {
-        let decoder: JSONDecoder
-        init(_ table: BridgeActionTable) {
-            decoder = JSONDecoder()
-            decoder.userInfo[BridgeActionTable.userInfoKey] = table
-        }
-    }
+    var table: BridgeActionTable
 
     /// A decoder with no modules: every call resolves to `unknown_module`.
     public init(maxMessageBytes: Int = BridgeDecoder.defaultMaxMessageBytes) {
@@ -42,7 +29,6 @@ public struct BridgeDecoder: Sendable {
     init(maxMessageBytes: Int, table: BridgeActionTable) {
         self.maxMessageBytes = maxMessageBytes
         self.table = table
-        parser = Parser(table)
     }
 
     /// A failure to decode, with the call id when one could be read from the message's start.
@@ -59,19 +45,81 @@ public struct BridgeDecoder: Sendable {
         guard size <= maxMessageBytes else {
             return .failure(Failure(failure: .payloadTooLarge(size: size, limit: maxMessageBytes), callID: Self.peekCallID(text)))
         }
+        var text = text
         do {
-            var message = try parser.decoder.decode(BridgeFrame.self, from: Data(text.utf8)).message
-            if case .call(var call) = message {
-                call.size = size
-                message = .call(call)
-            }
+            let message = try text.withUTF8 { try read($0, size: size) }
             return .success(message)
         } catch let failure as BridgeFailure {
             return .failure(Failure(failure: failure, callID: Self.peekCallID(text)))
         } catch {
-            let why = error is DecodingError ? BridgeJSON.describe(error, root: "message") : "not JSON"
-            return .failure(Failure(failure: .malformed(why), callID: Self.peekCallID(text)))
+            return .failure(Failure(failure: .malformed(String(describing: error)), callID: Self.peekCallID(text)))
         }
+    }
+
+    /// Reads the envelope's fields; `params` is validated and decoded into the action's type.
+    private func read(_ bytes: UnsafeBufferPointer<UInt8>, size: Int) throws -> BridgeMessage {
+        var scanner = BridgeJSONScanner(bytes)
+        var kind = "call", version: Int?, id: Int?, module: String?, action: String?, nonce: String?, timeout: Int?
+        var params: Range<Int>?
+        try scanner.expect(UInt8(ascii: "{"), "an object")
+        if !scanner.take(UInt8(ascii: "}")) {
+            repeat {
+                let key = try scanner.string("key")
+                try scanner.expect(UInt8(ascii: ":"), "':'")
+                switch key {
+                case "t": kind = try scanner.string("t")
+                case "v": version = try scanner.integer("v", in: 0...1_000_000)
+                case "id": id = try scanner.integer("id", in: 0...Self.maxCallID)
+                case "module": module = try scanner.string("module")
+                case "action": action = try scanner.string("action")
+                case "nonce": nonce = try scanner.takeNull() ? nil : scanner.string("nonce")
+                case "timeout": timeout = try scanner.takeNull() ? nil : scanner.integer("timeout", in: 1...Int(Int32.max))
+                case "params": params = try scanner.skipValue()
+                default: _ = try scanner.skipValue()
+                }
+            } while scanner.take(UInt8(ascii: ","))
+            try scanner.expect(UInt8(ascii: "}"), "',' or '}'")
+        }
+        guard scanner.peek() == nil else { throw scanner.fail("trailing characters") }
+        guard let version else { throw BridgeFailure.malformed("missing v") }
+        guard version == 1 else { throw BridgeFailure.malformed("unsupported version \(version)") }
+        switch kind {
+        case "hello":
+            guard let nonce, !nonce.isEmpty, nonce.utf8.count <= 256 else {
+                throw BridgeFailure.malformed("hello needs a nonce of 1 to 256 bytes")
+            }
+            return .hello(nonce: nonce)
+        case "cancel":
+            guard let id else { throw BridgeFailure.malformed("cancel needs an id") }
+            return .cancel(id: id, nonce: nonce)
+        case "call":
+            guard let id else { throw BridgeFailure.malformed("missing id") }
+            guard let module, let action else { throw BridgeFailure.malformed("missing module or action") }
+            var call = BridgeCall(id: id, module: module, action: action, nonce: nonce, timeoutMilliseconds: timeout,
+                                  resolution: resolve(module, action, params.map { UnsafeBufferPointer(rebasing: bytes[$0]) }))
+            call.size = size
+            return .call(call)
+        default:
+            throw BridgeFailure.malformed("unknown message type '\(kind)'")
+        }
+    }
+
+    private func resolve(_ module: String, _ action: String, _ params: UnsafeBufferPointer<UInt8>?) -> BridgeCall.Resolution {
+        guard let entry = table.modules[module] else { return .unknownModule }
+        guard let handler = entry.actions[action] else { return .unknownAction }
+        do {
+            let decoded = try Self.withNullIfAbsent(params) { try handler.decodeParams($0) }
+            return .ready(handler, params: decoded, allowedOrigins: entry.allowedOrigins)
+        } catch {
+            return .badParams(BridgeJSON.describe(error), allowedOrigins: entry.allowedOrigins)
+        }
+    }
+
+    /// A missing `params` decodes as `null`.
+    private static func withNullIfAbsent<T>(_ params: UnsafeBufferPointer<UInt8>?, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
+        if let params { return try body(params) }
+        let null: StaticString = "null"
+        return try body(UnsafeBufferPointer(start: null.utf8Start, count: null.utf8CodeUnitCount))
     }
 
     /// Reads the call id from the first bytes of a message without parsing the rest.

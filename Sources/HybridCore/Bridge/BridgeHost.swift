@@ -41,6 +41,9 @@ public final class BridgeHost {
     /// The attached engine.
     public private(set) weak var engine: (any WebEngine)?
     private var observation: ObservationToken?
+    /// The main frame's origin, kept from the engine's commit and URL events (parsing the URL
+    /// on every message would cost more than routing it).
+    private var origin: BridgeOrigin?
     /// Text waiting to be evaluated into the page, per route, for one document.
     private var outbox: (transport: [String], urlQueue: [String]) = ([], [])
     private var outboxDocument: BridgeDocument?
@@ -131,6 +134,7 @@ public final class BridgeHost {
 
     /// Stops serving the engine: pending calls fail with `cancelled`, nothing more is evaluated.
     public func detach() {
+        origin = nil
         observation?.cancel()
         observation = nil
         router.failAll(.cancelled)
@@ -140,13 +144,16 @@ public final class BridgeHost {
 
     private func engineDidReport(_ event: EngineEvent) {
         switch event {
-        case .loadCommitted:
+        case .loadCommitted(let url):
+            origin = url.flatMap(BridgeOrigin.init(url:))
             let document = router.beginDocument()
             if let nonce = document.nonce, let engine {
                 let script = BridgeTransportScript.issueNonce(nonce, info: router.info(for: currentOrigin))
                 let world = transport.world(named: options.worldName)
                 Task { _ = try? await engine.evaluate(script, in: world) }
             }
+        case .urlChanged(let url):
+            origin = url.flatMap(BridgeOrigin.init(url:))
         case .contentProcessTerminated(let reason):
             let failed = router.failAll(.engineTerminated(reason))
             router.endDocument()
@@ -158,7 +165,11 @@ public final class BridgeHost {
     }
 
     /// The origin of the main frame's current document.
-    public var currentOrigin: BridgeOrigin? { engine?.url.flatMap(BridgeOrigin.init(url:)) }
+    public var currentOrigin: BridgeOrigin? {
+        if let origin { return origin }
+        origin = engine?.url.flatMap(BridgeOrigin.init(url:))
+        return origin
+    }
 
     /// Sends an event to the current document's `hybrid.on(name)` listeners.
     /// - Returns: `false` when no document is listening.

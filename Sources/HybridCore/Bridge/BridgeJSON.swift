@@ -97,6 +97,7 @@ enum BridgeJSON {
 
     /// A short description of a decoding error: where and what (`params.count: expected Int`).
     static func describe(_ error: any Error, root: String = "params") -> String {
+        if case BridgeFailure.malformed(let why) = error { return why }
         guard let error = error as? DecodingError else { return String(describing: error) }
         func path(_ codingPath: [any CodingKey]) -> String {
             ([root] + codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue })

@@ -104,9 +104,10 @@ extension BridgeRouter {
             let context = BridgeCallContext(
                 callID: call.id, module: call.module, action: call.action, origin: origin, availableModules: modules,
                 progress: { [weak self] text in self?.progress(token, id: call.id, valueJSON: text) })
-            // The handler starts on the main actor (no thread hop for quick handlers) in a task
-            // of its own, so a timeout, an abort or a navigation can cancel it.
-            let task = Task { @MainActor [weak self] in
+            // The handler runs in a task of its own, so a timeout, an abort or a navigation can
+            // cancel it, and that task starts at once on the main actor: a handler that does not
+            // suspend finishes before this closure returns, and the call costs no extra hop.
+            let task = Task.immediate { @MainActor [weak self] in
                 do {
                     let value = try await action.invoke(params, context)
                     self?.finish(token, .success(value))
@@ -114,8 +115,10 @@ extension BridgeRouter {
                     self?.finish(token, .failure(BridgeFailure(error)))
                 }
             }
-            calls.attach(token, task: task)
-            deadlines.add(token, at: .now + timeout)
+            if calls.contains(token) {
+                calls.attach(token, task: task)
+                deadlines.add(token, at: .now + timeout)
+            }
         }
     }
 
