@@ -16,7 +16,7 @@ enum CommandLineTool {
     /// Every subcommand, in the order `hybrid --help` lists them.
     static var commands: [any HybridCommand.Type] { [
         DoctorCommand.self,
-        BenchBridgeCommand.self,
+        BenchCommand.self,
         KeygenCommand.self,
         PackCommand.self,
         VerifyCommand.self,

@@ -31,7 +31,7 @@ final class BridgeBenchmark {
         }
     }
 
-    func run() async throws -> BridgeBenchReport {
+    func run() async throws -> BenchReport {
         let provider = try GTKEngineProvider(session: .ephemeral)
         let host = BridgeHost(capabilities: provider.capabilities, modules: [BenchModule()])
         var configuration = EngineConfiguration()
@@ -49,17 +49,20 @@ final class BridgeBenchmark {
         try await load(engine)
         _ = try await engine.callAsync("await hybrid.ready; window.__big = 'x'.repeat(1 << 20); return null;")
 
-        let n = iterations, nBig = max(10, iterations / 10), nURL = max(10, iterations / 4)
-        let raw = try await median(engine, n, "await window.webkit.messageHandlers.raw.postMessage('')", group: 50)
-        let hybrid = try await median(engine, n, "await hybrid.call('bench', 'empty')", group: 50)
-        let rawBig = try await median(engine, nBig, "if ((await window.webkit.messageHandlers.raw.postMessage(__big)).length !== __big.length) throw new Error('raw echo')", group: 5)
-        let hybridBig = try await median(engine, nBig, "if ((await hybrid.call('bench', 'echo', __big)).length !== __big.length) throw new Error('echo')", group: 5)
-        let url = try await median(engine, nURL, "await hybrid.call('bench', 'empty', {}, { transport: 'url' })", group: 10)
+        let n = iterations, nBig = max(20, iterations / 10)
+        let rawStep = "await window.webkit.messageHandlers.raw.postMessage('')"
+        let hybridStep = "await hybrid.call('bench', 'empty')"
+        let (raw, hybrid) = try await interleaved(engine, n, group: 25, rawStep, hybridStep)
+        let (rawBig, hybridBig) = try await interleaved(engine, nBig, group: 4,
+            "if ((await window.webkit.messageHandlers.raw.postMessage(__big)).length !== __big.length) throw new Error('raw echo')",
+            "if ((await hybrid.call('bench', 'echo', __big)).length !== __big.length) throw new Error('echo')")
+        let (hybridAgain, url) = try await interleaved(engine, max(20, n / 4), group: 10,
+            hybridStep, "await hybrid.call('bench', 'empty', {}, { transport: 'url' })")
         let events = try await eventsPerSecond(engine, host: host, count: 50_000)
-        return BridgeBenchReport(values: [
+        return BenchReport(values: [
             ("raw_rt_ms", raw), ("hybrid_rt_ms", hybrid), ("raw_rt_1mb_ms", rawBig), ("hybrid_rt_1mb_ms", hybridBig),
             ("url_transport_rt_ms", url), ("events_per_s", events),
-            ("overhead_ratio", hybrid / raw), ("overhead_ratio_1mb", hybridBig / rawBig), ("url_vs_hybrid_ratio", url / hybrid),
+            ("overhead_ratio", hybrid / raw), ("overhead_ratio_1mb", hybridBig / rawBig), ("url_vs_hybrid_ratio", url / hybridAgain),
             ("iterations", Double(n)),
         ])
     }
@@ -74,25 +77,32 @@ final class BridgeBenchmark {
         }
     }
 
-    /// The median over groups of the mean time of one run of `step`, timed inside the page.
+    /// Medians of the mean time of one run of `first` and of `second`, timed inside the page
+    /// in alternating groups, so both see the same machine load (this machine is shared).
     ///
     /// `performance.now()` is coarsened to a millisecond here (no cross-origin isolation), so
     /// runs are timed in groups long enough to resolve, and the median is taken over groups.
-    private func median(_ engine: GTKWebEngine, _ count: Int, _ step: String, group: Int) async throws -> Double {
+    private func interleaved(_ engine: GTKWebEngine, _ count: Int, group: Int, _ first: String, _ second: String)
+        async throws -> (Double, Double)
+    {
         let body = """
-            const means = [];
-            for (let i = 0; i < groups + 2; i++) {
-              const t0 = performance.now();
-              for (let j = 0; j < group; j++) { \(step); }
-              if (i >= 2) means.push((performance.now() - t0) / group);
+            const a = [], b = [];
+            const runA = async () => { const t0 = performance.now(); for (let j = 0; j < group; j++) { \(first); } return (performance.now() - t0) / group; };
+            const runB = async () => { const t0 = performance.now(); for (let j = 0; j < group; j++) { \(second); } return (performance.now() - t0) / group; };
+            await runA(); await runB();
+            for (let i = 0; i < rounds; i++) {
+              if (i % 2 === 0) { a.push(await runA()); b.push(await runB()); }
+              else { b.push(await runB()); a.push(await runA()); }
             }
-            means.sort((a, b) => a - b);
-            return means[means.length >> 1];
+            const median = (xs) => { xs.sort((x, y) => x - y); return xs[xs.length >> 1]; };
+            return [median(a), median(b)];
             """
-        let groups = max(5, count / group)
-        let value = try await engine.callAsync(body, arguments: ["groups": .number(Double(groups)), "group": .number(Double(group))])
-        guard let ms = value.numberValue else { throw HybridError.engine(.resultNotJSON("\(value)")) }
-        return ms
+        let rounds = max(5, count / group)
+        let value = try await engine.callAsync(body, arguments: ["rounds": .number(Double(rounds)), "group": .number(Double(group))])
+        guard let pair = value.arrayValue, pair.count == 2, let a = pair[0].numberValue, let b = pair[1].numberValue else {
+            throw HybridError.engine(.resultNotJSON("\(value)"))
+        }
+        return (a, b)
     }
 
     /// Events emitted back to back, counted as the page receives them.

@@ -1,0 +1,81 @@
+import Foundation
+import HybridCore
+#if os(Linux)
+import HybridGTK
+#endif
+
+/// One `hybrid bench SUITE`: measures something side by side, as ratios from one run.
+protocol BenchSuite {
+    static var name: String { get }
+    /// The keys it reports, one per line, for `hybrid bench --help`.
+    static var keys: String { get }
+    /// Runs on the MainActor inside the GLib main loop (the CLI owns the main thread).
+    @MainActor static func run(_ options: BenchOptions) async throws -> BenchReport
+}
+
+/// Options every suite understands.
+struct BenchOptions: Sendable {
+    var iterations: Int?
+    var engine: String
+}
+
+/// `hybrid bench SUITE [--json]`: each suite lives in its own file and is listed in ``suites``.
+enum BenchCommand: HybridCommand {
+    /// Every suite, in the order `hybrid bench --help` lists them.
+    static var suites: [any BenchSuite.Type] { [
+        BridgeBenchSuite.self,
+    ] }
+
+    static let name = "bench"
+    static var summary: String { "Measure side by side, as ratios from one run (suites: \(suites.map { $0.name }.joined(separator: ", ")))" }
+    static var usage: String {
+        """
+        USAGE: hybrid bench SUITE [--json] [--iterations N] [--engine webkit]
+
+        Runs one benchmark suite in a real engine and prints a table; with --json the last line of
+        standard output is one JSON object. Never compare the absolute times across machines: the
+        ratios, measured in the same run, are the result. Needs a display (run under xvfb-run -a).
+
+        SUITES:
+        \(suites.map { "  \($0.name)\n" + $0.keys.split(separator: "\n").map { "      " + $0 }.joined(separator: "\n") }.joined(separator: "\n"))
+        """
+    }
+
+    static func run(_ arguments: Arguments) throws -> Int32 {
+        var arguments = arguments
+        let json = arguments.flag("--json")
+        let iterations = try arguments.int("--iterations")
+        let engine = try arguments.option("--engine") ?? "webkit"
+        let names = try arguments.finish(maxPositionals: 1)
+        guard let name = names.first, let suite = suites.first(where: { $0.name == name }) else {
+            throw Arguments.Error.invalid(option: "SUITE", value: names.first ?? "(none)", expected: suites.map { $0.name }.joined(separator: "|"))
+        }
+        if let iterations, iterations < 10 {
+            throw Arguments.Error.invalid(option: "--iterations", value: "\(iterations)", expected: "at least 10")
+        }
+        #if os(Linux)
+        let options = BenchOptions(iterations: iterations, engine: engine)
+        let report = try GLibMainLoop.run { try await suite.run(options) }
+        print(report.table)
+        if json { print(report.json.jsonText) }
+        return 0
+        #else
+        FileHandle.standardError.write(Data("hybrid bench: needs the WebKitGTK engine (Linux)\n".utf8))
+        return 1
+        #endif
+    }
+}
+
+/// What a suite measured, in the order it reports.
+struct BenchReport: Sendable {
+    var values: [(key: String, value: Double)]
+
+    var json: JSONValue {
+        .object(Dictionary(uniqueKeysWithValues: values.map { ($0.key, .number(($0.value * 10_000).rounded() / 10_000)) }))
+    }
+
+    var table: String {
+        values.map { "\($0.key.padding(toLength: 22, withPad: " ", startingAt: 0)) \(String(format: "%.4f", $0.value))" }
+            .joined(separator: "\n")
+    }
+}
