@@ -15,6 +15,7 @@ protocol HybridCommand {
 enum CommandLineTool {
     /// Every subcommand, in the order `hybrid --help` lists them.
     static var commands: [any HybridCommand.Type] { [
+        RunCommand.self,
         DoctorCommand.self,
         BenchCommand.self,
         KeygenCommand.self,

@@ -28,6 +28,13 @@ public enum PackageMediaTypes {
         table[path.fileExtension] ?? "application/octet-stream"
     }
 
+    /// The type for any file path or name, by its extension (`application/octet-stream` when unknown).
+    public static func type(forPath path: String) -> String {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "application/octet-stream" }
+        return table[name[name.index(after: dot)...].lowercased()] ?? "application/octet-stream"
+    }
+
     /// Whether compressing this type can pay: text-like formats yes; images, media, fonts
     /// (WOFF is already compressed) and archives no.
     public static func isCompressible(_ type: String) -> Bool {

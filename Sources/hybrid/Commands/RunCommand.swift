@@ -1,0 +1,89 @@
+import Foundation
+import HybridCore
+#if os(Linux)
+import HybridGTK
+#endif
+
+/// `hybrid run TARGET`: the container for page authors, and a headless test runner.
+enum RunCommand: HybridCommand {
+    static let name = "run"
+    static let summary = "Open a directory or URL in the container (headless test runner with --until done)"
+    static let usage = """
+        USAGE: hybrid run TARGET [OPTIONS]
+
+        TARGET is a directory (served through the custom scheme hybrid-app://local/, never file://)
+        or a URL. The page gets the bridge (hybrid.js) with the device, storage and test modules.
+
+        OPTIONS:
+          --entry FILE          the directory's entry page (default index.html)
+          --headless            run on a private Xvfb display even when DISPLAY is set
+          --screenshot PATH     write a PNG of the page when the run ends (or when the page calls
+                                hybrid.call('test', 'screenshot'))
+          --report PATH         write the outcome as JSON (exit code, summary, details, url, title)
+          --until load|done     end after the page loaded (default), or wait for the page to call
+                                hybrid.call('test', 'done', { ok, details })
+          --timeout SECONDS     give up after this long (default 30): exit 2
+          --allow ORIGIN        allow bridge modules for this origin too (repeatable)
+          --size WxH            viewport size (default 1024x768)
+          --verbose             print bridge traffic, engine events, policy decisions and page logs
+
+        EXIT STATUS: 0 loaded / page reported ok, 1 page reported failure, 2 timeout or crash.
+        """
+
+    static func run(_ arguments: Arguments) throws -> Int32 {
+        var arguments = arguments
+        let headless = arguments.flag("--headless")
+        let verbose = arguments.flag("--verbose")
+        let entry = try arguments.option("--entry")
+        let screenshot = try arguments.option("--screenshot").map { URL(fileURLWithPath: $0) }
+        let report = try arguments.option("--report").map { URL(fileURLWithPath: $0) }
+        let until = try arguments.option("--until")
+        let timeout = try arguments.double("--timeout")
+        let allow = try arguments.values("--allow")
+        let size = try arguments.option("--size")
+        let positionals = try arguments.finish(maxPositionals: 1)
+        guard let target = positionals.first else { throw Arguments.Error.missingRequired("TARGET") }
+        var options = RunOptions(target: target)
+        if let entry { options.entry = entry }
+        options.screenshot = screenshot
+        options.report = report
+        options.verbose = verbose
+        options.allow = allow
+        if let timeout { options.timeout = timeout }
+        if let until {
+            guard let value = RunOptions.Until(rawValue: until) else {
+                throw Arguments.Error.invalid(option: "--until", value: until, expected: "load or done")
+            }
+            options.until = value
+        }
+        if let size {
+            let parts = size.split(separator: "x").compactMap { Int($0) }
+            guard parts.count == 2 else { throw Arguments.Error.invalid(option: "--size", value: size, expected: "WxH") }
+            options.viewport = ViewportSize(width: parts[0], height: parts[1])
+        }
+        #if os(Linux)
+        var display: HeadlessDisplay?
+        if headless || ProcessInfo.processInfo.environment["DISPLAY"].map({ $0.isEmpty }) ?? true {
+            display = try HeadlessDisplay()
+            display?.export()
+        }
+        defer { display?.stop() }
+        let runOptions = options
+        let outcome = try GLibMainLoop.run { try await RunSession(options: runOptions).run() }
+        print("hybrid run: \(outcome.summary) (exit \(outcome.exitCode))")
+        if let details = outcome.details { print(details.jsonText) }
+        if let report {
+            var object: [String: JSONValue] = ["exit": .number(Double(outcome.exitCode)), "summary": .string(outcome.summary)]
+            object["details"] = outcome.details
+            object["url"] = outcome.url.map { .string($0) }
+            object["title"] = outcome.title.map { .string($0) }
+            try FileManager.default.createDirectory(at: report.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(JSONValue.object(object).jsonText.utf8).write(to: report)
+        }
+        return outcome.exitCode
+        #else
+        FileHandle.standardError.write(Data("hybrid run: needs the WebKitGTK engine (Linux)\n".utf8))
+        return 1
+        #endif
+    }
+}
