@@ -16,6 +16,7 @@ enum CommandLineTool {
     /// Every subcommand, in the order `hybrid --help` lists them.
     static var commands: [any HybridCommand.Type] { [
         RunCommand.self,
+        DemoCommand.self,
         DoctorCommand.self,
         BenchCommand.self,
         KeygenCommand.self,

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what HybridKit needs on Debian 12 (Swift itself must already be on PATH).
+# A no-op when everything is present: `apt-get update` runs once, only if something is missing.
+set -euo pipefail
+
+packages=(libwebkitgtk-6.0-dev libsodium-dev zlib1g-dev xvfb xauth chromium nginx fonts-dejavu-core)
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "bootstrap: installing ${missing[*]}"
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+  echo "bootstrap: swift is not on PATH (install Swift 6 from swift.org first)" >&2
+  exit 1
+fi
+echo "bootstrap: ready ($(swift --version 2>&1 | head -1))"
