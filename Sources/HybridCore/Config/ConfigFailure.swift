@@ -4,16 +4,65 @@ import Foundation
 public enum ConfigFailure: HybridFailureReason {
     /// Something this domain did not expect; `message` says what.
     case internalError(String)
+    /// The document is not valid JSON or breaks a rule of the format (`message` says which).
+    case invalidDocument(String)
+    /// A URL pattern cannot be parsed.
+    case invalidPattern(pattern: String, reason: String)
+    /// A rule names an engine configuration the document's registry lacks.
+    case unknownEngine(rule: String, engine: String)
+    /// The detached signature does not verify with the trusted key.
+    case badSignature
+    /// The detached signature file is missing or empty.
+    case missingSignature
+    /// A version lower than the highest accepted was offered (a replay or downgrade).
+    case versionRollback(offered: Int, current: Int)
+    /// The same version number was offered with different contents.
+    case versionReused(Int)
+    /// The document's expiry date has passed.
+    case expired(version: Int, expires: Date)
+    /// The server answered with an unexpected HTTP status.
+    case httpStatus(url: String, status: Int)
+    /// A transfer failed below HTTP (connection refused, reset, timeout, too large).
+    case downloadFailed(url: String, message: String)
+    /// The last good document could not be written to the cache.
+    case cacheWriteFailed(path: String, message: String)
 
     public var code: String {
         switch self {
         case .internalError: "internal"
+        case .invalidDocument: "invalid_config"
+        case .invalidPattern: "invalid_pattern"
+        case .unknownEngine: "unknown_engine"
+        case .badSignature: "bad_signature"
+        case .missingSignature: "missing_signature"
+        case .versionRollback: "version_rollback"
+        case .versionReused: "version_reused"
+        case .expired: "expired"
+        case .httpStatus: "http_status"
+        case .downloadFailed: "download_failed"
+        case .cacheWriteFailed: "cache_write_failed"
         }
     }
 
     public var description: String {
         switch self {
         case .internalError(let message): message
+        case .invalidDocument(let message): "invalid config: \(message)"
+        case .invalidPattern(let pattern, let reason): "invalid URL pattern '\(pattern)': \(reason)"
+        case .unknownEngine(let rule, let engine): "rule '\(rule)' names engine '\(engine)', which the registry lacks"
+        case .badSignature: "config signature does not verify with the trusted key"
+        case .missingSignature: "config signature is missing"
+        case .versionRollback(let offered, let current): "config version \(offered) is lower than the current \(current); refusing a downgrade"
+        case .versionReused(let version): "config version \(version) was re-published with different contents"
+        case .expired(let version, let expires): "config version \(version) expired at \(PackageDates.format(expires))"
+        case .httpStatus(let url, let status): "HTTP \(status) for \(url)"
+        case .downloadFailed(let url, let message): "download of \(url) failed: \(message)"
+        case .cacheWriteFailed(let path, let message): "cannot write the config cache \(path): \(message)"
         }
     }
+}
+
+extension HybridError {
+    /// Shorthand for `HybridError.config(reason)`.
+    static func cfg(_ reason: ConfigFailure) -> HybridError { .config(reason) }
 }

@@ -1,0 +1,54 @@
+import Foundation
+
+/// The container features a rule turns on for the pages it matches.
+///
+/// Every field may be left out of a document; what is left out is off (and the engine is the
+/// app's default), so adding a feature to the format never turns it on for old documents.
+public struct FeatureSet: Sendable, Hashable, Codable {
+    /// Serve the page from this offline package id (when installed); `nil` = from the network.
+    public var offlinePackage: String?
+    /// Send XHR/fetch/form bodies through the native request proxy.
+    public var requestProxy: Bool
+    /// Keep the engine's cookies in sync with the app's jar.
+    public var cookieSync: Bool
+    /// Intercept URLs (custom-scheme serving and navigation policy hooks).
+    public var urlInterception: Bool
+    /// The name of an engine configuration in the document's registry; `nil` = the app's default.
+    public var engine: String?
+
+    public init(offlinePackage: String? = nil, requestProxy: Bool = false, cookieSync: Bool = false,
+                urlInterception: Bool = false, engine: String? = nil) {
+        self.offlinePackage = offlinePackage
+        self.requestProxy = requestProxy
+        self.cookieSync = cookieSync
+        self.urlInterception = urlInterception
+        self.engine = engine
+    }
+
+    /// Everything off on the app's default engine: what a page gets with no config, an expired
+    /// one, or the kill switch on. Pages still load — from the network, as a plain web view would.
+    public static let safeDefaults = FeatureSet()
+
+    private enum CodingKeys: String, CodingKey {
+        case offlinePackage, requestProxy, cookieSync, urlInterception, engine
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        offlinePackage = try c.decodeIfPresent(String.self, forKey: .offlinePackage)
+        requestProxy = try c.decodeIfPresent(Bool.self, forKey: .requestProxy) ?? false
+        cookieSync = try c.decodeIfPresent(Bool.self, forKey: .cookieSync) ?? false
+        urlInterception = try c.decodeIfPresent(Bool.self, forKey: .urlInterception) ?? false
+        engine = try c.decodeIfPresent(String.self, forKey: .engine)
+    }
+
+    /// The features that are on, in words (`offline package 'app', request proxy`).
+    public var summary: String {
+        var parts: [String] = []
+        if let offlinePackage { parts.append("offline package '\(offlinePackage)'") }
+        if requestProxy { parts.append("request proxy") }
+        if cookieSync { parts.append("cookie sync") }
+        if urlInterception { parts.append("URL interception") }
+        return parts.isEmpty ? "none" : parts.joined(separator: ", ")
+    }
+}

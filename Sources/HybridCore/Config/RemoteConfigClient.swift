@@ -1,0 +1,217 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Keeps an app's remote config current and answers, per navigation, which features apply.
+///
+/// At start it loads the last good document from its ``RemoteConfigCache`` (signature checked
+/// again); ``start()`` then fetches `config/latest.json` and its `.sig` from the repository at
+/// once and every ``Options/refreshInterval``. A fetched document is accepted only when its
+/// signature verifies with the trusted key, it is valid and unexpired, and its version is not
+/// below the one held; it is then cached before it is used. Anything refused leaves the held
+/// document in place. With no usable document — none yet, or the held one expired — every page
+/// gets ``FeatureSet/safeDefaults``.
+///
+/// ``features(for:)`` is synchronous and cheap (a lock and a few pattern matches), so a web
+/// view can ask on every navigation.
+public final class RemoteConfigClient: @unchecked Sendable {
+    public struct Options: Sendable {
+        /// The repository's base URL (`https://cdn.example.com/repo/`).
+        public var repository: URL
+        /// Where the last good document (and the install id) are kept.
+        public var cache: RemoteConfigCache
+        /// The install's id; it seeds rollout buckets.
+        public var installID: String
+        /// How often ``start()`` fetches again.
+        public var refreshInterval: TimeInterval
+        /// Per-request timeout.
+        public var timeout: TimeInterval
+        /// Documents larger than this are refused before decoding.
+        public var maximumSize: Int
+
+        public init(repository: URL, cache: RemoteConfigCache, installID: String, refreshInterval: TimeInterval = 900,
+                    timeout: TimeInterval = 30, maximumSize: Int = 1 << 20) {
+            self.repository = repository
+            self.cache = cache
+            self.installID = installID
+            self.refreshInterval = refreshInterval
+            self.timeout = timeout
+            self.maximumSize = maximumSize
+        }
+    }
+
+    /// What a refresh did.
+    public enum RefreshOutcome: Sendable, Equatable {
+        /// A newer document was accepted (`from` is the version held before, if any).
+        case updated(from: Int?, to: Int)
+        /// The repository offered the version already held.
+        case unchanged(Int)
+    }
+
+    public let options: Options
+    private let verifier: any SignatureVerifier
+    private let now: @Sendable () -> Date
+    private let onRefresh: (@Sendable (Result<RefreshOutcome, HybridError>) -> Void)?
+    private let session: URLSession
+    private let lock = NSLock()
+    private var held: (config: RemoteConfig, document: Data)?
+    private var periodic: Task<Void, Never>?
+
+    /// Loads the cached document, if there is a valid one.
+    /// - Parameters:
+    ///   - verifier: the publisher's public key (the same kind of key packages are signed with).
+    ///   - now: the clock, injectable for tests.
+    ///   - onRefresh: called after every periodic refresh (from any thread), for logs.
+    public init(options: Options, verifier: any SignatureVerifier, now: @escaping @Sendable () -> Date = { Date() },
+                onRefresh: (@Sendable (Result<RefreshOutcome, HybridError>) -> Void)? = nil) {
+        self.options = options
+        self.verifier = verifier
+        self.now = now
+        self.onRefresh = onRefresh
+        let configuration = URLSessionConfiguration.ephemeral
+        // latest.json changes in place: never answer it from a cache.
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.urlCache = nil
+        configuration.timeoutIntervalForRequest = options.timeout
+        session = URLSession(configuration: configuration)
+        if let cached = options.cache.load(), let config = try? Self.verify(cached.document, signature: cached.signature, with: verifier) {
+            // An expired cached document is still held: its version keeps refusing downgrades.
+            held = (config, cached.document)
+        }
+    }
+
+    deinit {
+        periodic?.cancel()
+        session.invalidateAndCancel()
+    }
+
+    /// The document held (possibly expired), or `nil`.
+    public var config: RemoteConfig? { lock.withLock { held?.config } }
+
+    /// Which features apply to a navigation to `url` for this install.
+    public func features(for url: URL) -> FeatureDecision {
+        let config = lock.withLock { held?.config }
+        guard let config else {
+            return FeatureDecision(url: url, installID: options.installID, source: .noConfig, configVersion: nil,
+                                   features: .safeDefaults, engine: nil, trace: [])
+        }
+        guard config.expires > now() else {
+            return FeatureDecision(url: url, installID: options.installID, source: .expired(version: config.version),
+                                   configVersion: config.version, features: .safeDefaults, engine: nil, trace: [])
+        }
+        return config.features(for: url, installID: options.installID)
+    }
+
+    /// Fetches the repository's document once and accepts it if it passes every check.
+    /// - Throws: ``ConfigFailure``: `http_status`, `download_failed`, `missing_signature`,
+    ///   `bad_signature`, `invalid_config`, `expired`, `version_rollback`, `version_reused`,
+    ///   `cache_write_failed`. The held document stays in place.
+    @discardableResult
+    public func refresh() async throws -> RefreshOutcome {
+        guard let document = try await fetch(ConfigRepositoryLayout.document) else {
+            throw HybridError.cfg(.httpStatus(url: url(ConfigRepositoryLayout.document).absoluteString, status: 404))
+        }
+        let signature = try await fetch(ConfigRepositoryLayout.signature)
+        return try accept(document: document, signature: signature)
+    }
+
+    /// Checks and takes a document obtained some other way (bundled with the app, pushed).
+    /// - Throws: as ``refresh()`` does, minus the transfer errors.
+    @discardableResult
+    public func accept(document: Data, signature: Data?) throws -> RefreshOutcome {
+        let config = try Self.verify(document, signature: signature, with: verifier)
+        guard config.expires > now() else { throw HybridError.cfg(.expired(version: config.version, expires: config.expires)) }
+        // Compare and store under one lock, so two refreshes racing cannot swap versions backwards.
+        return try lock.withLock {
+            let previous = held
+            if let previous {
+                if config.version < previous.config.version {
+                    throw HybridError.cfg(.versionRollback(offered: config.version, current: previous.config.version))
+                }
+                if config.version == previous.config.version {
+                    guard document == previous.document else { throw HybridError.cfg(.versionReused(config.version)) }
+                    return .unchanged(config.version)
+                }
+            }
+            try options.cache.store(document: document, signature: signature ?? Data())
+            held = (config, document)
+            return .updated(from: previous?.config.version, to: config.version)
+        }
+    }
+
+    /// Refreshes now and then every ``Options/refreshInterval`` until ``stop()``. Failures are
+    /// reported to `onRefresh` and never clear the held document.
+    public func start() {
+        let interval = max(1, options.refreshInterval)
+        let task = Task { [weak self] in
+            while !Task.isCancelled {
+                guard let self else { return }
+                let result: Result<RefreshOutcome, HybridError>
+                do {
+                    result = .success(try await self.refresh())
+                } catch {
+                    result = .failure(error as? HybridError ?? .cfg(.internalError("\(error)")))
+                }
+                self.onRefresh?(result)
+                try? await Task.sleep(nanoseconds: UInt64(interval * 1_000_000_000))
+            }
+        }
+        lock.withLock {
+            periodic?.cancel()
+            periodic = task
+        }
+    }
+
+    /// Stops periodic refreshes.
+    public func stop() {
+        lock.withLock {
+            periodic?.cancel()
+            periodic = nil
+        }
+    }
+
+    /// Verifies `signature` (a `.sig` file's bytes) over `document`, then decodes and validates it.
+    /// - Throws: ``ConfigFailure/missingSignature``, ``ConfigFailure/badSignature`` or a decoding failure.
+    public static func verify(_ document: Data, signature: Data?, with verifier: any SignatureVerifier) throws -> RemoteConfig {
+        do {
+            try DetachedSignature.verify(signature, of: document, what: "config", with: verifier)
+        } catch HybridError.package(.missingSignature) {
+            throw HybridError.cfg(.missingSignature)
+        } catch {
+            throw HybridError.cfg(.badSignature)
+        }
+        return try RemoteConfig.decode(document)
+    }
+
+    // MARK: Transfer
+
+    /// GETs `path` below the repository; `nil` on 404.
+    private func fetch(_ path: String) async throws -> Data? {
+        let url = url(path)
+        let request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: options.timeout)
+        let (data, response): (Data, URLResponse) = try await withCheckedThrowingContinuation { continuation in
+            session.dataTask(with: request) { data, response, error in
+                if let error {
+                    continuation.resume(throwing: HybridError.cfg(.downloadFailed(url: url.absoluteString, message: error.localizedDescription)))
+                } else if let response {
+                    continuation.resume(returning: (data ?? Data(), response))
+                } else {
+                    continuation.resume(throwing: HybridError.cfg(.downloadFailed(url: url.absoluteString, message: "no response")))
+                }
+            }.resume()
+        }
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        if status == 404 { return nil }
+        guard status == 200 else { throw HybridError.cfg(.httpStatus(url: url.absoluteString, status: status)) }
+        guard data.count <= options.maximumSize else {
+            throw HybridError.cfg(.downloadFailed(url: url.absoluteString, message: "larger than \(options.maximumSize) bytes"))
+        }
+        return data
+    }
+
+    private func url(_ path: String) -> URL {
+        let base = options.repository.absoluteString.hasSuffix("/") ? options.repository : options.repository.appendingPathComponent("")
+        return URL(string: path, relativeTo: base)?.absoluteURL ?? base.appendingPathComponent(path)
+    }
+}
