@@ -56,4 +56,19 @@ struct BridgeJSONScannerTests {
         #expect(throws: BridgeFailure.self) { try scan("1e300") { try $0.integer("n", in: 0...Int.max) } }
         #expect(throws: BridgeFailure.self) { try scan("\"1\"") { try $0.integer("n", in: 0...100) } }
     }
+
+    @Test func theWordAtATimeScanAgreesWithAByteLoop() {
+        var rng = SeededGenerator(state: 7)
+        let alphabet: [UInt8] = [0x61, 0x20, 0x22, 0x5C, 0x01, 0x1F, 0x7F, 0x80, 0xE2, 0xFF, 0x41]
+        for _ in 0..<5_000 {
+            let count = Int(rng.next() % 40)
+            let bytes = (0..<count).map { _ in rng.next() % 5 == 0 ? alphabet[Int(rng.next() % UInt64(alphabet.count))] : 0x61 }
+            let start = count == 0 ? 0 : Int(rng.next() % UInt64(count))
+            for extra in [nil, UInt8(0xE2)] as [UInt8?] {
+                let expected = bytes[start...].firstIndex { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 || $0 == extra } ?? count
+                let found = bytes.withUnsafeBufferPointer { BridgeJSONScanner.firstSpecialByte(in: $0, from: start, also: extra) }
+                #expect(found == expected)
+            }
+        }
+    }
 }

@@ -67,12 +67,15 @@ enum BridgeJSON {
     /// `text` as a JSON string literal that is also safe inside JavaScript source
     /// (U+2028/U+2029 escaped). Text needing no escapes is copied in one piece.
     static func quote(_ text: String) -> String {
-        var needsEscaping = false
-        for byte in text.utf8 where byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0xE2 {
-            needsEscaping = true
-            break
+        var text = text
+        let clean = text.withUTF8 { BridgeJSONScanner.firstSpecialByte(in: $0, from: 0, also: 0xE2) == $0.count }
+        if clean {
+            var out = "\""
+            out.reserveCapacity(text.utf8.count + 2)
+            out += text
+            out += "\""
+            return out
         }
-        guard needsEscaping else { return "\"" + text + "\"" }
         var out = "\""
         out.reserveCapacity(text.utf8.count + 16)
         for scalar in text.unicodeScalars {

@@ -198,6 +198,7 @@ struct BridgeJSONScanner {
     private mutating func string(decode: Bool) throws -> String? {
         try expect(UInt8(ascii: "\""), "a string")
         let start = index
+        index = Self.firstSpecialByte(in: bytes, from: index)
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
@@ -263,6 +264,29 @@ struct BridgeJSONScanner {
             plain = index
         }
         throw fail("unterminated string")
+    }
+
+    /// The index of the first byte at or after `start` that is `"`, `\\` or a control character
+    /// (or `bytes.count`), eight bytes at a time: large strings are the bridge's bulk.
+    static func firstSpecialByte(in bytes: UnsafeBufferPointer<UInt8>, from start: Int, also extra: UInt8? = nil) -> Int {
+        guard let base = bytes.baseAddress else { return start }
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let quotes = ones &* 0x22, slashes = ones &* 0x5C, extras = ones &* UInt64(extra ?? 0x22)
+        func hasZero(_ v: UInt64) -> Bool { (v &- ones) & ~v & highs != 0 }
+        var index = start
+        let raw = UnsafeRawPointer(base)
+        while index + 8 <= bytes.count {
+            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            let control = (word &- ones &* 0x20) & ~word & highs != 0
+            if control || hasZero(word ^ quotes) || hasZero(word ^ slashes) || hasZero(word ^ extras) { break }
+            index += 8
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == 0x22 || byte == 0x5C || byte < 0x20 || byte == extra { return index }
+            index += 1
+        }
+        return index
     }
 
     private mutating func hex4() throws -> UInt32 {

@@ -12,7 +12,11 @@ import Foundation
 public enum BridgeWire {
     /// A successful reply carrying `valueJSON` (JSON text).
     public static func success(id: Int?, valueJSON: String) -> String {
-        #"{"t":"reply","id":"# + idText(id) + #","ok":true,"value":"# + valueJSON + "}"
+        var text = #"{"t":"reply","id":"# + idText(id) + #","ok":true,"value":"#
+        text.reserveCapacity(text.utf8.count + valueJSON.utf8.count + 1)
+        text += valueJSON
+        text += "}"
+        return text
     }
 
     /// A failed reply.
