@@ -23,6 +23,8 @@ enum CommandLineTool {
         PackCommand.self,
         VerifyCommand.self,
         UpdateCommand.self,
+        ServeCommand.self,
+        ConfigCommand.self,
     ] }
 
     static func run(_ argv: [String]) -> Int32 {

@@ -88,7 +88,8 @@ public struct FeatureDecision: Sendable, Equatable, CustomStringConvertible {
         return lines.joined(separator: "\n")
     }
 
-    static func percent(_ value: Double) -> String {
+    /// A rollout share as text: `10%`, `12.50%`.
+    public static func percent(_ value: Double) -> String {
         value == value.rounded() ? "\(Int(value))%" : String(format: "%.2f%%", value)
     }
 }

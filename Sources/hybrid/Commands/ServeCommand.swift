@@ -1,0 +1,81 @@
+import Foundation
+import HybridCore
+#if os(Linux)
+import HybridServer
+#endif
+
+enum ServeCommand: HybridCommand {
+    static let name = "serve"
+    static let summary = "Serve a package repository (and its config) or any static directory over HTTP"
+    static let usage = """
+        USAGE: hybrid serve REPO [--port 8080] [--host 127.0.0.1] [--quiet]
+
+        Serves the directory REPO read-only: content types, ETag/If-None-Match → 304,
+        Last-Modified, gzip for text when the client accepts it, single byte ranges (206/416),
+        index.html for directories, and 404 for anything outside REPO (.., encoded dots and
+        slashes, symbolic links leading out). One access-log line per request on standard output
+        (--quiet turns it off). Binds to loopback unless --host says otherwise; --port 0 picks a
+        free port. Prints the URL and then 'ready' once it accepts connections; SIGINT or SIGTERM
+        close every connection and exit 0.
+
+        Everything a HybridKit client fetches is a static file, so nginx or any CDN serves the
+        same repository equally well; this is the embedded default.
+        """
+
+    static func run(_ arguments: Arguments) throws -> Int32 {
+        var arguments = arguments
+        let port = try arguments.int("--port") ?? 8080
+        let host = try arguments.option("--host") ?? "127.0.0.1"
+        let quiet = arguments.flag("--quiet")
+        let positionals = try arguments.finish(maxPositionals: 1)
+        guard let repo = positionals.first else { throw Arguments.Error.missingRequired("REPO") }
+        guard (0...65_535).contains(port) else {
+            throw Arguments.Error.invalid(option: "--port", value: "\(port)", expected: "0–65535")
+        }
+        #if os(Linux)
+        return try serve(root: URL(fileURLWithPath: repo), host: host, port: port, quiet: quiet)
+        #else
+        FileHandle.standardError.write(Data("hybrid serve: needs libsoup (Linux)\n".utf8))
+        return 1
+        #endif
+    }
+
+    #if os(Linux)
+    private static func serve(root: URL, host: String, port: Int, quiet: Bool) throws -> Int32 {
+        let output = LineWriter()
+        // Handled by dispatch sources, not by the default action, so the server can close cleanly.
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let stopRequested = DispatchSemaphore(value: 0)
+        let sources = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stopRequested.signal() }
+            source.resume()
+            return source
+        }
+        var log: (@Sendable (String) -> Void)?
+        if !quiet { log = { @Sendable line in output.write(line) } }
+        let server = try StaticSiteServer(root: root, host: host, port: port, accessLog: log)
+        output.write("serving \(server.root.path) at \(server.url.absoluteString)")
+        if host != "127.0.0.1" && host != "::1" {
+            output.write("warning: listening on \(host), not loopback: other machines can fetch these files")
+        }
+        output.write("ready")
+        stopRequested.wait()
+        server.stop()
+        sources.forEach { $0.cancel() }
+        output.write("stopped")
+        return 0
+    }
+    #endif
+}
+
+/// Whole lines to standard output from any thread, flushed at once (a log reader or a test
+/// waiting for `ready` must not wait for a buffer to fill).
+private final class LineWriter: @unchecked Sendable {
+    private let lock = NSLock()
+
+    func write(_ line: String) {
+        lock.withLock { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+    }
+}
