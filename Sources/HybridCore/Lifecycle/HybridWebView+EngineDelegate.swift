@@ -1,0 +1,87 @@
+import Foundation
+
+/// The view is its engine's delegate: navigation decisions are chained (container, bridge,
+/// new windows, app) and dialogs go through the view's exactly-once guard.
+extension HybridWebView: WebEngineDelegate {
+    public func engine(_ engine: any WebEngine, decidePolicyFor action: NavigationAction) async -> NavigationActionPolicy {
+        guard !isClosed else { return .cancel }
+        let url = action.request.url
+        if url.scheme == ContainerScripts.retryURL.scheme {
+            if url == ContainerScripts.retryURL, action.isMainFrame, errorPage != nil { retry() }
+            return .cancel
+        }
+        if bridge.handleNavigation(action) { return .cancel }
+        if action.targetsNewWindow {
+            newWindowRequested(action)
+            return .cancel
+        }
+        let policy = await delegate?.webView(self, decidePolicyFor: action) ?? .allow
+        guard !isClosed else { return .cancel }
+        if case .allow = policy, action.isMainFrame {
+            if action.type == .backForward { backNavigationPending = true }
+            // The first request of the load must carry the jar's cookies.
+            if let sync = configuration.cookieSync, url.scheme == "http" || url.scheme == "https" {
+                await sync.prepareNavigation(to: url)
+            }
+        }
+        return policy
+    }
+
+    public func engine(_ engine: any WebEngine, decidePolicyFor response: NavigationResponse) async -> NavigationResponsePolicy {
+        guard !isClosed else { return .cancel }
+        if response.isMainFrame, response.statusCode >= 400, let package = configuration.package,
+           response.url.scheme?.lowercased() == package.scheme {
+            packageFailed = true
+        }
+        if let delegate { return await delegate.webView(self, decidePolicyFor: response) }
+        return response.canShowMIMEType ? .allow : .cancel
+    }
+
+    public func engine(_ engine: any WebEngine, runScriptDialog completion: ScriptDialogCompletion) {
+        presentDialog(completion)
+    }
+
+    // MARK: Load outcomes
+
+    func pageDidFinish(_ url: URL?) {
+        if errorPage == nil {
+            lastPageURL = url ?? lastPageURL
+            lastGoodTitle = engine.title
+        }
+        if backNavigationPending {
+            backNavigationPending = false
+            if configuration.resetsTextSizeAfterBack { resetTextSize() }
+        }
+        guard let package = configuration.package, url?.scheme?.lowercased() == package.scheme else { return }
+        if packageFailed {
+            rollBackPackage(package)
+        } else {
+            // The version loaded once: the previous one can go (file work off the main thread).
+            Task.detached { try? package.installer.markLoaded(package.id) }
+        }
+    }
+
+    func pageDidFail(_ url: URL?, message: String) {
+        delegate?.webView(self, didFailLoad: LoadFailure(url: url, message: message, statusCode: nil))
+        if let package = configuration.package, url?.scheme?.lowercased() == package.scheme {
+            rollBackPackage(package)
+        }
+    }
+
+    /// The active package version failed to load: go back to the previous one and reload once.
+    private func rollBackPackage(_ package: PackageBinding) {
+        packageFailed = false
+        Task { [weak self] in
+            let rolledBack = await Task.detached { (try? package.installer.rollback(package.id)) != nil }.value
+            guard rolledBack, let self, !self.isClosed else { return }
+            self.engine.reload()
+        }
+    }
+
+    /// Resets text size after a back navigation: the page comes back from the page cache with
+    /// the size it had, which a pinch or a page script may have changed.
+    func resetTextSize() {
+        let engine = self.engine
+        Task { _ = try? await engine.evaluate(ContainerScripts.resetTextSize) }
+    }
+}

@@ -1,0 +1,369 @@
+import Foundation
+
+/// The container app developers use: one engine view with the bridge, cookie sync, an optional
+/// offline package, injected content and the lifecycle handled — progress, dialogs, white
+/// screens, back navigation, snapshots and media.
+///
+/// Engine-neutral: it is made from a ``WebEngineProvider`` and talks to the engine only through
+/// the ``WebEngine`` seam. It is the engine's delegate and chains navigation decisions: the
+/// container's own URLs, then the bridge's `hybrid://` URLs, then new-window requests, then
+/// the app's ``delegate``.
+///
+/// ```swift
+/// let view = try HybridWebView(provider: provider, configuration: configuration)
+/// view.delegate = self
+/// let token = view.observe { state in progressBar.value = state.progress.fraction }
+/// view.load(URL(string: "https://m.example.com/")!)
+/// ```
+@MainActor
+public final class HybridWebView {
+    /// What the app shows about the page: one value, observed with ``observe(_:)``.
+    public struct State: Sendable, Equatable {
+        public var url: URL?
+        public var title: String?
+        public var isLoading: Bool
+        /// The progress bar's value (see ``ProgressModel``).
+        public var progress: LoadProgress
+        public var canGoBack: Bool
+        public var canGoForward: Bool
+
+        public static let initial = State(url: nil, title: nil, isLoading: false, progress: .initial,
+                                          canGoBack: false, canGoForward: false)
+    }
+
+    public let engine: any WebEngine
+    public let bridge: BridgeHost
+    public let configuration: HybridWebViewConfiguration
+    public weak var delegate: (any HybridWebViewDelegate)?
+    public private(set) var state: State = .initial
+    /// Whether the view is on screen (``setVisible(_:)``).
+    public private(set) var isVisible = true
+    /// Set while the app animates the container in or out: dialogs get their safe default
+    /// instead of appearing over a moving screen.
+    public var isInTransition = false {
+        didSet { if isInTransition { dismissDialogs() } }
+    }
+    public private(set) var isClosed = false
+    /// The view showed (or was asked to show) a page; a pool cannot make it traceless again
+    /// unless the engine clears history.
+    public private(set) var hasNavigated = false
+    /// The error page is showing after recovery gave up.
+    public internal(set) var errorPage: WhiteScreenEvent?
+
+    var uses = 0
+    var isWarm = false
+    private var warmWaiters: [CheckedContinuation<Void, Never>] = []
+    private var ignoresBlankLoads = false
+    private var observers: [UInt64: @MainActor (State) -> Void] = [:]
+    private var nextObserver: UInt64 = 0
+    private var engineObservation: ObservationToken?
+    var progressModel: ProgressModel
+    private var progressTicker: Task<Void, Never>?
+    var whiteScreenPolicy: WhiteScreenPolicy
+    var pendingRecovery: Task<Void, Never>?
+    /// The reason to report for the next termination (the view ended an unresponsive page itself).
+    var expectedTermination: WhiteScreenReason?
+    /// The URL and title of the page as it last finished loading (for recovery and the blank probe).
+    var lastPageURL: URL?
+    var lastGoodTitle: String?
+    var backNavigationPending = false
+    var packageFailed = false
+    private var openDialogs: [WeakDialog] = []
+    private var lastNewWindow: (url: URL, at: Double)?
+    let start = Date()
+
+    /// Creates the engine view with the bridge, package scheme and injections installed.
+    /// - Throws: what the provider throws when it cannot make a view.
+    public init(provider: any WebEngineProvider, configuration: HybridWebViewConfiguration = HybridWebViewConfiguration()) throws {
+        self.configuration = configuration
+        bridge = BridgeHost(capabilities: provider.capabilities, modules: configuration.modules,
+                            limits: configuration.bridgeLimits, options: configuration.bridgeOptions)
+        engine = try provider.makeEngine(configuration.engineConfiguration(bridge: bridge))
+        progressModel = ProgressModel(options: configuration.progress)
+        whiteScreenPolicy = configuration.whiteScreen
+        engine.delegate = self
+        bridge.attach(engine)
+        engineObservation = engine.observe { [weak self] event in self?.engineDidReport(event) }
+    }
+
+    isolated deinit { close() }
+
+    /// Seconds since the view was made (the clock of the progress and white-screen policies).
+    var now: Double { Date().timeIntervalSince(start) }
+
+    // MARK: Loading
+
+    /// Loads `url`.
+    public func load(_ url: URL) { load(EngineRequest(url: url)) }
+
+    /// Loads a request (method, headers and body where the engine allows).
+    public func load(_ request: EngineRequest) {
+        guard beginNavigation() else { return }
+        engine.load(request)
+    }
+
+    /// Loads HTML as if it came from `baseURL`.
+    public func loadHTML(_ html: String, baseURL: URL?) {
+        guard beginNavigation() else { return }
+        engine.loadHTML(html, baseURL: baseURL)
+    }
+
+    /// Loads `url` with its HTML fetched in parallel (``PagePreloader/start(_:)``, started
+    /// before this view was made or dequeued): meanwhile the engine starts its content process;
+    /// then the fetched bytes are shown as the response for the URL, so history, origin and
+    /// relative URLs are those of a normal load. Falls back to a normal load when the fetch gave
+    /// nothing usable.
+    public func load(_ url: URL, preloaded: Task<PreloadedPage?, Never>) async {
+        guard beginNavigation() else { return }
+        if !isWarm { warmUp() }
+        let page = await preloaded.value
+        guard !isClosed else { return }
+        if let page {
+            await configuration.cookieSync?.prepareNavigation(to: page.url)
+            engine.loadSimulatedResponse(page.data, mimeType: page.mimeType, encoding: page.encoding, for: page.url)
+        } else {
+            engine.load(url)
+        }
+    }
+
+    public func reload() {
+        guard beginNavigation() else { return }
+        engine.reload()
+    }
+
+    public func stopLoading() { engine.stopLoading() }
+    public func goForward() { engine.goForward() }
+
+    /// Goes back one entry (the page comes back from the page cache without `onload`; the
+    /// runtime emits `hybrid.on('resume')`).
+    public func goBack() {
+        guard engine.canGoBack else { return }
+        backNavigationPending = true
+        engine.goBack()
+    }
+
+    /// What the app's back button should do, done: go back in the page, or ask the delegate to
+    /// close the container (``HybridWebViewDelegate/webViewRequestsClose(_:)``).
+    @discardableResult
+    public func handleBackButton() -> BackPolicy.Decision {
+        let decision = configuration.back.decide(engine.backForwardList)
+        switch decision {
+        case .goBack: goBack()
+        case .close: delegate?.webViewRequestsClose(self)
+        }
+        return decision
+    }
+
+    /// Starts a navigation the app asked for. `false` when the view is closed.
+    private func beginNavigation() -> Bool {
+        guard !isClosed else { return false }
+        hasNavigated = true
+        ignoresBlankLoads = false
+        pendingRecovery?.cancel()
+        pendingRecovery = nil
+        errorPage = nil
+        packageFailed = false
+        return true
+    }
+
+    /// Starts the content process with an empty document that leaves no history entry, so the
+    /// first real load is fast (a pooled view) or overlaps the network (a preload).
+    func warmUp() {
+        guard !isClosed, !isWarm else { return }
+        ignoresBlankLoads = !hasNavigated
+        engine.loadHTML("", baseURL: nil)
+    }
+
+    /// Returns once the warm-up document has loaded (or at once if the view is warm or in use).
+    func waitUntilWarm(timeout: Double = 10) async {
+        guard !isWarm, !hasNavigated, !isClosed else { return }
+        await withCheckedContinuation { continuation in
+            warmWaiters.append(continuation)
+            Task { [weak self] in
+                try? await Task.sleep(nanoseconds: UInt64(timeout * 1e9))
+                self?.finishWarmUp()
+            }
+        }
+    }
+
+    private func finishWarmUp() {
+        isWarm = true
+        let waiters = warmWaiters
+        warmWaiters.removeAll()
+        for waiter in waiters { waiter.resume() }
+    }
+
+    // MARK: State
+
+    /// Calls `handler` with the state now and on every change, until the token is cancelled.
+    public func observe(_ handler: @escaping @MainActor (State) -> Void) -> ObservationToken {
+        nextObserver += 1
+        let id = nextObserver
+        observers[id] = handler
+        handler(state)
+        return ObservationToken { [weak self] in self?.observers[id] = nil }
+    }
+
+    func refreshState() {
+        guard !isClosed else { return }
+        var next = state
+        next.url = hasNavigated ? engine.url : nil
+        next.title = hasNavigated ? engine.title : nil
+        next.isLoading = hasNavigated && engine.isLoading
+        next.progress = progressModel.value
+        next.canGoBack = engine.canGoBack
+        next.canGoForward = engine.canGoForward
+        guard next != state else { return }
+        state = next
+        for id in observers.keys.sorted() { observers[id]?(next) }
+    }
+
+    // MARK: Engine events
+
+    private func engineDidReport(_ event: EngineEvent) {
+        guard !isClosed else { return }
+        switch event {
+        case .loadStarted(let url):
+            if isPlaceholder(url) { return }
+            ignoresBlankLoads = false
+            hasNavigated = true
+            advanceProgress(progressModel.start(at: now))
+        case .loadFinished(let url):
+            if isPlaceholder(url) {
+                if !hasNavigated { finishWarmUp() }
+                return
+            }
+            isWarm = true
+            advanceProgress(progressModel.finish(at: now))
+            pageDidFinish(url)
+        case .loadFailed(let url, let message, let cancelled):
+            if isPlaceholder(url) { return }
+            advanceProgress(progressModel.fail(cancelled: cancelled, at: now))
+            if !cancelled { pageDidFail(url, message: message) }
+        case .progressChanged(let fraction):
+            if ignoresBlankLoads { return }
+            advanceProgress(progressModel.engineProgress(fraction, at: now))
+        case .contentProcessTerminated(let reason):
+            isWarm = false
+            let cause = expectedTermination ?? .contentProcessTerminated(reason)
+            expectedTermination = nil
+            dismissDialogs()
+            if hasNavigated { handleWhiteScreen(cause) }
+        default:
+            break
+        }
+        refreshState()
+    }
+
+    private func isPlaceholder(_ url: URL?) -> Bool {
+        ignoresBlankLoads && (url == nil || url?.scheme == "about")
+    }
+
+    private func advanceProgress(_ value: LoadProgress?) {
+        guard value != nil else { return }
+        refreshState()
+        guard progressModel.needsTicks, progressTicker == nil else { return }
+        progressTicker = Task { [weak self] in
+            while let self, !self.isClosed, self.progressModel.needsTicks {
+                try? await Task.sleep(nanoseconds: 16_000_000)
+                if self.progressModel.tick(at: self.now) != nil { self.refreshState() }
+            }
+            self?.progressTicker = nil
+        }
+    }
+
+    // MARK: Dialogs
+
+    func presentDialog(_ completion: ScriptDialogCompletion) {
+        guard !isClosed, isVisible, !isInTransition, let delegate else {
+            completion.completeWithSafeDefault()
+            return
+        }
+        openDialogs.removeAll { $0.value?.isCompleted ?? true }
+        openDialogs.append(WeakDialog(completion))
+        delegate.webView(self, runDialog: completion)
+    }
+
+    /// Answers every open dialog with its safe default (hidden, closed, in transition, pooled).
+    func dismissDialogs() {
+        let dialogs = openDialogs
+        openDialogs.removeAll()
+        for dialog in dialogs { dialog.value?.completeWithSafeDefault() }
+    }
+
+    func newWindowRequested(_ action: NavigationAction) {
+        // WebKit may ask twice for one window.open (policy and create); the app hears of it once.
+        if let last = lastNewWindow, last.url == action.request.url, now - last.at < 0.5 { return }
+        lastNewWindow = (action.request.url, now)
+        delegate?.webView(self, requestsNewWindow: NewWindowRequest(
+            url: action.request.url, openerURL: engine.url, isUserGesture: action.isUserGesture))
+    }
+
+    // MARK: Visibility, media, snapshots, closing
+
+    /// Shows or hides the view. Hiding answers open dialogs with their safe defaults. Showing it
+    /// again probes for a white screen (liveness, blank page) and recovers, then emits
+    /// `resume` to the page (`hybrid.on('resume', …)`).
+    public func setVisible(_ visible: Bool) {
+        guard !isClosed, visible != isVisible else { return }
+        isVisible = visible
+        engine.setVisible(visible)
+        if !visible {
+            dismissDialogs()
+        } else {
+            Task { [weak self] in await self?.didBecomeVisible() }
+        }
+    }
+
+    /// Pauses every playing audio and video element. Returns how many were playing.
+    @discardableResult
+    public func pauseMedia() async -> Int {
+        guard !isClosed, engine.isAlive, hasNavigated else { return 0 }
+        let engine = self.engine
+        let value = await WhiteScreenDetector.withTimeout(1) { try? await engine.evaluate(ContainerScripts.pauseMedia) }
+        return (value ?? nil)?.numberValue.map { Int($0) } ?? 0
+    }
+
+    /// PNG data of the visible page. A page that registered a capture function
+    /// (`hybrid.onSnapshot(() => canvas.toDataURL())`, for WebGL/canvas content an engine
+    /// snapshot renders blank) is asked first; otherwise the engine renders the view.
+    /// - Throws: `HybridError.engine(.snapshotFailed)` and the engine's errors.
+    public func snapshot() async throws -> Data {
+        if engine.isAlive, hasNavigated {
+            let engine = self.engine
+            let value = await WhiteScreenDetector.withTimeout(2) { try? await engine.callAsync(ContainerScripts.pageSnapshot) }
+            if case .string(let dataURL)?? = value, let png = Self.pngData(fromDataURL: dataURL) { return png }
+        }
+        return try await engine.snapshot()
+    }
+
+    /// The bytes of a `data:image/png;base64,…` URL.
+    static func pngData(fromDataURL text: String) -> Data? {
+        let prefix = "data:image/png;base64,"
+        guard text.hasPrefix(prefix), let data = Data(base64Encoded: String(text.dropFirst(prefix.count))),
+              data.starts(with: [0x89, 0x50, 0x4E, 0x47]) else { return nil }
+        return data
+    }
+
+    /// Tears the view down: open dialogs get their safe defaults, pending bridge calls fail,
+    /// media stops with the page, nothing reaches the delegate afterwards. Idempotent.
+    public func close() {
+        guard !isClosed else { return }
+        dismissDialogs()
+        isClosed = true
+        pendingRecovery?.cancel()
+        progressTicker?.cancel()
+        engineObservation?.cancel()
+        observers.removeAll()
+        finishWarmUp()
+        bridge.detach()
+        engine.setVisible(false)
+        engine.close()
+    }
+}
+
+/// An open dialog, held weakly: if the delegate drops it, it answers itself.
+private final class WeakDialog {
+    weak var value: ScriptDialogCompletion?
+    init(_ value: ScriptDialogCompletion) { self.value = value }
+}

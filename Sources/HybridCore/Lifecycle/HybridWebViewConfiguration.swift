@@ -1,0 +1,81 @@
+import Foundation
+
+/// An offline package a container serves from its custom scheme, and confirms or rolls back
+/// as its pages load or fail.
+public struct PackageBinding: Sendable {
+    public var installer: PackageInstaller
+    public var id: String
+    /// The custom scheme the package is served on (`app` for `app://m.example.com/…`).
+    public var scheme: String
+    public var handler: PackageSchemeHandler
+
+    public init(installer: PackageInstaller, id: String, scheme: String, network: PackageSchemeHandler.NetworkFetch? = nil) {
+        self.installer = installer
+        self.id = id
+        self.scheme = scheme.lowercased()
+        handler = PackageSchemeHandler(store: installer.store, id: id, customScheme: scheme, network: network)
+    }
+}
+
+/// Everything a ``HybridWebView`` is made with. Fixed for the view's life (an engine view's
+/// configuration cannot change after creation), so a ``WebViewPool`` makes all its views
+/// from one of these.
+@MainActor
+public struct HybridWebViewConfiguration {
+    /// The engine's configuration: scripts, style sheets, custom schemes, viewport, and the
+    /// media policy — autoplay and inline playback are decided here, before creation.
+    public var engine: EngineConfiguration
+    /// Bridge modules registered on the view's router.
+    public var modules: [any BridgeModule]
+    public var bridgeOptions: BridgeHost.Options
+    public var bridgeLimits: BridgeRouter.Limits
+    /// Keeps the app's cookie jar and the engine's store in step; shared by all views of a
+    /// provider. Each navigation waits for it (``CookieSync/prepareNavigation(to:)``).
+    public var cookieSync: CookieSync?
+    /// An offline package served through its scheme, marked loaded / rolled back by the view.
+    public var package: PackageBinding?
+    /// CSS, scripts and HTML fragments added to pages.
+    public var injections: [PageInjection]
+    public var whiteScreen: WhiteScreenPolicy
+    /// How long the liveness probe waits when the view becomes visible (seconds).
+    public var livenessTimeout: Double
+    public var progress: ProgressModel.Options
+    public var back: BackPolicy
+    /// Undo text-size changes after a back navigation (the page comes back from the page cache
+    /// with whatever size it had).
+    public var resetsTextSizeAfterBack: Bool
+
+    public init(engine: EngineConfiguration = EngineConfiguration(), modules: [any BridgeModule] = [],
+                bridgeOptions: BridgeHost.Options = BridgeHost.Options(), bridgeLimits: BridgeRouter.Limits = BridgeRouter.Limits(),
+                cookieSync: CookieSync? = nil, package: PackageBinding? = nil, injections: [PageInjection] = [],
+                whiteScreen: WhiteScreenPolicy = WhiteScreenPolicy(), livenessTimeout: Double = 1.5,
+                progress: ProgressModel.Options = ProgressModel.Options(), back: BackPolicy = BackPolicy(),
+                resetsTextSizeAfterBack: Bool = false) {
+        self.engine = engine
+        self.modules = modules
+        self.bridgeOptions = bridgeOptions
+        self.bridgeLimits = bridgeLimits
+        self.cookieSync = cookieSync
+        self.package = package
+        self.injections = injections
+        self.whiteScreen = whiteScreen
+        self.livenessTimeout = livenessTimeout
+        self.progress = progress
+        self.back = back
+        self.resetsTextSizeAfterBack = resetsTextSizeAfterBack
+    }
+
+    /// Serves `directory` on `scheme` (`local://app/index.html`), never through `file://`.
+    public mutating func serveLocalDirectory(_ directory: URL, scheme: String = "local") {
+        engine.schemeHandlers[scheme] = DirectorySchemeHandler(root: directory)
+    }
+
+    /// The engine configuration with the bridge, package scheme and injections added.
+    func engineConfiguration(bridge: BridgeHost) -> EngineConfiguration {
+        var configuration = engine
+        bridge.configure(&configuration)
+        if let package { configuration.schemeHandlers[package.scheme] = package.handler }
+        for injection in injections { injection.apply(to: &configuration) }
+        return configuration
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// A page asked for a new window (`target=_blank`, `window.open`): the app opens a new
+/// container for it (the engine never creates windows itself).
+public struct NewWindowRequest: Sendable {
+    public var url: URL
+    /// The page that asked.
+    public var openerURL: URL?
+    public var isUserGesture: Bool
+}
+
+/// A load that failed (not one that was cancelled or superseded).
+public struct LoadFailure: Sendable, Equatable {
+    public var url: URL?
+    public var message: String
+    /// The HTTP status when the failure was an error response of the main document.
+    public var statusCode: Int?
+}
+
+/// What happened about a white screen: why, and what the view did.
+public struct WhiteScreenEvent: Sendable, Equatable {
+    public var reason: WhiteScreenReason
+    public var recovery: WhiteScreenRecovery
+    /// The page that went white.
+    public var url: URL?
+}
+
+/// The app's side of a ``HybridWebView``: navigation decisions, dialogs, new windows, closing,
+/// white screens and failures. Every method has a default, so an app implements only what it
+/// shows.
+@MainActor
+public protocol HybridWebViewDelegate: AnyObject {
+    /// Allow or cancel a navigation the bridge did not take. Default: allow.
+    func webView(_ webView: HybridWebView, decidePolicyFor action: NavigationAction) async -> NavigationActionPolicy
+    /// Allow, cancel or download a response. Default: show what the engine can show.
+    func webView(_ webView: HybridWebView, decidePolicyFor response: NavigationResponse) async -> NavigationResponsePolicy
+    /// Show a script dialog. `completion.dialog` carries the page's title and URL for the UI.
+    /// Answer it once; if the view is hidden, closed, in a transition or destroyed first, the
+    /// safe default answers it and a later answer is ignored. Default: the safe default at once.
+    func webView(_ webView: HybridWebView, runDialog completion: ScriptDialogCompletion)
+    /// Open a new container for a page's new-window request. Default: ignore it.
+    func webView(_ webView: HybridWebView, requestsNewWindow request: NewWindowRequest)
+    /// Close this container (the back policy found nowhere to go, or the page asked). Default: nothing.
+    func webViewRequestsClose(_ webView: HybridWebView)
+    /// A white screen was detected and handled as `event.recovery` says.
+    func webView(_ webView: HybridWebView, didDetectWhiteScreen event: WhiteScreenEvent)
+    /// A main-frame load failed.
+    func webView(_ webView: HybridWebView, didFailLoad failure: LoadFailure)
+}
+
+extension HybridWebViewDelegate {
+    public func webView(_ webView: HybridWebView, decidePolicyFor action: NavigationAction) async -> NavigationActionPolicy { .allow }
+    public func webView(_ webView: HybridWebView, decidePolicyFor response: NavigationResponse) async -> NavigationResponsePolicy {
+        response.canShowMIMEType ? .allow : .cancel
+    }
+    public func webView(_ webView: HybridWebView, runDialog completion: ScriptDialogCompletion) {
+        completion.completeWithSafeDefault()
+    }
+    public func webView(_ webView: HybridWebView, requestsNewWindow request: NewWindowRequest) {}
+    public func webViewRequestsClose(_ webView: HybridWebView) {}
+    public func webView(_ webView: HybridWebView, didDetectWhiteScreen event: WhiteScreenEvent) {}
+    public func webView(_ webView: HybridWebView, didFailLoad failure: LoadFailure) {}
+}

@@ -1,0 +1,168 @@
+import Foundation
+
+/// Warm ``HybridWebView``s ready to show a page at once.
+///
+/// ``prewarm()`` fills the pool when the app is idle; ``dequeue()`` hands out a warm view
+/// (creating one only when the pool is empty) and ``enqueue(_:)`` takes one back. A view handed
+/// out shows no trace of an earlier page: history of one entry, empty sessionStorage, no
+/// title, scroll or handlers, `canGoBack` false, no flash of an old page. An engine that cannot
+/// clear its history (WebKitGTK, WKWebView) cannot make a used view traceless, so a view that
+/// showed a page is retired and a fresh one warmed in its place; a view given back unused
+/// returns to the pool.
+///
+/// Never handed out: a view whose content process died, one that fails a liveness probe, one
+/// that reached ``WebViewPoolPolicy/maximumReuse``. ``handleMemoryPressure()`` empties the pool.
+@MainActor
+public final class WebViewPool {
+    public let provider: any WebEngineProvider
+    public let configuration: HybridWebViewConfiguration
+    public let policy: WebViewPoolPolicy
+    /// Delay before refilling after a dequeue, so warming does not compete with the page
+    /// that was just opened.
+    public var refillDelay: Double = 0.5
+
+    private var ready: [HybridWebView] = []
+    private var warming = 0
+    private var refill: Task<Void, Never>?
+    /// Set by memory pressure: no refilling until the app calls ``prewarm()`` again.
+    private var suspended = false
+
+    /// Views made (warm or cold) and retired, by reason, for logs and tests.
+    public private(set) var createdCount = 0
+    public private(set) var coldCount = 0
+    public private(set) var retirements: [WebViewPoolPolicy.Retirement: Int] = [:]
+
+    public init(provider: any WebEngineProvider, configuration: HybridWebViewConfiguration = HybridWebViewConfiguration(),
+                policy: WebViewPoolPolicy = WebViewPoolPolicy()) {
+        self.provider = provider
+        self.configuration = configuration
+        self.policy = policy
+    }
+
+    /// Warm views ready to hand out.
+    public var count: Int { ready.count }
+
+    /// Fills the pool to its capacity, one view per main-loop turn; returns when all are warm.
+    public func prewarm() async {
+        suspended = false
+        let needed = policy.shortfall(pooled: ready.count, warming: warming)
+        for _ in 0..<needed {
+            await warmOne()
+            await Task.yield()
+        }
+    }
+
+    private func warmOne() async {
+        warming += 1
+        defer { warming -= 1 }
+        guard let view = try? HybridWebView(provider: provider, configuration: configuration) else { return }
+        createdCount += 1
+        view.setVisible(false)
+        view.warmUp()
+        await view.waitUntilWarm()
+        guard !suspended, !view.isClosed, ready.count < policy.capacity else {
+            view.close()
+            return
+        }
+        ready.append(view)
+    }
+
+    /// A warm view, alive and answering; a new one only when the pool has none.
+    /// - Throws: what the provider throws when it cannot make a view.
+    public func dequeue() async throws -> HybridWebView {
+        while !ready.isEmpty {
+            let view = ready.removeFirst()
+            let candidate = self.candidate(view)
+            guard policy.mayHandOut(candidate) else {
+                retire(view, policy.fate(of: candidate, pooled: 0))
+                continue
+            }
+            let detector = WhiteScreenDetector(livenessTimeout: policy.probeTimeout)
+            guard await detector.isResponsive(view.engine), view.engine.isAlive, !view.isClosed else {
+                retire(view, .retire(view.engine.isAlive ? .unresponsive : .dead))
+                continue
+            }
+            return handOut(view)
+        }
+        let view = try HybridWebView(provider: provider, configuration: configuration)
+        createdCount += 1
+        coldCount += 1
+        return handOut(view)
+    }
+
+    private func handOut(_ view: HybridWebView) -> HybridWebView {
+        view.uses += 1
+        view.setVisible(true)
+        scheduleRefill()
+        return view
+    }
+
+    /// Opens `url` in a pooled view with its HTML fetched in parallel (see ``PagePreloader``).
+    public func open(_ url: URL, preloader: PagePreloader) async throws -> HybridWebView {
+        let page = preloader.start(url)
+        let view = try await dequeue()
+        await view.load(url, preloaded: page)
+        return view
+    }
+
+    /// Takes a view back: it is hidden at once (open dialogs get their safe defaults), its media
+    /// stops, and it either returns to the pool clean or is closed and replaced.
+    public func enqueue(_ view: HybridWebView) {
+        guard !view.isClosed else { return }
+        view.setVisible(false)
+        view.dismissDialogs()
+        view.delegate = nil
+        view.pendingRecovery?.cancel()
+        Task {
+            await view.pauseMedia()
+            let fate = policy.fate(of: candidate(view), pooled: ready.count + warming)
+            switch fate {
+            case .keep where !view.isClosed: ready.append(view)
+            case .keep: break
+            case .retire: retire(view, fate)
+            }
+            scheduleRefill()
+        }
+    }
+
+    /// Closes every pooled view and stops refilling until ``prewarm()`` is called again.
+    public func handleMemoryPressure() {
+        suspended = true
+        refill?.cancel()
+        refill = nil
+        let views = ready
+        ready.removeAll()
+        for view in views { retire(view, .retire(.memoryPressure)) }
+    }
+
+    private func candidate(_ view: HybridWebView) -> WebViewPoolPolicy.Candidate {
+        WebViewPoolPolicy.Candidate(isAlive: view.engine.isAlive && !view.isClosed, uses: view.uses,
+                                    wasNavigated: view.hasNavigated, canClearHistory: view.engine.capabilities.clearsHistory)
+    }
+
+    private func retire(_ view: HybridWebView, _ fate: WebViewPoolPolicy.Fate) {
+        if case .retire(let reason) = fate { retirements[reason, default: 0] += 1 }
+        view.close()
+    }
+
+    private func scheduleRefill() {
+        guard !suspended, refill == nil, policy.shortfall(pooled: ready.count, warming: warming) > 0 else { return }
+        let delay = refillDelay
+        refill = Task { [weak self] in
+            try? await Task.sleep(nanoseconds: UInt64(delay * 1e9))
+            guard let self, !Task.isCancelled else { return }
+            await self.prewarm()
+            self.refill = nil
+        }
+    }
+
+    /// Closes every pooled view (the app is going away).
+    public func drain() {
+        refill?.cancel()
+        refill = nil
+        suspended = true
+        let views = ready
+        ready.removeAll()
+        for view in views { view.close() }
+    }
+}

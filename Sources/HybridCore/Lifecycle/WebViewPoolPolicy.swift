@@ -1,0 +1,75 @@
+import Foundation
+
+/// Which views a ``WebViewPool`` keeps, hands out and retires. Pure policy.
+public struct WebViewPoolPolicy: Sendable, Equatable {
+    /// Warm views the pool keeps ready.
+    public var capacity: Int
+    /// A view is handed out at most this many times; then it is retired and replaced.
+    public var maximumReuse: Int
+    /// How long a liveness probe may take before a pooled view counts as unresponsive (seconds).
+    public var probeTimeout: Double
+
+    public init(capacity: Int = 2, maximumReuse: Int = 20, probeTimeout: Double = 0.5) {
+        self.capacity = max(0, capacity)
+        self.maximumReuse = max(1, maximumReuse)
+        self.probeTimeout = max(0.01, probeTimeout)
+    }
+
+    /// What the pool knows about a view.
+    public struct Candidate: Sendable, Equatable {
+        public var isAlive: Bool
+        /// Times it has been handed out.
+        public var uses: Int
+        /// It showed a page since it was last cleaned (so it has history and state).
+        public var wasNavigated: Bool
+        /// The engine can clear its back-forward list for real.
+        public var canClearHistory: Bool
+
+        public init(isAlive: Bool, uses: Int, wasNavigated: Bool, canClearHistory: Bool) {
+            self.isAlive = isAlive
+            self.uses = uses
+            self.wasNavigated = wasNavigated
+            self.canClearHistory = canClearHistory
+        }
+    }
+
+    /// Why a view left the pool for good.
+    public enum Retirement: String, Sendable, Equatable {
+        /// Its content process died.
+        case dead
+        /// It did not answer a liveness probe.
+        case unresponsive
+        /// It reached ``maximumReuse``.
+        case reuseLimit = "reuse_limit"
+        /// It showed a page and its engine cannot clear history, so it cannot be made traceless.
+        case history
+        /// The pool already holds ``capacity`` views.
+        case poolFull = "pool_full"
+        /// The app signalled memory pressure.
+        case memoryPressure = "memory_pressure"
+    }
+
+    public enum Fate: Sendable, Equatable {
+        /// Clean it and keep it warm.
+        case keep
+        /// Close it; the pool warms a fresh view in its place when below capacity.
+        case retire(Retirement)
+    }
+
+    /// The fate of a view the app gives back while the pool holds `pooled` views.
+    public func fate(of candidate: Candidate, pooled: Int) -> Fate {
+        if !candidate.isAlive { return .retire(.dead) }
+        if candidate.uses >= maximumReuse { return .retire(.reuseLimit) }
+        if candidate.wasNavigated && !candidate.canClearHistory { return .retire(.history) }
+        if pooled >= capacity { return .retire(.poolFull) }
+        return .keep
+    }
+
+    /// Whether a pooled view may be handed out (before its liveness probe).
+    public func mayHandOut(_ candidate: Candidate) -> Bool {
+        candidate.isAlive && candidate.uses < maximumReuse && (!candidate.wasNavigated || candidate.canClearHistory)
+    }
+
+    /// How many fresh views to warm so the pool is full again.
+    public func shortfall(pooled: Int, warming: Int) -> Int { max(0, capacity - pooled - warming) }
+}
