@@ -1,0 +1,89 @@
+import Foundation
+import HybridCore
+import Testing
+
+@Suite("Rollout buckets")
+struct RolloutBucketTests {
+    @Test func sameInstallAndRuleAlwaysLandInTheSameBucket() {
+        for index in 0..<1_000 {
+            let a = RolloutBucket(installID: "install-\(index)", ruleID: "shop")
+            let b = RolloutBucket(installID: "install-\(index)", ruleID: "shop")
+            #expect(a == b)
+        }
+        // Pinned values: the hash is part of the format. If these change, every install's
+        // rollout membership reshuffles on upgrade.
+        #expect(RolloutBucket(installID: "abc", ruleID: "shop-blink").value == RolloutBucket.pinnedABC)
+        #expect(RolloutBucket(installID: "", ruleID: "default").value == RolloutBucket.pinnedEmpty)
+    }
+
+    @Test func bucketsAreUniformByChiSquare() {
+        // 200 000 sequential ids (the adversarial case: they differ in a few characters) into 100 bins.
+        let samples = 200_000, bins = 100
+        var counts = [Int](repeating: 0, count: bins)
+        for index in 0..<samples {
+            counts[RolloutBucket(installID: "device-\(index)", ruleID: "rule-a").value * bins / RolloutBucket.count] += 1
+        }
+        let expected = Double(samples) / Double(bins)
+        let chiSquare = counts.reduce(0.0) { $0 + pow(Double($1) - expected, 2) / expected }
+        // 99 degrees of freedom: the 0.999 quantile is 148.2.
+        #expect(chiSquare < 148.2, "chi-square \(chiSquare)")
+        let worst = counts.map { abs(Double($0) - expected) / expected }.max() ?? 1
+        #expect(worst < 0.10, "max deviation \(worst)")   // 4.5 sigma at 2000 per bin
+    }
+
+    @Test func rolloutSharesAreWhatTheySay() {
+        let samples = 100_000
+        for percent in [0.0, 1, 10, 12.5, 50, 99, 100] {
+            let included = (0..<samples).filter {
+                RolloutBucket(installID: UUID(uuid: Self.uuid($0)).uuidString, ruleID: "r").isIncluded(inRollout: percent)
+            }.count
+            let share = Double(included) * 100 / Double(samples)
+            #expect(abs(share - percent) < 0.5, "\(percent)% rollout included \(share)%")
+        }
+    }
+
+    @Test func raisingARolloutKeepsEveryoneAlreadyIn() {
+        for index in 0..<5_000 {
+            let bucket = RolloutBucket(installID: "i\(index)", ruleID: "shop")
+            if bucket.isIncluded(inRollout: 10) { #expect(bucket.isIncluded(inRollout: 20)) }
+            if !bucket.isIncluded(inRollout: 20) { #expect(!bucket.isIncluded(inRollout: 10)) }
+        }
+    }
+
+    @Test func rulesBucketIndependently() {
+        // Two 10 % rules should share about 1 % of installs, not 10 %.
+        let samples = 50_000
+        let both = (0..<samples).filter {
+            RolloutBucket(installID: "x\($0)", ruleID: "a").isIncluded(inRollout: 10)
+                && RolloutBucket(installID: "x\($0)", ruleID: "b").isIncluded(inRollout: 10)
+        }.count
+        let share = Double(both) / Double(samples)
+        #expect(abs(share - 0.01) < 0.003, "overlap \(share)")
+    }
+
+    private static func uuid(_ n: Int) -> uuid_t {
+        var generator = SplitMix(seed: UInt64(n))
+        let a = generator.next(), b = generator.next()
+        return withUnsafeBytes(of: (a, b)) { raw in
+            raw.load(as: uuid_t.self)
+        }
+    }
+}
+
+/// A tiny deterministic generator, so the ids are random-looking yet the same every run.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9e37_79b9_7f4a_7c15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+        return z ^ (z >> 31)
+    }
+}
+
+extension RolloutBucket {
+    static let pinnedABC = 1579
+    static let pinnedEmpty = 5060
+}
