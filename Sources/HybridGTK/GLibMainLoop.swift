@@ -21,6 +21,10 @@ public enum GLibMainLoop {
         guard !initialized else { return }
         // A pipe whose reader left (a cancelled scheme stream) must not kill the app.
         signal(SIGPIPE, SIG_IGN)
+        // No accessibility bus in headless runs: keep GTK and the web processes from asking for
+        // one on every view (it only prints warnings). An app that sets these keeps its values.
+        setenv("GTK_A11Y", "none", 0)
+        setenv("NO_AT_BRIDGE", "1", 0)
         guard hk_display_name() != nil else {
             throw HybridError.engine(.unavailable("no display: set DISPLAY or run under xvfb-run -a"))
         }

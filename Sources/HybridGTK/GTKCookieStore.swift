@@ -42,7 +42,7 @@ final class GTKCookieStore: EngineCookieStore {
     }
 
     func setCookie(_ cookie: Cookie) async throws {
-        let soupCookie = Self.soupCookie(cookie)
+        let soupCookie = try Self.soupCookie(cookie)
         defer { soup_cookie_free(soupCookie) }
         let call = GAsyncCall<Void> { [manager] result in
             var error: UnsafeMutablePointer<GError>?
@@ -55,7 +55,7 @@ final class GTKCookieStore: EngineCookieStore {
     }
 
     func deleteCookie(_ cookie: Cookie) async throws {
-        let soupCookie = Self.soupCookie(cookie)
+        let soupCookie = try Self.soupCookie(cookie)
         defer { soup_cookie_free(soupCookie) }
         let call = GAsyncCall<Void> { [manager] result in
             var error: UnsafeMutablePointer<GError>?
@@ -116,9 +116,11 @@ final class GTKCookieStore: EngineCookieStore {
     }
 
     /// libsoup marks a domain cookie with a leading dot and a host-only cookie without one.
-    private static func soupCookie(_ cookie: Cookie) -> OpaquePointer {
+    private static func soupCookie(_ cookie: Cookie) throws -> OpaquePointer {
         let domain = cookie.hostOnly ? cookie.domain : "." + cookie.domain
-        let soup = soup_cookie_new(cookie.name, cookie.value, domain, cookie.path, -1)!
+        guard let soup = soup_cookie_new(cookie.name, cookie.value, domain, cookie.path, -1) else {
+            throw HybridError.engine(.cookies("libsoup refused cookie \(cookie.name) for \(cookie.domain)"))
+        }
         if let expires = cookie.expires {
             let date = g_date_time_new_from_unix_utc(gint64(expires.timeIntervalSince1970))
             soup_cookie_set_expires(soup, date)

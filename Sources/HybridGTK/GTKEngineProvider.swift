@@ -61,7 +61,7 @@ public final class GTKEngineProvider: WebEngineProvider {
     /// Like ``makeEngine(_:)`` with the concrete type (for the window shell and tests).
     public func makeGTKEngine(_ configuration: EngineConfiguration) throws -> GTKWebEngine {
         for scheme in configuration.schemeHandlers.keys { registerScheme(scheme) }
-        let engine = GTKWebEngine(provider: self, configuration: configuration)
+        let engine = try GTKWebEngine(provider: self, configuration: configuration)
         views[UnsafeMutableRawPointer(engine.view)] = Weak(engine)
         return engine
     }

@@ -33,7 +33,7 @@ public final class GTKWebEngine: WebEngine {
     private var terminatedReason: TerminationReason?
     private var closed = false
 
-    init(provider: GTKEngineProvider, configuration: EngineConfiguration) {
+    init(provider: GTKEngineProvider, configuration: EngineConfiguration) throws {
         self.provider = provider
         self.configuration = configuration
         contentManager = webkit_user_content_manager_new()
@@ -47,12 +47,16 @@ public final class GTKWebEngine: WebEngine {
         }
         let created = hk_web_view_new(provider.context, provider.session, contentManager, settings)
         g_object_unref(UnsafeMutableRawPointer(settings))
+        guard let created, let window = gtk_window_new() else {
+            g_object_unref(UnsafeMutableRawPointer(contentManager))
+            g_object_unref(UnsafeMutableRawPointer(cancellable))
+            throw HybridError.engine(.unavailable("WebKitGTK could not create a view"))
+        }
         // The view is a floating GtkWidget: sink it so this object owns exactly one reference.
-        view = created!
+        view = created
         g_object_ref_sink(UnsafeMutableRawPointer(view))
         installUserContent()
         connectSignals()
-        let window = gtk_window_new()!
         gtk_window_set_default_size(hk_window(window), gint(configuration.viewportSize.width), gint(configuration.viewportSize.height))
         gtk_window_set_child(hk_window(window), hk_widget(view))
         if provider.showsWindows { gtk_window_present(hk_window(window)) }
