@@ -34,6 +34,7 @@ enum DemoCommand: HybridCommand {
             display = try HeadlessDisplay()
             display?.export()
         }
+        options.windowed = display == nil
         defer { display?.stop() }
         let runOptions = options
         let started = Date()

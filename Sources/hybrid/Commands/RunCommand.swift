@@ -16,7 +16,9 @@ enum RunCommand: HybridCommand {
 
         OPTIONS:
           --entry FILE          the directory's entry page (default index.html)
-          --headless            run on a private Xvfb display even when DISPLAY is set
+          --headless            run on a private Xvfb display even when DISPLAY is set; without it and
+                                with a display, the page opens in a window (back, forward, reload/stop,
+                                title, progress) and the run lasts until the window is closed
           --screenshot PATH     write a PNG of the page when the run ends (or when the page calls
                                 hybrid.call('test', 'screenshot'))
           --report PATH         write the outcome as JSON (exit code, summary, details, url, title)
@@ -67,6 +69,7 @@ enum RunCommand: HybridCommand {
             display = try HeadlessDisplay()
             display?.export()
         }
+        options.windowed = display == nil
         defer { display?.stop() }
         let runOptions = options
         let outcome = try GLibMainLoop.run { try await RunSession(options: runOptions).run() }

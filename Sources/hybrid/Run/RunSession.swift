@@ -15,6 +15,8 @@ struct RunOptions: Sendable {
     var verbose = false
     var until: Until = .load
     var viewport = ViewportSize(width: 1024, height: 768)
+    /// Show the window shell (header bar, progress) and run until it is closed.
+    var windowed = false
 }
 
 /// How a run ended; the exit code follows test-runner conventions (0 ok, 1 failed, 2 timeout/crash).
@@ -36,6 +38,7 @@ final class RunSession: WebEngineDelegate {
     private var engine: GTKWebEngine?
     private var host: BridgeHost?
     private var token: ObservationToken?
+    private var shell: WindowShell?
 
     init(options: RunOptions) { self.options = options }
 
@@ -85,10 +88,18 @@ final class RunSession: WebEngineDelegate {
         self.engine = engine
         self.host = host
         token = engine.observe { [weak self] event in self?.observe(event) }
-        defer { engine.close() }
+        if options.windowed {
+            shell = WindowShell(engine: engine, size: options.viewport)
+            shell?.onClose = { [weak self] in self?.finish(RunOutcome(exitCode: 0, summary: "window closed")) }
+        }
+        defer {
+            shell?.close()
+            engine.close()
+        }
 
         engine.load(url)
         let timeout = Task { @MainActor [weak self] in
+            guard self?.options.windowed == false || self?.options.until == .done else { return }
             try await Task.sleep(nanoseconds: UInt64(self?.options.timeout ?? 30) * 1_000_000_000)
             self?.finish(RunOutcome(exitCode: 2, summary: "timed out after \(Int(self?.options.timeout ?? 0)) s"))
         }
@@ -123,7 +134,7 @@ final class RunSession: WebEngineDelegate {
     private func observe(_ event: EngineEvent) {
         if options.verbose { print("[engine] \(event)") }
         switch event {
-        case .loadFinished where options.until == .load:
+        case .loadFinished where options.until == .load && !options.windowed:
             Task { @MainActor [weak self] in
                 try? await Task.sleep(nanoseconds: 500_000_000)  // let first paint and scripts settle
                 self?.finish(RunOutcome(exitCode: 0, summary: "loaded"))

@@ -1,0 +1,126 @@
+#if os(Linux)
+import CHybridGTK
+import CWebKitGTK
+import Foundation
+import HybridCore
+import HybridGTK
+
+/// The desktop twin of the view controller an iOS app would use: a GTK 4 window with a header
+/// bar (back, forward, reload/stop, close), the page title, a loading spinner and a progress bar
+/// under the header, hosting one engine view.
+@MainActor
+final class WindowShell {
+    private let window: UnsafeMutablePointer<GtkWidget>
+    private let title: UnsafeMutablePointer<GtkWidget>
+    private let spinner: UnsafeMutablePointer<GtkWidget>
+    private let progress: UnsafeMutablePointer<GtkWidget>
+    private let back: UnsafeMutablePointer<GtkWidget>
+    private let forward: UnsafeMutablePointer<GtkWidget>
+    private let reload: UnsafeMutablePointer<GtkWidget>
+    private weak var engine: GTKWebEngine?
+    private var token: ObservationToken?
+    private var boxes: [Unmanaged<ShellAction>] = []
+    /// Called once when the user closes the window.
+    var onClose: (@MainActor () -> Void)?
+
+    init?(engine: GTKWebEngine, size: ViewportSize) {
+        guard let window = gtk_window_new(), let header = gtk_header_bar_new(), let box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0),
+              let title = gtk_label_new("HybridKit"), let spinner = gtk_spinner_new(), let progress = gtk_progress_bar_new(),
+              let back = gtk_button_new_from_icon_name("go-previous-symbolic"),
+              let forward = gtk_button_new_from_icon_name("go-next-symbolic"),
+              let reload = gtk_button_new_from_icon_name("view-refresh-symbolic")
+        else { return nil }
+        self.window = window
+        self.title = title
+        self.spinner = spinner
+        self.progress = progress
+        self.back = back
+        self.forward = forward
+        self.reload = reload
+        self.engine = engine
+        gtk_window_set_default_size(hk_window(window), gint(size.width), gint(size.height))
+        gtk_label_set_ellipsize(OpaquePointer(title), PANGO_ELLIPSIZE_END)
+        gtk_header_bar_set_title_widget(OpaquePointer(header), title)
+        gtk_header_bar_pack_start(OpaquePointer(header), back)
+        gtk_header_bar_pack_start(OpaquePointer(header), forward)
+        gtk_header_bar_pack_start(OpaquePointer(header), reload)
+        gtk_header_bar_pack_end(OpaquePointer(header), spinner)
+        gtk_window_set_titlebar(hk_window(window), header)
+        let view = engine.detachFromWindow()
+        gtk_widget_set_vexpand(view, 1)
+        gtk_box_append(UnsafeMutableRawPointer(box).assumingMemoryBound(to: GtkBox.self), progress)
+        gtk_box_append(UnsafeMutableRawPointer(box).assumingMemoryBound(to: GtkBox.self), view)
+        gtk_window_set_child(hk_window(window), box)
+        connect(back) { $0.goBack() }
+        connect(forward) { $0.goForward() }
+        connect(reload) { engine in engine.isLoading ? engine.stopLoading() : engine.reload() }
+        let closing = Unmanaged.passRetained(ShellAction { [weak self] _ in self?.closed() })
+        boxes.append(closing)
+        let closeRequest: @convention(c) (gpointer?, gpointer?) -> gboolean = { _, data in
+            guard let data else { return 0 }
+            let action = Unmanaged<ShellAction>.fromOpaque(data).takeUnretainedValue()
+            MainActor.assumeIsolated { action.run(nil) }
+            return 0
+        }
+        _ = hk_signal_connect(window, "close-request", unsafeBitCast(closeRequest, to: UnsafeRawPointer.self), closing.toOpaque(), nil, 0)
+        token = engine.observe { [weak self] event in self?.update(event) }
+        update(.loadingChanged(engine.isLoading))
+        gtk_window_present(hk_window(window))
+    }
+
+    private func connect(_ button: UnsafeMutablePointer<GtkWidget>, _ action: @escaping @MainActor (GTKWebEngine) -> Void) {
+        let box = Unmanaged.passRetained(ShellAction { [weak self] _ in
+            if let engine = self?.engine { action(engine) }
+        })
+        boxes.append(box)
+        let clicked: @convention(c) (gpointer?, gpointer?) -> Void = { _, data in
+            guard let data else { return }
+            let action = Unmanaged<ShellAction>.fromOpaque(data).takeUnretainedValue()
+            MainActor.assumeIsolated { action.run(nil) }
+        }
+        _ = hk_signal_connect(button, "clicked", unsafeBitCast(clicked, to: UnsafeRawPointer.self), box.toOpaque(), nil, 0)
+    }
+
+    private func update(_ event: EngineEvent) {
+        guard let engine else { return }
+        switch event {
+        case .titleChanged(let text):
+            gtk_label_set_text(OpaquePointer(title), text ?? engine.url?.absoluteString ?? "")
+        case .progressChanged(let value):
+            gtk_progress_bar_set_fraction(OpaquePointer(progress), value)
+            gtk_widget_set_visible(progress, value < 1 ? 1 : 0)
+        case .loadingChanged(let loading):
+            loading ? gtk_spinner_start(OpaquePointer(spinner)) : gtk_spinner_stop(OpaquePointer(spinner))
+            gtk_button_set_icon_name(UnsafeMutableRawPointer(reload).assumingMemoryBound(to: GtkButton.self), loading ? "process-stop-symbolic" : "view-refresh-symbolic")
+            gtk_widget_set_visible(progress, loading ? 1 : 0)
+        case .backForwardChanged(let canGoBack, let canGoForward):
+            gtk_widget_set_sensitive(back, canGoBack ? 1 : 0)
+            gtk_widget_set_sensitive(forward, canGoForward ? 1 : 0)
+        default:
+            break
+        }
+        gtk_widget_set_sensitive(back, engine.canGoBack ? 1 : 0)
+        gtk_widget_set_sensitive(forward, engine.canGoForward ? 1 : 0)
+    }
+
+    private func closed() {
+        let handler = onClose
+        onClose = nil
+        handler?()
+    }
+
+    /// Closes the window (the engine view is closed by its owner).
+    func close() {
+        token?.cancel()
+        gtk_window_destroy(hk_window(window))
+        for box in boxes { box.release() }
+        boxes.removeAll()
+    }
+}
+
+/// A button's action, boxed for a signal's user data.
+private final class ShellAction {
+    let run: @MainActor (Any?) -> Void
+    init(_ run: @escaping @MainActor (Any?) -> Void) { self.run = run }
+}
+#endif
