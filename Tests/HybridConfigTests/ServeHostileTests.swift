@@ -1,0 +1,174 @@
+import Foundation
+import HybridCore
+import HybridServer
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A served directory with a secret file beside it (outside the root) and a symbolic link
+/// inside the root that points at the secret.
+final class ServedSite: @unchecked Sendable {
+    let directory: URL
+    let server: StaticSiteServer
+    private let lock = NSLock()
+    private var lines: [String] = []
+    static let secret = "TOP-SECRET-OUTSIDE-THE-ROOT"
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("hk-serve-\(UUID().uuidString)")
+        let root = directory.appendingPathComponent("root")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        try Data(Self.secret.utf8).write(to: directory.appendingPathComponent("secret.txt"))
+        try Data(String(repeating: "0123456789", count: 100).utf8).write(to: root.appendingPathComponent("data.txt"))
+        try Data(String(repeating: "<p>big</p>", count: 200_000).utf8).write(to: root.appendingPathComponent("big.html"))
+        try Data("sub".utf8).write(to: root.appendingPathComponent("sub/index.html"))
+        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("link.txt").path,
+                                                   withDestinationPath: directory.appendingPathComponent("secret.txt").path)
+        let box = LogBox()
+        server = try StaticSiteServer(root: root, accessLog: { box.append($0) })
+        logBox = box
+    }
+
+    private let logBox: LogBox
+    var log: [String] { logBox.lines }
+    var port: Int { server.server.port }
+
+    deinit {
+        server.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func stillServes() async throws -> Bool {
+        try await fetch(server.url.appendingPathComponent("data.txt")).status == 200
+    }
+}
+
+final class LogBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [String] = []
+    func append(_ line: String) { lock.withLock { items.append(line) } }
+    var lines: [String] { lock.withLock { items } }
+}
+
+@Suite("hybrid serve against hostile and broken clients", .serialized)
+struct ServeHostileTests {
+    @Test func badRangesGet416AndOddOnesTheWholeFile() async throws {
+        let site = try ServedSite()
+        let url = site.server.url.appendingPathComponent("data.txt")
+        for range in ["bytes=abc", "bytes=5-2", "bytes=1000-", "bytes=-0", "bytes=--1", "bytes=99999999999999999999-",
+                      "bytes 0-1", "bytes=0-1;x"] {
+            let reply = try await fetch(url, headers: ["Range": range])
+            #expect(reply.status == 416, "\(range) → \(reply.status)")
+            #expect((reply.headers["Content-Range"] as? String) == "bytes */1000")
+        }
+        // Another unit is ignored; several ranges may be ignored or answered as multipart.
+        let other = try await fetch(url, headers: ["Range": "items=0-1"])
+        #expect(other.status == 200 && other.body.count == 1000)
+        let several = try await fetch(url, headers: ["Range": "bytes=0-1,5-6"])
+        #expect(several.status == 200 || several.status == 206, "several ranges → \(several.status)")
+        #expect(try await fetch(url, headers: ["Range": "bytes=-10"]).body == Data("0123456789".utf8))
+        #expect(try await site.stillServes())
+    }
+
+    @Test func traversalNeverReachesOutsideTheRoot() async throws {
+        let site = try ServedSite()
+        let attempts = [
+            "/../secret.txt", "/%2e%2e/secret.txt", "/%2E%2E/secret.txt", "/..%2fsecret.txt", "/sub/..%2f..%2fsecret.txt",
+            "/%252e%252e/secret.txt", "/sub/%2e%2e/%2e%2e/secret.txt", "/..%5csecret.txt", "/.%2e/secret.txt",
+            "/sub/../../secret.txt", "/link.txt", "/%00", "/data.txt%00.html", "//secret.txt", "/./../secret.txt",
+        ]
+        for path in attempts {
+            let response = RawSocket.exchange(port: site.port, "GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let status = RawSocket.status(of: response)
+            #expect(status.map { (400...499).contains($0) } == true, "\(path) → \(String(describing: status))")
+            #expect(!response.contains(ServedSite.secret), "\(path) leaked the secret")
+        }
+        #expect(try await site.stillServes())
+    }
+
+    @Test func hugeAndManyHeadersAreRefusedAndTheServerGoesOn() async throws {
+        let site = try ServedSite()
+        let requests = [
+            "GET /data.txt HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 300_000))\r\n\r\n",
+            "GET /data.txt HTTP/1.1\r\nHost: x\r\n" + (0..<20_000).map { "X-H\($0): v\r\n" }.joined() + "\r\n",
+            "GET /\(String(repeating: "a", count: 100_000)) HTTP/1.1\r\nHost: x\r\n\r\n",
+        ]
+        for request in requests {
+            let status = RawSocket.status(of: RawSocket.exchange(port: site.port, request))
+            // libsoup either answers 4xx or drops the connection; it never serves the file.
+            #expect(status.map { (400...499).contains($0) } ?? true, "\(request.prefix(30)) → \(String(describing: status))")
+            #expect(try await site.stillServes())
+        }
+    }
+
+    @Test func garbageRequestsGet4xx() async throws {
+        let site = try ServedSite()
+        for request in ["GARBAGE\r\n\r\n", "GET\r\n\r\n", "GET /data.txt HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n",
+                        "POST /data.txt HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc", "DELETE /data.txt HTTP/1.1\r\nHost: x\r\n\r\n",
+                        "GET /data.txt HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab"] {
+            let status = RawSocket.status(of: RawSocket.exchange(port: site.port, request))
+            #expect(status.map { (400...499).contains($0) } == true, "\(request.prefix(40)) → \(String(describing: status))")
+        }
+        #expect(try await site.stillServes())
+    }
+
+    @Test func slowClientsDoNotHoldUpOthers() async throws {
+        let site = try ServedSite()
+        var stalled: [Int32] = []
+        defer { stalled.forEach { close($0) } }
+        for index in 0..<60 {
+            let fd = RawSocket.open(port: site.port)
+            #expect(fd >= 0)
+            // Half a request line, half a header block, or a big download never read.
+            let partial = ["GET /data.t", "GET /data.txt HTTP/1.1\r\nHost: x\r\nX-Slow:", "GET /big.html HTTP/1.1\r\nHost: x\r\n\r\n"][index % 3]
+            _ = partial.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+            stalled.append(fd)
+        }
+        let start = ContinuousClock.now
+        for _ in 0..<20 { #expect(try await site.stillServes()) }
+        #expect(ContinuousClock.now - start < .seconds(5))
+        stalled.forEach { close($0) }
+        stalled.removeAll()
+        #expect(try await site.stillServes())
+    }
+
+    @Test func everyRequestGetsOneAccessLogLine() async throws {
+        let site = try ServedSite()
+        for path in ["data.txt", "missing", "sub/"] { _ = try await fetch(site.server.url.appendingPathComponent(path)) }
+        let lines = site.log
+        #expect(lines.count == 3)
+        #expect(lines.first?.hasPrefix("[") == true)
+        #expect(lines.contains { $0.contains("\"GET /data.txt\" 200 ") })
+        #expect(lines.contains { $0.contains("\"GET /missing\" 404") })
+    }
+
+    @Test func hybridServeStartsPrintsReadyAndStopsCleanlyOnSignals() throws {
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("hybrid")
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+            Issue.record("hybrid binary not built beside the tests at \(binary.path)")
+            return
+        }
+        let site = try ServedSite()
+        for signal in [SIGINT, SIGTERM] {
+            let process = Process()
+            process.executableURL = binary
+            process.arguments = ["serve", site.server.root.path, "--port", "0"]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            var text = ""
+            let deadline = Date().addingTimeInterval(10)
+            while !text.contains("ready\n"), Date() < deadline, process.isRunning {
+                text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+            }
+            #expect(text.contains("serving ") && text.contains("http://127.0.0.1:"))
+            #expect(text.contains("ready"))
+            kill(process.processIdentifier, signal)
+            process.waitUntilExit()
+            text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(process.terminationReason == .exit && process.terminationStatus == 0, "signal \(signal)")
+            #expect(text.hasSuffix("stopped\n"))
+        }
+    }
+}
