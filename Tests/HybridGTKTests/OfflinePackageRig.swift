@@ -1,0 +1,166 @@
+import Foundation
+import HybridCore
+import HybridCrypto
+import HybridGTK
+import HybridServer
+import HybridTestSupport
+
+/// Everything issue 5's end-to-end story needs, for real: a publisher with a fresh key packing
+/// into a repository on disk, HybridServer serving that repository over loopback HTTP, a second
+/// loopback server standing in for the package's real origin (for what the package lacks), and
+/// a client store with its installer and updater.
+final class OfflinePackageRig: @unchecked Sendable {
+    static let id = "shop"
+    /// The custom scheme the engine loads the package through (http/https cannot be taken over).
+    static let scheme = "offline-app"
+
+    let root: URL
+    let signer: Ed25519Signer
+    let verifier: Ed25519Verifier
+    let repositoryServer: LoopbackServer
+    let originServer: LoopbackServer
+    /// Paths the origin was asked for: anything here went to the network, not the package.
+    let originRequests = Locked<[String]>([])
+    let platform = PackagePlatform.native
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("hk-offline-e2e-\(UUID().uuidString)")
+        let keys = root.appendingPathComponent("keys")
+        // Keys as `hybrid keygen` writes them, read back the way an app reads its public key.
+        signer = try Ed25519KeyFiles.generate(into: keys)
+        verifier = try Ed25519KeyFiles.verifier(at: keys.appendingPathComponent(Ed25519KeyFiles.publicName))
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("repo"), withIntermediateDirectories: true)
+        repositoryServer = try LoopbackServer()
+        repositoryServer.serveDirectory(root.appendingPathComponent("repo"), at: "/repo")
+        originServer = try LoopbackServer()
+        let log = originRequests
+        originServer.route("/") { request in
+            log.mutate { $0.append(request.path) }
+            return request.path == "/app/network-only.txt" ? .text("from the network origin") : .status(404)
+        }
+    }
+
+    deinit {
+        repositoryServer.stop()
+        originServer.stop()
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    var repository: URL { root.appendingPathComponent("repo") }
+    /// No GC grace period: a blob nothing references is collected at once, so tests can see it go.
+    var store: PackageStore { PackageStore(.init(root: root.appendingPathComponent("store"), lockTimeout: 10, gcGracePeriod: 0)) }
+    var installer: PackageInstaller { PackageInstaller(store: store, platform: platform, verifier: verifier) }
+    var updater: PackageUpdater { PackageUpdater(repository: repositoryServer.url("/repo/"), installer: installer, timeout: 10) }
+
+    /// The store's active record, spelled out (its memberwise initialiser is not public).
+    var activeState: String? {
+        store.activeRecord(Self.id).map { record in
+            "current \(record.current)" + (record.previous.map { ", previous \($0)" } ?? "") + (record.confirmed ? ", confirmed" : ", unconfirmed")
+        }
+    }
+
+    /// The origin the package serves: the origin server's `/app/`.
+    var origin: URL { originServer.url("/app/") }
+    /// The package's entry through the custom scheme: same host and port as the origin.
+    var entryURL: URL { URL(string: "\(Self.scheme)://\(originServer.host):\(originServer.port)/app/")! }
+
+    /// The scheme handler an app would register, reading the store's active version per request.
+    var handler: PackageSchemeHandler { PackageSchemeHandler(store: store, id: Self.id, customScheme: Self.scheme) }
+
+    /// A view serving the package through the custom scheme; `seen` records each request URL the
+    /// engine handed the scheme (what the page's URL parser left of hostile paths).
+    @MainActor func makeEngine(seen: Locked<[String]> = Locked([])) throws -> GTKWebEngine {
+        let handler = self.handler
+        let recording = ClosureSchemeHandler { request in
+            seen.mutate { $0.append(request.url.absoluteString) }
+            return try await handler.respond(to: request)
+        }
+        return try EngineHarness.makeEngine(EngineConfiguration(schemeHandlers: [Self.scheme: recording]))
+    }
+
+    /// Writes `files` as the site directory and packs it as `version`.
+    @discardableResult
+    func publish(version: Int, files: [String: Data]) throws -> PackageWriter.Report {
+        let site = root.appendingPathComponent("site-\(version)")
+        for (path, contents) in files {
+            let url = site.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try contents.write(to: url)
+        }
+        let writer = PackageWriter(repository: repository, platform: platform, signer: signer)
+        return try writer.pack(site, options: .init(id: Self.id, version: version, origin: origin.absoluteString))
+    }
+
+    /// A small shop page: HTML, CSS, JS, a PNG and a binary file for Range requests. Version 2
+    /// changes the HTML, CSS and JS; the image and the binary stay (their blobs are reused).
+    static func site(version: Int) -> [String: Data] {
+        let color = version == 1 ? "rgb(10, 20, 30)" : "rgb(200, 100, 50)"
+        return [
+            "index.html": Data("""
+                <!doctype html><html><head><meta charset="utf-8"><title>Shop v\(version)</title>
+                <link rel="stylesheet" href="css/site.css"><script src="js/app.js"></script></head>
+                <body><h1 id="headline">Welcome to v\(version)</h1><img id="logo" src="img/logo.png" alt="logo"></body></html>
+                """.utf8),
+            "css/site.css": Data("#headline { color: \(color); }\n".utf8),
+            "js/app.js": Data("window.appVersion = \(version);\n".utf8),
+            "img/logo.png": TinyPNG.make(width: 6, height: 4) { x, y in (UInt8(x * 40), UInt8(y * 60), 200) },
+            "media/tone.bin": Data((0..<4096).map { UInt8($0 % 251) }),
+        ]
+    }
+}
+
+/// A minimal PNG encoder (RGB, 8 bits, deflate "stored" blocks): real images for the page
+/// without adding a codec dependency.
+enum TinyPNG {
+    static func make(width: Int, height: Int, pixel: (Int, Int) -> (UInt8, UInt8, UInt8)) -> Data {
+        var raw = [UInt8]()
+        for y in 0..<height {
+            raw.append(0)   // filter: none
+            for x in 0..<width {
+                let (r, g, b) = pixel(x, y)
+                raw += [r, g, b]
+            }
+        }
+        var png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        chunk("IHDR", bigEndian(UInt32(width)) + bigEndian(UInt32(height)) + [8, 2, 0, 0, 0], into: &png)
+        chunk("IDAT", zlibStored(raw), into: &png)
+        chunk("IEND", [], into: &png)
+        return png
+    }
+
+    private static func chunk(_ type: String, _ body: [UInt8], into png: inout Data) {
+        let typed = Array(type.utf8) + body
+        png.append(contentsOf: bigEndian(UInt32(body.count)) + typed + bigEndian(crc32(typed)))
+    }
+
+    private static func zlibStored(_ data: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = [0x78, 0x01]
+        var offset = 0
+        repeat {
+            let count = min(65_535, data.count - offset)
+            let final: UInt8 = offset + count == data.count ? 1 : 0
+            out += [final, UInt8(count & 0xff), UInt8(count >> 8), UInt8(~count & 0xff), UInt8((~count >> 8) & 0xff)]
+            out += data[offset..<offset + count]
+            offset += count
+        } while offset < data.count
+        var a: UInt32 = 1, b: UInt32 = 0
+        for byte in data {
+            a = (a + UInt32(byte)) % 65_521
+            b = (b + a) % 65_521
+        }
+        return out + bigEndian(b << 16 | a)
+    }
+
+    private static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xffff_ffff
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xedb8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
+
+    private static func bigEndian(_ value: UInt32) -> [UInt8] {
+        [UInt8(value >> 24), UInt8((value >> 16) & 0xff), UInt8((value >> 8) & 0xff), UInt8(value & 0xff)]
+    }
+}
