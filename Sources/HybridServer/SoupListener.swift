@@ -44,7 +44,26 @@ enum SoupListener {
             _ = soup_server_listen(server, loopback6, SoupServerListenOptions(rawValue: 0), nil)
             g_object_unref(loopback6)
         }
+        raiseBacklog(server)
         return .success(bound)
+    }
+
+    /// How many connections may wait to be accepted.
+    static let backlog: Int32 = 1024
+
+    /// GLib listens with a backlog of 10: a burst of 200 clients overflows it, and the kernel
+    /// then drops handshakes, which clients see as stalls of a second or more, or as timeouts.
+    /// Calling `listen(2)` again on a listening socket only changes its backlog (Linux).
+    private static func raiseBacklog(_ server: Server) {
+        guard let listeners = soup_server_get_listeners(server) else { return }
+        defer { g_slist_free(listeners) }
+        var node: UnsafeMutablePointer<GSList>? = listeners
+        while let current = node {
+            if let socket = current.pointee.data {
+                _ = Glibc.listen(g_socket_get_fd(socket.assumingMemoryBound(to: GSocket.self)), backlog)
+            }
+            node = current.pointee.next
+        }
     }
 
     /// Closes every listener and connection and drops the server.

@@ -25,6 +25,7 @@ enum BenchCommand: HybridCommand {
     static var suites: [any BenchSuite.Type] { [
         BridgeBenchSuite.self,
         ViewsBenchSuite.self,
+        ServeBenchSuite.self,
     ] }
 
     static let name = "bench"
