@@ -5,16 +5,19 @@ import HybridCore
 enum BridgeBenchSuite: BenchSuite {
     static let name = "bridge"
     static let keys = """
-        Loads one page in a real engine view and measures, as medians of N round trips (default 1000):
+        Loads one page in a real engine view and measures, as medians over groups of N round trips
+        (default 3000, at least 500); the two sides of each ratio alternate, so both see the same load:
         raw_rt_ms          postMessage-with-reply with no HybridKit code on either side (the floor)
         hybrid_rt_ms       an empty hybrid.call through the runtime, transport, router and a module
         raw_rt_1mb_ms, hybrid_rt_1mb_ms   the same with a 1 MiB string echoed back
         url_transport_rt_ms  the legacy URL-interception transport (hidden iframe + queue)
         events_per_s       native→page events delivered (container.emit → hybrid.on)
-        overhead_ratio, overhead_ratio_1mb, url_vs_hybrid_ratio
+        isolated_relay_rt_ms the isolation floor: page → isolated world by DOM event → the same bare
+                           reply handler → back by DOM event (what any isolated-world bridge pays)
+        overhead_ratio, overhead_ratio_1mb, url_vs_hybrid_ratio, overhead_vs_relay_ratio
         """
 
     @MainActor static func run(_ options: BenchOptions) async throws -> BenchReport {
-        try await BridgeBenchmark(iterations: options.iterations ?? 1000).run()
+        try await BridgeBenchmark(iterations: max(500, options.iterations ?? 3000)).run()
     }
 }

@@ -41,6 +41,12 @@ final class BridgeBenchmark {
             if case .string(let text) = message.body { return .string(text) }
             return .string("")
         })
+        // The isolation floor: the same reply handler in the bridge's isolated world, reached from
+        // the page through a DOM event relay, as any isolated-world design must (no HybridKit code).
+        configuration.messageHandlers.append(ScriptMessageHandler(name: "rawRelay", world: .named(host.options.worldName)) { message in
+            if case .string(let text) = message.body { return .string(text) }
+            return .string("")
+        })
         let engine = try provider.makeGTKEngine(configuration)
         defer { engine.close() }
         let navigation = Navigation(host)
@@ -48,24 +54,47 @@ final class BridgeBenchmark {
         host.attach(engine)
         try await load(engine)
         _ = try await engine.callAsync("await hybrid.ready; window.__big = 'x'.repeat(1 << 20); return null;")
+        _ = try await engine.callAsync(Self.relaySource, arguments: [:], in: .named(host.options.worldName))
+        _ = try await engine.callAsync(Self.relayClient)
 
         let n = iterations, nBig = max(20, iterations / 10)
         let rawStep = "await window.webkit.messageHandlers.raw.postMessage('')"
         let hybridStep = "await hybrid.call('bench', 'empty')"
-        let (raw, hybrid) = try await interleaved(engine, n, group: 25, rawStep, hybridStep)
-        let (rawBig, hybridBig) = try await interleaved(engine, nBig, group: 4,
+        let (raw, hybrid) = try await interleaved(engine, n, group: 100, rawStep, hybridStep)
+        let (rawBig, hybridBig) = try await interleaved(engine, nBig, group: 5,
             "if ((await window.webkit.messageHandlers.raw.postMessage(__big)).length !== __big.length) throw new Error('raw echo')",
             "if ((await hybrid.call('bench', 'echo', __big)).length !== __big.length) throw new Error('echo')")
-        let (hybridAgain, url) = try await interleaved(engine, max(20, n / 4), group: 10,
+        let (relay, hybridVsRelay) = try await interleaved(engine, n, group: 100, "await __relay('')", hybridStep)
+        let (hybridAgain, url) = try await interleaved(engine, max(100, n / 2), group: 50,
             hybridStep, "await hybrid.call('bench', 'empty', {}, { transport: 'url' })")
         let events = try await eventsPerSecond(engine, host: host, count: 50_000)
         return BenchReport(values: [
             ("raw_rt_ms", raw), ("hybrid_rt_ms", hybrid), ("raw_rt_1mb_ms", rawBig), ("hybrid_rt_1mb_ms", hybridBig),
-            ("url_transport_rt_ms", url), ("events_per_s", events),
+            ("url_transport_rt_ms", url), ("events_per_s", events), ("isolated_relay_rt_ms", relay),
             ("overhead_ratio", hybrid / raw), ("overhead_ratio_1mb", hybridBig / rawBig), ("url_vs_hybrid_ratio", url / hybridAgain),
+            ("overhead_vs_relay_ratio", hybridVsRelay / relay),
             ("iterations", Double(n)),
         ])
     }
+
+    /// In the isolated world: relays a page event to `rawRelay` and its reply back.
+    static let relaySource = """
+        const handler = window.webkit.messageHandlers.rawRelay;
+        document.addEventListener('bench:relay', (e) => handler.postMessage(e.detail)
+          .then((reply) => document.dispatchEvent(new CustomEvent('bench:relayed', { detail: reply }))));
+        return null;
+        """
+
+    /// In the page: `__relay(text)` resolves with the relayed reply.
+    static let relayClient = """
+        let waiting = null;
+        document.addEventListener('bench:relayed', (e) => { const resolve = waiting; waiting = null; resolve(e.detail); });
+        window.__relay = (text) => new Promise((resolve) => {
+          waiting = resolve;
+          document.dispatchEvent(new CustomEvent('bench:relay', { detail: text }));
+        });
+        return null;
+        """
 
     private func load(_ engine: GTKWebEngine) async throws {
         let html = "<!doctype html><title>bench</title><body>bench</body>"
