@@ -26,6 +26,7 @@ enum BenchCommand: HybridCommand {
         BridgeBenchSuite.self,
         ViewsBenchSuite.self,
         ServeBenchSuite.self,
+        OfflineBenchSuite.self,
     ] }
 
     static let name = "bench"
