@@ -1,0 +1,206 @@
+// Type definitions for the HybridKit page runtime (`window.hybrid`), runtime version 1.0.0.
+//
+// The container injects the runtime into the main frame of every page at document start, so
+// `window.hybrid` exists before any page script runs. Iframes never get it.
+//
+//   const info = await hybrid.call('device', 'info');
+//   hybrid.on('network', (state) => console.log(state));
+
+export {};
+
+declare global {
+  interface Window {
+    /** The HybridKit bridge. Present in the main frame of pages shown by a HybridKit container. */
+    readonly hybrid: Hybrid;
+  }
+  /** The HybridKit bridge. Present in the main frame of pages shown by a HybridKit container. */
+  const hybrid: Hybrid;
+}
+
+/** Any value that survives `JSON.stringify` / `JSON.parse` unchanged. */
+export type JSONValue = null | boolean | number | string | JSONValue[] | { [key: string]: JSONValue };
+
+/**
+ * The stable codes a call can fail with. Modules may define their own codes too
+ * (for example `storage` uses `quota_exceeded`), so compare against strings.
+ */
+export type HybridErrorCode =
+  /** No module of that name is registered in this container. */
+  | 'unknown_module'
+  /** The module has no action of that name. */
+  | 'unknown_action'
+  /** The params are not what the action takes, or are not JSON-serialisable. `message` says where. */
+  | 'bad_params'
+  /** This page's origin may not call the module, or the call came from a document that is gone. */
+  | 'denied'
+  /** The call did not finish within its timeout. `data.timeout` is the timeout in ms. */
+  | 'timeout'
+  /** The call was aborted (`signal`), or its document went away before it finished. */
+  | 'cancelled'
+  /** The message exceeds the container's size limit. `data.size` and `data.limit` are in bytes. */
+  | 'payload_too_large'
+  /** The web content process died while the call was pending. */
+  | 'engine_terminated'
+  /** Too many calls are in flight; retry later. `data.limit` is the bound. */
+  | 'queue_full'
+  /** The container could not read the message (only hand-made messages can cause this). */
+  | 'malformed'
+  /** The feature behind the action is not available in this container. */
+  | 'unavailable'
+  /** The native side failed unexpectedly. */
+  | 'internal'
+  | (string & {});
+
+/** The error a rejected `hybrid.call` carries. `name` is always `'HybridError'`. */
+export interface HybridError extends Error {
+  readonly name: 'HybridError';
+  /** A stable code to switch on. */
+  readonly code: HybridErrorCode;
+  /** A human-readable explanation, for logs, not for users. */
+  readonly message: string;
+  /** Extra JSON the failure carries, when there is any. */
+  readonly data?: JSONValue;
+}
+
+/** Options of one call. */
+export interface CallOptions<Progress = JSONValue> {
+  /**
+   * Milliseconds before the call fails with `timeout`. The native work is cancelled too.
+   * Without it the container's default applies (30 s unless the app changed it).
+   */
+  timeout?: number;
+  /** Called with each progress report the action sends, in order, before the call settles. */
+  onProgress?: (progress: Progress) => void;
+  /** Aborting fails the call with `cancelled` and cancels the native work. */
+  signal?: AbortSignal;
+  /**
+   * Force the legacy URL-interception transport (a hidden iframe navigating to `hybrid://__queue__`)
+   * for this call. Slower; meant for compatibility tests and benchmarks.
+   */
+  transport?: 'url';
+}
+
+/** What the container reports about itself once `hybrid.ready` has resolved. */
+export interface HybridCapabilities {
+  /** The engine behind the container: `webkitgtk`, `wkwebview`, `blink`. */
+  readonly engine?: string;
+  /** The transport in use: `isolated-reply`, `isolated-callback`, `page-reply`, `page-callback` or `url`. */
+  readonly transport?: string;
+  /** The bridge's message handler lives in an isolated script world the page cannot reach. */
+  readonly isolatedWorld?: boolean;
+  /** The message handler answers with a reply (otherwise answers are evaluated back). */
+  readonly messageReplies?: boolean;
+  /** The legacy URL transport is available (`transport: 'url'`). */
+  readonly urlTransport?: boolean;
+  readonly [key: string]: JSONValue | undefined;
+}
+
+/** The built-in `device.info` result. */
+export interface DeviceInfo {
+  /** `linux`, `macos`, `ios`, `windows`, `android` or `unknown`. */
+  platform: string;
+  osVersion: string;
+  /** A BCP 47 tag such as `en-US`. */
+  locale: string;
+  languages: string[];
+  appName: string;
+  appVersion: string;
+}
+
+/** The built-in `hybrid.info` result. */
+export interface HybridInfo {
+  version: string;
+  capabilities: HybridCapabilities;
+  /** The modules this page's origin may call. */
+  modules: string[];
+  /** The container's message size limit, in UTF-8 bytes. */
+  maxMessageBytes: number;
+}
+
+/** One action's params and result. */
+export interface ActionSignature<Params = JSONValue, Result = JSONValue> {
+  params: Params;
+  result: Result;
+}
+
+/**
+ * Typed signatures of the built-in modules; other modules use the generic overload of `call`.
+ * Apps may add their own modules here by declaration merging.
+ */
+export interface BuiltInModules {
+  hybrid: {
+    info: ActionSignature<{}, HybridInfo>;
+    ping: ActionSignature<JSONValue, JSONValue>;
+  };
+  device: {
+    info: ActionSignature<{}, DeviceInfo>;
+  };
+  storage: {
+    get: ActionSignature<{ key: string }, JSONValue>;
+    set: ActionSignature<{ key: string; value: JSONValue }, null>;
+    remove: ActionSignature<{ key: string }, boolean>;
+    keys: ActionSignature<{}, string[]>;
+    clear: ActionSignature<{}, null>;
+  };
+  navigation: {
+    open: ActionSignature<{ url: string; title?: string }, null>;
+    close: ActionSignature<{}, null>;
+    setTitle: ActionSignature<{ title: string }, null>;
+    back: ActionSignature<{}, boolean>;
+  };
+  ui: {
+    toast: ActionSignature<{ message: string; duration?: number }, null>;
+    alert: ActionSignature<{ message: string; title?: string }, null>;
+    confirm: ActionSignature<{ message: string; title?: string }, boolean>;
+  };
+}
+
+type Signature<M extends keyof BuiltInModules, A extends keyof BuiltInModules[M]> =
+  BuiltInModules[M][A] extends ActionSignature<infer P, infer R> ? ActionSignature<P, R> : ActionSignature;
+
+/** `window.hybrid`. */
+export interface Hybrid {
+  /**
+   * Calls `action` of native `module` with `params` (any JSON; `{}` when omitted).
+   * Calls made before `ready` are queued and sent once the bridge is up.
+   * @returns the action's result.
+   * @throws {HybridError} with a stable `code` (see {@link HybridErrorCode}).
+   */
+  call<M extends keyof BuiltInModules, A extends keyof BuiltInModules[M] & string>(
+    module: M, action: A, params?: Signature<M, A>['params'], options?: CallOptions,
+  ): Promise<Signature<M, A>['result']>;
+  call<Result = JSONValue, Progress = JSONValue>(
+    module: string, action: string, params?: JSONValue, options?: CallOptions<Progress>,
+  ): Promise<Result>;
+
+  /**
+   * Listens for native events (`container.emit(name, payload)`). Events arrive in the order they
+   * were sent, only in the document that was current when they were sent.
+   * @returns a function that removes the listener.
+   */
+  on<Payload = JSONValue>(event: string, handler: (payload: Payload) => void): () => void;
+
+  /** Removes a listener; without `handler`, removes every listener of `event`. */
+  off(event: string, handler?: (payload: any) => void): void;
+
+  /** Resolves with `window.hybrid` once the bridge is connected. Never rejects. */
+  readonly ready: Promise<Hybrid>;
+
+  /** The bridge protocol version the container speaks (the runtime's own before `ready`). */
+  readonly version: string;
+
+  /** The page runtime's version. */
+  readonly runtimeVersion: string;
+
+  /** What the container reports about itself (empty before `ready`). */
+  readonly capabilities: HybridCapabilities;
+
+  /** The modules this page's origin may call (empty before `ready`). */
+  readonly modules: readonly string[];
+
+  /** The transport the runtime uses by default: `event` (an isolated transport) or `url`. */
+  readonly transport: 'event' | 'url';
+
+  /** Calls sent and not yet settled. */
+  readonly pendingCount: number;
+}
