@@ -36,6 +36,8 @@ var targets: [Target] = [
             .target(name: "CHybridGTK", condition: linux),
         ]
     ),
+    // Engine adapter: Blink (Chromium) through the DevTools protocol on --remote-debugging-pipe.
+    .target(name: "HybridBlink", dependencies: ["HybridCore"]),
     // The HTTP side on libsoup 3's SoupServer: `hybrid serve` and the tests' loopback origin.
     .target(
         name: "HybridServer",
@@ -65,6 +67,7 @@ var targets: [Target] = [
         dependencies: [
             "HybridCore",
             "HybridCrypto",
+            .target(name: "HybridBlink", condition: linux),
             .target(name: "HybridGTK", condition: linux),
             .target(name: "HybridServer", condition: linux),
             .target(name: "CWebKitGTK", condition: linux),
@@ -89,6 +92,7 @@ var targets: [Target] = [
             "HybridTestSupport",
             .target(name: "HybridGTK", condition: linux),
             .target(name: "HybridServer", condition: linux),
+            .target(name: "HybridBlink", condition: linux),
         ],
         path: "Tests/HybridGTKTests"
     ),

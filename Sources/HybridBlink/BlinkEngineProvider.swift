@@ -1,0 +1,114 @@
+import Foundation
+import HybridCore
+
+/// Blink's process pool and profile: one Chromium browser (started on first use, restarted
+/// after it dies) serving every view this provider makes, each view a DevTools target.
+///
+/// Chromium runs with `--no-sandbox`: the tests and CI here run as root, where Chromium's
+/// sandbox refuses to start. An app running as an ordinary user may drop that flag with
+/// ``extraArguments`` replaced (see `docs/engines.md`). Site isolation is off, as in Android's
+/// WebView, so every frame of a view lives in its target (user scripts and interception see them).
+@MainActor
+public final class BlinkEngineProvider: WebEngineProvider {
+    public let engineName = "blink"
+    public let capabilities = BlinkWebEngine.blinkCapabilities
+    public let sessionKind: EngineSessionKind
+    /// Run without a window (`--headless=new`); a window needs a display.
+    public let headless: Bool
+    /// The Chromium executable used.
+    public let executable: String
+
+    private var browser: BlinkBrowser?
+    private var views: [Weak<BlinkWebEngine>] = []
+    private lazy var sharedCookieStore = BlinkCookieStore(provider: self)
+
+    /// - Parameters:
+    ///   - session: ephemeral (a temporary profile, deleted when the browser exits) or persistent
+    ///     (the profile directory; cookies survive a restart after ``shutdown()``).
+    ///   - headless: `false` opens real windows when `DISPLAY` is set.
+    /// - Throws: `HybridError.engine(.unavailable)` when no Chromium is installed.
+    public init(session: EngineSessionKind = .ephemeral, headless: Bool = true) throws {
+        sessionKind = session
+        self.headless = headless || ProcessInfo.processInfo.environment["DISPLAY"] == nil
+        guard let found = Self.findChromium() else {
+            throw HybridError.engine(.unavailable("Chromium not found (install the chromium package or set HYBRID_CHROMIUM)"))
+        }
+        executable = found
+    }
+
+    isolated deinit {
+        browser?.kill()
+    }
+
+    public var cookieStore: any EngineCookieStore { sharedCookieStore }
+
+    public func makeEngine(_ configuration: EngineConfiguration) throws -> any WebEngine {
+        try makeBlinkEngine(configuration)
+    }
+
+    /// Like ``makeEngine(_:)`` with the concrete type.
+    public func makeBlinkEngine(_ configuration: EngineConfiguration) throws -> BlinkWebEngine {
+        let engine = BlinkWebEngine(provider: self, browser: try runningBrowser(), configuration: configuration)
+        views.removeAll { $0.value == nil }
+        views.append(Weak(engine))
+        return engine
+    }
+
+    /// Number of views this provider made that are still open.
+    public var liveViewCount: Int { views.filter { $0.value?.isClosed == false }.count }
+
+    /// Whether the browser process is running now.
+    public var isBrowserRunning: Bool { browser.map { !$0.hasExited } ?? false }
+
+    /// Closes every view and the browser, letting Chromium flush its profile. The next view starts a new browser.
+    public func shutdown() async {
+        for view in views { view.value?.close() }
+        views.removeAll()
+        await browser?.shutdown()
+        browser = nil
+    }
+
+    /// The running browser, started now if there is none or the last one died.
+    func runningBrowser() throws -> BlinkBrowser {
+        if let browser, !browser.hasExited { return browser }
+        let profile: URL
+        var temporary: URL?
+        switch sessionKind {
+        case .ephemeral:
+            profile = FileManager.default.temporaryDirectory.appendingPathComponent("hybridkit-blink-\(UUID().uuidString)")
+            temporary = profile
+        case .persistent(let directory):
+            profile = directory
+        }
+        try? FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
+        var arguments = [
+            "--remote-debugging-pipe", "--no-sandbox", "--user-data-dir=\(profile.path)",
+            "--no-first-run", "--no-default-browser-check", "--disable-dev-shm-usage",
+            "--disable-features=IsolateOrigins,site-per-process,Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider",
+            "--disable-background-networking", "--disable-sync", "--disable-component-update", "--disable-extensions",
+            "--disable-renderer-backgrounding", "--disable-background-timer-throttling",
+            "--disable-backgrounding-occluded-windows", "--password-store=basic", "--mute-audio",
+        ]
+        if headless { arguments.insert("--headless=new", at: 0) }
+        arguments += extraArguments
+        arguments.append("about:blank")  // the first tab; views are targets of their own
+        // setpriv asks the kernel to SIGKILL the browser if this process dies without cleaning up.
+        var launcher = executable
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") {
+            arguments = ["--pdeathsig", "KILL", "--", executable] + arguments
+            launcher = "/usr/bin/setpriv"
+        }
+        let started = try BlinkBrowser(executable: launcher, arguments: arguments, temporaryProfile: temporary)
+        browser = started
+        return started
+    }
+
+    /// Flags added to every browser this provider starts (before it starts).
+    public var extraArguments: [String] = []
+
+    private static func findChromium() -> String? {
+        var candidates = ["/usr/lib/chromium/chromium", "/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]
+        if let configured = ProcessInfo.processInfo.environment["HYBRID_CHROMIUM"] { candidates.insert(configured, at: 0) }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+}

@@ -1,0 +1,184 @@
+#if os(Linux)
+import Glibc
+#endif
+import Foundation
+import HybridCore
+
+/// One Chromium browser process and its DevTools pipe: NUL-delimited JSON on fds 3 (the
+/// browser reads) and 4 (the browser writes), as `--remote-debugging-pipe` expects.
+///
+/// `Foundation.Process` cannot place descriptors at 3 and 4, so the browser is started with
+/// `posix_spawn` and file actions. A dedicated thread does blocking reads and hands parsed
+/// messages to `deliver` in batches, in order; writes happen on the caller's thread.
+final class BlinkProcess: @unchecked Sendable {
+    let pid: pid_t
+    private let writeFD: Int32
+    private let readFD: Int32
+    private let lock = NSLock()
+    private var writable = true
+
+    /// Starts `executable` with `arguments`.
+    /// - Parameters:
+    ///   - deliver: called on the reader thread with each batch of parsed messages.
+    ///   - exited: called once on the reader thread after the pipe closed and the process was reaped.
+    init(executable: String, arguments: [String], deliver: @escaping @Sendable ([JSONValue]) -> Void,
+         exited: @escaping @Sendable (Int32) -> Void) throws {
+        var toChild: [Int32] = [0, 0], fromChild: [Int32] = [0, 0]
+        guard pipe(&toChild) == 0, pipe(&fromChild) == 0 else {
+            throw HybridError.engine(.unavailable("pipe: \(String(cString: strerror(errno)))"))
+        }
+        // (pipe2 is not exported to Swift; the window before CLOEXEC only matters to a fork elsewhere.)
+        for fd in toChild + fromChild { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        // Keep the child's ends away from 3 and 4 so dup2 always copies (and clears CLOEXEC).
+        let childRead = fcntl(toChild[0], F_DUPFD_CLOEXEC, 10), childWrite = fcntl(fromChild[1], F_DUPFD_CLOEXEC, 10)
+        close(toChild[0]); close(fromChild[1])
+        defer { close(childRead); close(childWrite) }
+        _ = fcntl(toChild[1], 1031 /* F_SETPIPE_SZ */, 1 << 20)  // fewer blocking writes for 1 MB messages
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        let log = ProcessInfo.processInfo.environment["HYBRID_BLINK_LOG"] ?? "/dev/null"
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        posix_spawn_file_actions_adddup2(&actions, childRead, 3)
+        posix_spawn_file_actions_adddup2(&actions, childWrite, 4)
+
+        // Its own process group (so close can kill renderers and zygotes with it), default
+        // signal dispositions (this process ignores SIGPIPE) and an empty signal mask.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t(), defaults = sigset_t()
+        sigemptyset(&empty)
+        sigemptyset(&defaults)
+        for signal in [SIGPIPE, SIGCHLD, SIGINT, SIGTERM, SIGHUP] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var child: pid_t = 0
+        let status = posix_spawn(&child, executable, &actions, &attributes, argv, environ)
+        guard status == 0 else {
+            close(toChild[1]); close(fromChild[0])
+            throw HybridError.engine(.unavailable("cannot start \(executable): \(String(cString: strerror(status)))"))
+        }
+        pid = child
+        writeFD = toChild[1]
+        readFD = fromChild[0]
+        LiveBrowsers.shared.insert(child)
+        let thread = Thread { [readFD, pid] in
+            Self.readLoop(readFD, deliver: deliver)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            LiveBrowsers.shared.remove(pid)
+            close(readFD)
+            exited(status)
+        }
+        thread.name = "hybridkit.blink.pipe"
+        thread.start()
+    }
+
+    /// Writes one message and its NUL. Returns `false` once the browser is gone.
+    @discardableResult
+    func send(_ message: Data) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard writable else { return false }
+        var framed = message
+        framed.append(0)
+        let ok = framed.withUnsafeBytes { raw -> Bool in
+            var offset = 0
+            while offset < raw.count {
+                let written = write(writeFD, raw.baseAddress!.advanced(by: offset), raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                offset += written
+            }
+            return true
+        }
+        if !ok { closeWriteEnd() }
+        return ok
+    }
+
+    /// Closes our end of the command pipe: Chromium treats that as "shut down".
+    func closeWriteEnd() {
+        if writable {
+            writable = false
+            close(writeFD)
+        }
+    }
+
+    /// Kills the browser and everything in its process group at once.
+    func kill() {
+        lock.lock()
+        closeWriteEnd()
+        lock.unlock()
+        Glibc.kill(-pid, SIGKILL)
+        Glibc.kill(pid, SIGKILL)
+    }
+
+    private static func readLoop(_ fd: Int32, deliver: @Sendable ([JSONValue]) -> Void) {
+        var pending = Data()
+        var scanFrom = 0
+        var chunk = [UInt8](repeating: 0, count: 256 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { return }
+            pending.append(contentsOf: chunk[0..<count])
+            var batch: [JSONValue] = []
+            var start = pending.startIndex
+            var index = pending.startIndex + scanFrom
+            while let nul = pending[index...].firstIndex(of: 0) {
+                if let message = DevToolsJSON.parse(Data(pending[start..<nul])) { batch.append(message) }
+                start = nul + 1
+                index = start
+            }
+            pending.removeSubrange(pending.startIndex..<start)
+            scanFrom = pending.count
+            if !batch.isEmpty { deliver(batch) }
+        }
+    }
+}
+
+/// Browser processes still running, killed by an `atexit` hook so none outlives the app even
+/// when nobody called `close()` (the child also gets SIGKILL from the kernel when we die).
+final class LiveBrowsers: @unchecked Sendable {
+    static let shared = LiveBrowsers()
+    private let lock = NSLock()
+    private var pids: Set<pid_t> = []
+    private var hooked = false
+
+    func insert(_ pid: pid_t) {
+        lock.lock()
+        defer { lock.unlock() }
+        pids.insert(pid)
+        if !hooked {
+            hooked = true
+            atexit { LiveBrowsers.shared.killAll() }
+        }
+    }
+
+    func remove(_ pid: pid_t) {
+        lock.lock()
+        pids.remove(pid)
+        lock.unlock()
+    }
+
+    func killAll() {
+        lock.lock()
+        let all = pids
+        lock.unlock()
+        for pid in all {
+            kill(-pid, SIGKILL)
+            kill(pid, SIGKILL)
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import HybridCore
+
+/// The JavaScript that gives a Chromium page what WebKit's user content manager gives a
+/// WebKit view: user scripts limited to frames and URL patterns, document-end timing, user
+/// style sheets, and `window.webkit.messageHandlers.NAME.postMessage` over `Runtime.addBinding`,
+/// so page code and `hybrid.js` run unchanged.
+///
+/// Limits (see docs/engines.md): a wrapped script's top-level `let`/`const`/`class` are scoped
+/// to its block (`var` and functions stay global); user styles are `<style>` elements the page
+/// can see, with author (not user) precedence.
+enum BlinkUserContent {
+    /// The world style sheets are injected from (kept away from the page's globals).
+    static let styleWorld = "hybridkit-user-styles"
+
+    /// The binding a handler's messages arrive on (unique per world and name).
+    static func bindingName(_ handler: ScriptMessageHandler) -> String {
+        "__hybridkitPost_" + identifier(handler.world.name ?? "page") + "_" + identifier(handler.name)
+    }
+
+    /// The function in the handler's world that settles a reply promise.
+    static func replyFunction(_ handler: ScriptMessageHandler) -> String {
+        "__hybridkitReply_" + identifier(handler.name)
+    }
+
+    /// Installs `window.webkit.messageHandlers[NAME]` in the handler's world.
+    static func handlerShim(_ handler: ScriptMessageHandler) -> String {
+        let replies = if case .reply = handler.kind { "true" } else { "false" }
+        return """
+            (() => {
+              const g = globalThis;
+              const webkit = g.webkit || (g.webkit = {});
+              const handlers = webkit.messageHandlers || (webkit.messageHandlers = {});
+              const binding = \(bindingName(handler).jsStringLiteral);
+              const pending = new Map();
+              let next = 0;
+              const encode = (body) => typeof body === 'string' ? 's' + body : 'j' + (JSON.stringify(body === undefined ? null : body) ?? 'null');
+              handlers[\(handler.name.jsStringLiteral)] = Object.freeze({ postMessage(body) {
+                const send = g[binding];
+                if (typeof send !== 'function') throw new Error('message handler is not available');
+                if (!\(replies)) { send('0:' + encode(body)); return undefined; }
+                const id = ++next;
+                const text = id + ':' + encode(body);
+                return new Promise((resolve, reject) => { pending.set(id, [resolve, reject]); send(text); });
+              } });
+              Object.defineProperty(g, \(replyFunction(handler).jsStringLiteral), { configurable: true, value: (id, ok, value) => {
+                const entry = pending.get(id);
+                if (!entry) return;
+                pending.delete(id);
+                if (ok) entry[0](value); else entry[1](new Error(value));
+              } });
+            })();
+            """
+    }
+
+    /// The expression that answers message `id` in the handler's world.
+    static func replyExpression(_ handler: ScriptMessageHandler, id: String, reply: ScriptReply) -> String {
+        let call = "globalThis[\(replyFunction(handler).jsStringLiteral)]"
+        switch reply {
+        case .json(let json): return "\(call)(\(id), true, \(json))"
+        case .string(let text): return "\(call)(\(id), true, \(text.jsStringLiteral))"
+        case .error(let message): return "\(call)(\(id), false, \(message.jsStringLiteral))"
+        }
+    }
+
+    /// A user script with its frame, URL and timing rules applied in the page.
+    static func source(_ script: UserScript) -> String {
+        var body = script.source
+        if script.injectionTime == .documentEnd {
+            body = """
+                const __hybridkitRun = () => {
+                \(script.source)
+                };
+                if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', __hybridkitRun, { once: true }); else __hybridkitRun();
+                """
+        }
+        let condition = conditions(frames: script.frames, allowList: script.allowList, blockList: script.blockList)
+        if condition == nil && script.injectionTime == .documentStart { return script.source }
+        return "if (\(condition ?? "true")) {\n\(body)\n}\n"
+    }
+
+    /// A style sheet as a document-start script that adds a `<style>` as soon as `<html>` exists.
+    static func source(_ sheet: UserStyleSheet) -> String {
+        let condition = conditions(frames: sheet.frames, allowList: sheet.allowList, blockList: sheet.blockList) ?? "true"
+        return """
+            if (\(condition)) {
+              const add = () => {
+                const style = document.createElement('style');
+                style.textContent = \(sheet.source.jsStringLiteral);
+                (document.head || document.documentElement).appendChild(style);
+              };
+              if (document.documentElement) add();
+              else {
+                const observer = new MutationObserver(() => { if (document.documentElement) { observer.disconnect(); add(); } });
+                observer.observe(document, { childList: true });
+              }
+            }
+            """
+    }
+
+    /// The JavaScript condition for frames and URL lists, or `nil` when there is none.
+    private static func conditions(frames: UserScript.Frames, allowList: [String], blockList: [String]) -> String? {
+        var parts: [String] = []
+        if frames == .mainFrameOnly { parts.append("window === window.top") }
+        if !allowList.isEmpty { parts.append("\(regexes(allowList)).some((r) => new RegExp(r).test(location.href))") }
+        if !blockList.isEmpty { parts.append("!\(regexes(blockList)).some((r) => new RegExp(r).test(location.href))") }
+        return parts.isEmpty ? nil : parts.joined(separator: " && ")
+    }
+
+    /// WebKit-style URL patterns (`*` matches anything) as anchored regular expression sources.
+    private static func regexes(_ patterns: [String]) -> String {
+        let sources = patterns.map { pattern -> JSONValue in
+            .string("^" + NSRegularExpression.escapedPattern(for: pattern).replacingOccurrences(of: "\\*", with: ".*") + "$")
+        }
+        return JSONValue.array(sources).jsonText
+    }
+
+    private static func identifier(_ text: String) -> String {
+        String(text.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) && $0.isASCII ? Character($0) : "_" })
+    }
+}

@@ -1,0 +1,224 @@
+import Foundation
+import HybridCore
+
+/// DevTools events translated into ``EngineEvent``s, dialogs and process termination.
+extension BlinkWebEngine {
+    /// An event on this view's session.
+    func handle(_ method: String, _ params: JSONValue) {
+        guard !isClosed else { return }
+        switch method {
+        case "Fetch.requestPaused": requestPaused(params)
+        case "Runtime.bindingCalled": bindingCalled(params)
+        case "Runtime.executionContextCreated": if let context = params["context"] { executionContextCreated(context) }
+        case "Runtime.executionContextDestroyed": if let id = params.int("executionContextId") { executionContextDestroyed(id) }
+        case "Runtime.executionContextsCleared": worldContexts.removeAll()
+        case "Runtime.consoleAPICalled": consoleCalled(params)
+        case "Network.requestWillBeSent": requestWillBeSent(params)
+        case "Network.loadingFailed": loadingFailed(params)
+        case "Network.loadingFinished", "Network.responseReceived": documentRequests[params.string("requestId") ?? ""] = nil
+        case "Page.frameRequestedNavigation":
+            if params.string("frameId") == targetID, let url = params.string("url") { navigationReasons[url] = params.string("reason") }
+        case "Page.frameNavigated": frameNavigated(params["frame"] ?? .null)
+        case "Page.navigatedWithinDocument":
+            if params.string("frameId") == targetID, let url = params.string("url").flatMap(URL.init(string:)) {
+                currentURL = url
+                emit(.urlChanged(url))
+                refreshHistory()
+            }
+        case "Page.lifecycleEvent":
+            if params.string("frameId") == targetID, params.string("name") == "DOMContentLoaded" { setProgress(0.7) }
+        case "Page.frameStoppedLoading": if params.string("frameId") == targetID { mainFrameStopped() }
+        case "Page.javascriptDialogOpening": dialogOpening(params)
+        case "Inspector.targetCrashed": rendererCrashed()
+        default: break
+        }
+    }
+
+    /// Browser-level news about this view's target (or a window it opened).
+    func handleTargetEvent(_ method: String, _ params: JSONValue) {
+        guard !isClosed, let info = params["targetInfo"] else {
+            if method == "Target.targetCrashed" { rendererCrashed() }
+            return
+        }
+        switch method {
+        case "Target.targetInfoChanged" where info.string("targetId") == targetID:
+            titleReported(info.string("title"), url: info.string("url"))
+        case "Target.targetCreated" where info.string("openerId") == targetID && info.string("targetId") != targetID:
+            popupOpened(info)
+        default: break
+        }
+    }
+
+    // MARK: Loading
+
+    private func requestWillBeSent(_ params: JSONValue) {
+        guard params.string("type") == "Document", params.string("frameId") == targetID,
+              let url = params["request"]?.string("url").flatMap(URL.init(string:)), let id = params.string("requestId")
+        else { return }
+        documentRequests[id] = url
+        if params["redirectResponse"] != nil {
+            emit(.loadRedirected(url))
+        } else if !url.absoluteString.hasPrefix("about:") || loading == false {
+            loading = true
+            emit(.loadStarted(url))
+            emit(.loadingChanged(true))
+            setProgress(0.1)
+        }
+    }
+
+    private func loadingFailed(_ params: JSONValue) {
+        guard let id = params.string("requestId"), let url = documentRequests.removeValue(forKey: id) else { return }
+        let message = params.string("errorText") ?? "load failed"
+        let cancelled = params.flag("canceled") || message == "net::ERR_ABORTED"
+        emit(.loadFailed(url, message: message, cancelled: cancelled))
+        if loading {
+            loading = false
+            emit(.loadingChanged(false))
+        }
+    }
+
+    private func frameNavigated(_ frame: JSONValue) {
+        guard frame.string("id") == targetID, frame.string("parentId") == nil,
+              let url = frame.string("url").flatMap(URL.init(string:))
+        else { return }
+        currentURL = url
+        emit(.urlChanged(url))
+        emit(.loadCommitted(url))
+        setProgress(0.3)
+        refreshHistory()
+    }
+
+    /// The main frame stopped (loaded, failed or stopped): refresh the list first, so a caller
+    /// that waits for `loadFinished` sees the new back-forward state.
+    private func mainFrameStopped() {
+        guard loading else { return }
+        refreshHistory { [weak self] in
+            guard let self, self.loading else { return }
+            self.loading = false
+            self.setProgress(1)
+            self.emit(.loadFinished(self.currentURL))
+            self.emit(.loadingChanged(false))
+        }
+    }
+
+    func setProgress(_ value: Double) {
+        guard value != progress else { return }
+        progress = value
+        emit(.progressChanged(value))
+    }
+
+    private func titleReported(_ reported: String?, url: String?) {
+        // Chromium reports the URL (without its scheme) as the title of an untitled page.
+        var title = reported
+        if let text = title, let url, text.isEmpty || url.hasSuffix(text) || text == url { title = nil }
+        guard title != currentTitle else { return }
+        currentTitle = title
+        emit(.titleChanged(title))
+    }
+
+    /// Reads the back-forward list (Page.getNavigationHistory), then calls `then`.
+    func refreshHistory(then: (@MainActor () -> Void)? = nil) {
+        whenAttached { [weak self] session in
+            self?.browser.send("Page.getNavigationHistory", session: session) { [weak self] result in
+                guard let self else { return }
+                if case .success(let value) = result, let entries = value["entries"]?.arrayValue, let index = value.int("currentIndex") {
+                    self.historyLoaded(entries, current: index)
+                }
+                then?()
+            }
+        }
+    }
+
+    private func historyLoaded(_ entries: [JSONValue], current: Int) {
+        let items = entries.map { entry -> (id: Int, item: HistoryItem?) in
+            let title = entry.string("title").flatMap { $0.isEmpty || entry.string("url")?.hasSuffix($0) == true ? nil : $0 }
+            return (entry.int("id") ?? 0, entry.string("url").flatMap(URL.init(string:)).map { HistoryItem(url: $0, title: title) })
+        }
+        // The initial about:blank of a new target is not part of the view's history.
+        let start = items.firstIndex { $0.item?.url.absoluteString != "about:blank" } ?? items.count
+        let back = items.indices.filter { $0 >= start && $0 < current }
+        let forward = items.indices.filter { $0 > current }
+        let list = BackForwardList(
+            back: back.compactMap { items[$0].item }, current: items.indices.contains(current) ? items[current].item : nil,
+            forward: forward.compactMap { items[$0].item })
+        historyEntryIDs = (back.map { items[$0].id }, forward.map { items[$0].id })
+        if let title = list.current?.title, title != currentTitle {
+            currentTitle = title
+            emit(.titleChanged(title))
+        }
+        guard list != history else { return }
+        let before = (canGoBack, canGoForward)
+        history = list
+        if before != (canGoBack, canGoForward) { emit(.backForwardChanged(canGoBack: canGoBack, canGoForward: canGoForward)) }
+    }
+
+    private func consoleCalled(_ params: JSONValue) {
+        let text = (params["args"]?.arrayValue ?? []).map { argument -> String in
+            argument["value"].map { $0.stringValue ?? $0.jsonText } ?? argument.string("description") ?? argument.string("type") ?? ""
+        }.joined(separator: " ")
+        emit(.consoleMessage(level: params.string("type") ?? "log", text: text))
+    }
+
+    // MARK: Windows, dialogs, crashes
+
+    /// A window the page opened: never shown; the delegate hears of it and opens a container.
+    private func popupOpened(_ info: JSONValue) {
+        browser.send("Target.closeTarget", ["targetId": .string(info.string("targetId") ?? "")])
+        guard let url = info.string("url").flatMap(URL.init(string:)) else { return }
+        let action = NavigationAction(request: EngineRequest(url: url), type: .other, isMainFrame: true, targetsNewWindow: true)
+        Task { @MainActor [weak self] in
+            guard let self, let delegate = self.delegate else { return }
+            _ = await delegate.engine(self, decidePolicyFor: action)
+        }
+    }
+
+    private func dialogOpening(_ params: JSONValue) {
+        let kind: ScriptDialog.Kind = switch params.string("type") {
+        case "confirm": .confirm
+        case "prompt": .prompt
+        case "beforeunload": .beforeUnload
+        default: .alert
+        }
+        let dialog = ScriptDialog(
+            kind: kind, message: params.string("message") ?? "", defaultText: kind == .prompt ? params.string("defaultPrompt") : nil,
+            pageURL: params.string("url").flatMap(URL.init(string:)) ?? currentURL, pageTitle: currentTitle)
+        let completion = ScriptDialogCompletion(dialog: dialog) { [weak self, browser, sessionID] result in
+            var answer: [String: JSONValue] = ["accept": .bool(result != .cancelled)]
+            if case .accepted(let text?) = result, kind == .prompt { answer["promptText"] = .string(text) }
+            guard self?.terminatedReason == nil else { return }
+            browser.send("Page.handleJavaScriptDialog", answer, session: sessionID)
+        }
+        openDialogs.removeAll { $0.value == nil }
+        openDialogs.append(Weak(completion))
+        if let delegate {
+            delegate.engine(self, runScriptDialog: completion)
+        } else {
+            completion.completeWithSafeDefault()
+        }
+    }
+
+    private func rendererCrashed() {
+        guard !isClosed, terminatedReason == nil else { return }
+        contentProcessDidTerminate(crashRequested ? .terminatedByClient : .crashed)
+    }
+
+    func contentProcessDidTerminate(_ reason: TerminationReason) {
+        crashRequested = false
+        terminatedReason = reason
+        failPending(.engine(.contentProcessTerminated(reason)))
+        for dialog in openDialogs { dialog.value?.completeWithSafeDefault() }
+        openDialogs.removeAll()
+        worldContexts.removeAll()
+        if loading {
+            loading = false
+            emit(.loadingChanged(false))
+        }
+        emit(.contentProcessTerminated(reason))
+    }
+
+    /// The whole browser went away: every view's content is gone; a load starts a new browser.
+    func browserExited() {
+        guard !isClosed else { return }
+        if terminatedReason == nil { contentProcessDidTerminate(crashRequested ? .terminatedByClient : .crashed) }
+    }
+}

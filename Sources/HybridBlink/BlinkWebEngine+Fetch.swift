@@ -1,0 +1,155 @@
+import Foundation
+import HybridCore
+
+/// Requests paused by the `Fetch` domain: navigation policy for documents, response policy,
+/// documents given to `loadHTML`/`loadSimulatedResponse`, load headers and bodies, and
+/// requests for schemes the configuration serves.
+extension BlinkWebEngine {
+    func requestPaused(_ params: JSONValue) {
+        guard let id = params.string("requestId"), let request = params["request"],
+              let url = request.string("url").flatMap(URL.init(string:))
+        else { return }
+        let isMainFrame = params.string("frameId") == targetID
+        if params["responseStatusCode"] != nil || params["responseErrorReason"] != nil {
+            responseArrived(id, url: url, params: params, isMainFrame: isMainFrame)
+            return
+        }
+        let schemeRequest = SchemeRequest(
+            url: url, method: request.string("method") ?? "GET",
+            headers: (request["headers"]?.objectValue ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value.stringValue ?? "") },
+            body: Self.body(of: request))
+        guard params.string("resourceType") == "Document" else {
+            serveOrContinue(id, schemeRequest)
+            return
+        }
+        let reason = navigationReasons.removeValue(forKey: url.absoluteString)
+        var type: NavigationType = switch reason {
+        case "anchorClick": .linkActivated
+        case "formSubmissionGet", "formSubmissionPost": .formSubmitted
+        case "reload": .reload
+        default: .other
+        }
+        if historyNavigationPending && isMainFrame {
+            historyNavigationPending = false
+            type = .backForward
+        }
+        let action = NavigationAction(
+            request: EngineRequest(url: url, method: schemeRequest.method, headers: schemeRequest.headers, body: schemeRequest.body),
+            type: type, isMainFrame: isMainFrame, isRedirect: params["redirectedRequestId"] != nil)
+        Task.immediate { @MainActor [weak self] in
+            guard let self else { return }
+            let policy = if let delegate = self.delegate { await delegate.engine(self, decidePolicyFor: action) } else { NavigationActionPolicy.allow }
+            guard !self.isClosed else { return }
+            switch policy {
+            case .allow:
+                self.proceed(id, schemeRequest, isMainFrame: isMainFrame)
+            case .cancel:
+                self.fire("Fetch.failRequest", ["requestId": .string(id), "errorReason": "Aborted"])
+            case .redirect(let target, let headers):
+                self.fire("Fetch.failRequest", ["requestId": .string(id), "errorReason": "Aborted"])
+                self.load(EngineRequest(url: target, headers: headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
+            }
+        }
+    }
+
+    /// An allowed document request: a document we hold for it, the load's own method/headers/body, or as is.
+    private func proceed(_ id: String, _ request: SchemeRequest, isMainFrame: Bool) {
+        if isMainFrame, let document = pendingDocuments.removeValue(forKey: request.url.absoluteString) {
+            fulfill(id, SchemeResponse(status: 200, contentType: document.contentType, data: document.body))
+            return
+        }
+        var request = request
+        var overrides: [String: JSONValue] = [:]
+        if isMainFrame, let load = pendingLoad, load.url.absoluteString == request.url.absoluteString {
+            pendingLoad = nil
+            request.method = load.method
+            request.body = load.body ?? request.body
+            for (name, value) in load.headers {
+                request.headers.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+                request.headers.append((name, value))
+            }
+            overrides["method"] = .string(load.method)
+            overrides["headers"] = .array(request.headers.map { ["name": .string($0.name), "value": .string($0.value)] })
+            if let body = load.body { overrides["postData"] = .string(body.base64EncodedString()) }
+        }
+        serveOrContinue(id, request, overrides: overrides)
+    }
+
+    /// Hands the request to the configuration's handler for its scheme, or lets it through.
+    private func serveOrContinue(_ id: String, _ request: SchemeRequest, overrides: [String: JSONValue] = [:]) {
+        guard let scheme = request.url.scheme?.lowercased(), let handler = configuration.schemeHandlers[scheme] else {
+            var params = overrides
+            params["requestId"] = .string(id)
+            fire("Fetch.continueRequest", params)
+            return
+        }
+        Task.immediate { @MainActor [weak self] in
+            do {
+                let response = try await handler.respond(to: request)
+                // The protocol has no streamed fulfilment: a streamed body is collected first.
+                var body = Data()
+                switch response.body {
+                case .data(let data): body = data
+                case .stream(let chunks, _): for try await chunk in chunks { body.append(chunk) }
+                }
+                self?.fulfill(id, SchemeResponse(status: response.status, headers: response.headers, body: .data(body)))
+            } catch {
+                self?.fire("Fetch.failRequest", ["requestId": .string(id), "errorReason": "Failed"])
+            }
+        }
+    }
+
+    private func fulfill(_ id: String, _ response: SchemeResponse) {
+        guard case .data(let body) = response.body else { return }
+        fire("Fetch.fulfillRequest", [
+            "requestId": .string(id), "responseCode": .number(Double(response.status)),
+            "responseHeaders": .array(response.headers.map { ["name": .string($0.name), "value": .string($0.value)] }),
+            "body": .string(body.base64EncodedString()),
+        ])
+    }
+
+    /// A document's response: the delegate allows, cancels or (not supported here) downloads it.
+    private func responseArrived(_ id: String, url: URL, params: JSONValue, isMainFrame: Bool) {
+        guard let status = params.int("responseStatusCode") else {
+            fire("Fetch.continueRequest", ["requestId": .string(id)])
+            return
+        }
+        let headers = (params["responseHeaders"]?.arrayValue ?? []).map { ($0.string("name") ?? "", $0.string("value") ?? "") }
+        let contentType = headers.first { $0.0.lowercased() == "content-type" }?.1
+        let mimeType = contentType?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let response = NavigationResponse(
+            url: url, statusCode: status, mimeType: mimeType, headers: headers, isMainFrame: isMainFrame,
+            canShowMIMEType: mimeType.map(Self.canShow) ?? true)
+        Task.immediate { @MainActor [weak self] in
+            guard let self else { return }
+            let policy = if let delegate = self.delegate {
+                await delegate.engine(self, decidePolicyFor: response)
+            } else {
+                response.canShowMIMEType ? NavigationResponsePolicy.allow : .cancel
+            }
+            if policy == .allow {
+                self.fire("Fetch.continueResponse", ["requestId": .string(id)])
+            } else {
+                // Blink's headless views have no download manager: a download is cancelled too.
+                self.fire("Fetch.failRequest", ["requestId": .string(id), "errorReason": "Aborted"])
+            }
+        }
+    }
+
+    /// MIME types a Chromium page renders itself.
+    static func canShow(_ mimeType: String) -> Bool {
+        mimeType.hasPrefix("text/") || mimeType.hasPrefix("image/") || mimeType.hasPrefix("video/") || mimeType.hasPrefix("audio/")
+            || ["application/xhtml+xml", "application/xml", "application/json", "application/javascript", "application/pdf",
+                "image/svg+xml", "multipart/x-mixed-replace"].contains(mimeType)
+    }
+
+    /// The request body: `postDataEntries` carry the bytes (base64); `postData` is text.
+    static func body(of request: JSONValue) -> Data? {
+        if let entries = request["postDataEntries"]?.arrayValue, !entries.isEmpty {
+            return entries.reduce(into: Data()) { data, entry in
+                if let bytes = entry.string("bytes").flatMap({ Data(base64Encoded: $0) }) { data.append(bytes) }
+            }
+        }
+        return request.string("postData").map { Data($0.utf8) }
+    }
+}

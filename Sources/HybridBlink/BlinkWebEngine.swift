@@ -1,0 +1,295 @@
+import Foundation
+import HybridCore
+
+/// `WebEngine` on a Chromium page target driven through the DevTools protocol: translation
+/// only, no policy.
+///
+/// The view exists at once; its target is created and attached asynchronously, and every verb
+/// issued before that is queued and sent in order. Script calls and snapshots are tracked so a
+/// renderer crash or ``close()`` fails each of them exactly once.
+@MainActor
+public final class BlinkWebEngine: WebEngine {
+    /// What Blink can do here. Custom schemes cannot be navigated to (Chromium hands unknown
+    /// schemes to the OS); they are served for http(s) URLs instead (`interceptsHTTP`).
+    public static let blinkCapabilities = EngineCapabilities(
+        scriptWorlds: true, messageReplies: true, schemeRequestBodies: true, interceptsHTTP: true,
+        clearsHistory: true, consoleMessages: true)
+
+    public let engineName = "blink"
+    public var capabilities: EngineCapabilities { Self.blinkCapabilities }
+    public weak var delegate: (any WebEngineDelegate)?
+
+    let configuration: EngineConfiguration
+    private weak var provider: BlinkEngineProvider?
+    private(set) var browser: BlinkBrowser
+    /// The page target; its id is also the main frame's id.
+    private(set) var targetID: String?
+    private(set) var sessionID: String?
+    /// Work waiting for the session (nil once attached).
+    private var attachQueue: [(String) -> Void]? = []
+    private var observers: [UInt64: @MainActor (EngineEvent) -> Void] = [:]
+    private var nextObserverID: UInt64 = 0
+    private var pendingCalls: [Int: PendingCall] = [:]
+    private var nextCallID = 0
+    var openDialogs: [Weak<ScriptDialogCompletion>] = []
+    var terminatedReason: TerminationReason?
+    /// `terminateContentProcess()` was asked for: the crash that follows is ours.
+    var crashRequested = false
+    public private(set) var isClosed = false
+
+    // Page state, as the last events reported it.
+    var currentURL: URL?
+    var currentTitle: String?
+    var loading = false
+    var progress = 0.0
+    var history = BackForwardList()
+    var historyEntryIDs: (back: [Int], forward: [Int]) = ([], [])
+    /// Isolated worlds' execution contexts in the main frame, by world name.
+    var worldContexts: [String: Int] = [:]
+    /// A load whose first document request gets its method, headers and body (Fetch.continueRequest).
+    var pendingLoad: EngineRequest?
+    /// Documents to serve at a URL when it is requested (loadHTML, simulated responses).
+    var pendingDocuments: [String: (body: Data, contentType: String)] = [:]
+    /// Why each upcoming navigation was requested (Page.frameRequestedNavigation), by URL.
+    var navigationReasons: [String: String] = [:]
+    var historyNavigationPending = false
+    /// Main-frame document requests in flight (Network requestId → URL), for load failures.
+    var documentRequests: [String: URL] = [:]
+
+    init(provider: BlinkEngineProvider, browser: BlinkBrowser, configuration: EngineConfiguration) {
+        self.provider = provider
+        self.browser = browser
+        self.configuration = configuration
+        start()
+    }
+
+    isolated deinit {
+        close()
+    }
+
+    // MARK: Observation
+
+    public func observe(_ handler: @escaping @MainActor (EngineEvent) -> Void) -> ObservationToken {
+        nextObserverID += 1
+        let id = nextObserverID
+        observers[id] = handler
+        return ObservationToken { [weak self] in self?.observers[id] = nil }
+    }
+
+    func emit(_ event: EngineEvent) {
+        guard !isClosed else { return }
+        for id in observers.keys.sorted() { observers[id]?(event) }
+    }
+
+    // MARK: Loading
+
+    public func load(_ request: EngineRequest) {
+        guard prepareToLoad() else { return }
+        pendingLoad = request.method == "GET" && request.headers.isEmpty && request.body == nil ? nil : request
+        navigate(request.url)
+    }
+
+    public func loadHTML(_ html: String, baseURL: URL?) {
+        loadDocument(Data(html.utf8), contentType: "text/html; charset=utf-8", at: baseURL)
+    }
+
+    public func loadSimulatedResponse(_ data: Data, mimeType: String, encoding: String?, for url: URL) {
+        loadDocument(data, contentType: encoding.map { "\(mimeType); charset=\($0)" } ?? mimeType, at: url)
+    }
+
+    /// Serves `body` when the view requests `url` (Fetch interception); a URL that cannot be
+    /// intercepted (none, or not http/https) is shown from a `data:` URL with an opaque origin.
+    private func loadDocument(_ body: Data, contentType: String, at url: URL?) {
+        guard prepareToLoad() else { return }
+        pendingLoad = nil
+        if let url, ["http", "https"].contains(url.scheme?.lowercased() ?? "") {
+            pendingDocuments[url.absoluteString] = (body, contentType)
+            navigate(url)
+        } else {
+            navigate(URL(string: "data:\(contentType.replacingOccurrences(of: " ", with: ""));base64,\(body.base64EncodedString())")!)
+        }
+    }
+
+    private func navigate(_ url: URL) {
+        fire("Page.navigate", ["url": .string(url.absoluteString)])
+    }
+
+    /// Revives a view whose renderer or browser died; `false` once closed.
+    private func prepareToLoad() -> Bool {
+        guard !isClosed else { return false }
+        terminatedReason = nil
+        if browser.hasExited, let provider, let fresh = try? provider.runningBrowser() {
+            browser = fresh
+            start()
+        }
+        return true
+    }
+
+    public func stopLoading() { fire("Page.stopLoading") }
+
+    public func reload() {
+        guard prepareToLoad() else { return }
+        fire("Page.reload")
+    }
+
+    public func goBack() { goToHistoryEntry(historyEntryIDs.back.last) }
+    public func goForward() { goToHistoryEntry(historyEntryIDs.forward.first) }
+
+    private func goToHistoryEntry(_ id: Int?) {
+        guard let id, !isClosed else { return }
+        historyNavigationPending = true
+        fire("Page.navigateToHistoryEntry", ["entryId": .number(Double(id))])
+    }
+
+    /// Empties the back-forward list for real (Page.resetNavigationHistory); the current page stays.
+    public func clearHistory() {
+        fire("Page.resetNavigationHistory")
+        refreshHistory()
+    }
+
+    // MARK: State
+
+    public var url: URL? { isClosed ? nil : currentURL }
+    public var title: String? { isClosed ? nil : currentTitle }
+    public var isLoading: Bool { !isClosed && loading }
+    public var estimatedProgress: Double { isClosed ? 0 : progress }
+    public var canGoBack: Bool { !isClosed && !history.back.isEmpty }
+    public var canGoForward: Bool { !isClosed && !history.forward.isEmpty }
+    public var backForwardList: BackForwardList { isClosed ? BackForwardList() : history }
+    public var isAlive: Bool { !isClosed && terminatedReason == nil }
+
+    // MARK: Cookies, snapshot, process
+
+    public var cookieStore: any EngineCookieStore {
+        provider?.cookieStore ?? BlinkCookieStore(browser: browser)
+    }
+
+    public func snapshot() async throws -> Data {
+        let result = try await command("Page.captureScreenshot", ["format": "png"])
+        guard let base64 = result.string("data"), let png = Data(base64Encoded: base64) else {
+            throw HybridError.engine(.snapshotFailed("no image data"))
+        }
+        return png
+    }
+
+    public func terminateContentProcess() {
+        guard !isClosed, terminatedReason == nil else { return }
+        crashRequested = true
+        fire("Page.crash")
+    }
+
+    public func setVisible(_ visible: Bool) {
+        guard !isClosed, let targetID else { return }
+        browser.send("Browser.getWindowForTarget", ["targetId": .string(targetID)]) { [weak self] result in
+            guard let self, case .success(let window) = result, let id = window.int("windowId") else { return }
+            self.browser.send("Browser.setWindowBounds", [
+                "windowId": .number(Double(id)), "bounds": ["windowState": visible ? "normal" : "minimized"],
+            ])
+        }
+    }
+
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        observers.removeAll()
+        failPending(.engine(.closed))
+        for dialog in openDialogs { dialog.value?.completeWithSafeDefault() }
+        openDialogs.removeAll()
+        attachQueue = nil
+        if let targetID { browser.send("Target.closeTarget", ["targetId": .string(targetID)]) }
+        browser.forget(session: sessionID, target: targetID)
+    }
+
+    // MARK: Target and commands
+
+    /// Creates and attaches the page target, enables the domains, installs the user content,
+    /// then runs the queued work in order.
+    private func start() {
+        attachQueue = attachQueue ?? []
+        let browser = browser
+        // The viewport is set by device-metrics emulation once attached (size only applies to new windows).
+        browser.send("Target.createTarget", ["url": "about:blank"]) { [weak self] result in
+            guard case .success(let created) = result, let target = created.string("targetId") else {
+                self?.attachFailed()
+                return
+            }
+            guard let self, !self.isClosed, self.browser === browser else {
+                browser.send("Target.closeTarget", ["targetId": .string(target)])
+                return
+            }
+            browser.send("Target.attachToTarget", ["targetId": .string(target), "flatten": true]) { [weak self] result in
+                guard let self, case .success(let attached) = result, let session = attached.string("sessionId") else {
+                    self?.attachFailed()
+                    return
+                }
+                self.targetID = target
+                self.sessionID = session
+                browser.register(session: session, target: target, for: self)
+                self.configureSession(session) { [weak self] in self?.attached(session) }
+            }
+        }
+    }
+
+    private func attached(_ session: String) {
+        let queue = attachQueue ?? []
+        attachQueue = nil
+        for work in queue { work(session) }
+    }
+
+    private func attachFailed() {
+        guard !isClosed else { return }
+        attachQueue = nil
+        contentProcessDidTerminate(.crashed)
+    }
+
+    /// Runs `work` with the session once attached (at once if attached, never once closed).
+    func whenAttached(_ work: @escaping (String) -> Void) {
+        guard !isClosed else { return }
+        if let sessionID, attachQueue == nil { work(sessionID) } else { attachQueue?.append(work) }
+    }
+
+    /// Sends a command on this view's session without waiting for its answer.
+    func fire(_ method: String, _ params: [String: JSONValue] = [:]) {
+        whenAttached { [browser] session in browser.send(method, params, session: session) }
+    }
+
+    /// Sends a command and awaits its result; a crash or ``close()`` fails it exactly once.
+    func command(_ method: String, _ params: [String: JSONValue] = [:]) async throws -> JSONValue {
+        try checkUsable()
+        nextCallID += 1
+        let id = nextCallID
+        let call = PendingCall()
+        pendingCalls[id] = call
+        return try await withCheckedThrowingContinuation { continuation in
+            call.continuation = continuation
+            whenAttached { [weak self] session in
+                self?.browser.send(method, params, session: session) { [weak self] result in
+                    self?.pendingCalls[id] = nil
+                    call.finish(result.mapError { $0.hybridError })
+                }
+            }
+        }
+    }
+
+    func checkUsable() throws {
+        if isClosed { throw HybridError.engine(.closed) }
+        if let terminatedReason { throw HybridError.engine(.contentProcessTerminated(terminatedReason)) }
+    }
+
+    func failPending(_ error: HybridError) {
+        let calls = pendingCalls
+        pendingCalls.removeAll()
+        for id in calls.keys.sorted() { calls[id]?.finish(.failure(error)) }
+    }
+}
+
+/// One awaited command; finished exactly once (answer, crash or close, whichever comes first).
+@MainActor
+final class PendingCall {
+    var continuation: CheckedContinuation<JSONValue, any Error>?
+    func finish(_ result: Result<JSONValue, HybridError>) {
+        guard let continuation else { return }
+        self.continuation = nil
+        continuation.resume(with: result.mapError { $0 as any Error })
+    }
+}
