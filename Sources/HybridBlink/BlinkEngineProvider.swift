@@ -103,6 +103,9 @@ public final class BlinkEngineProvider: WebEngineProvider {
         return started
     }
 
+    /// Kills the browser as a crash would (tests of recovery).
+    public func killBrowserForTesting() { browser?.kill() }
+
     /// Flags added to every browser this provider starts (before it starts).
     public var extraArguments: [String] = []
 
