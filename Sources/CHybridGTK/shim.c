@@ -20,6 +20,21 @@ WebKitWebView *hk_web_view_new(WebKitWebContext *context, WebKitNetworkSession *
                                         NULL));
 }
 
+WebKitWebView *hk_web_view_new_with_autoplay(WebKitWebContext *context, WebKitNetworkSession *session,
+                                             WebKitUserContentManager *manager, WebKitSettings *settings,
+                                             WebKitAutoplayPolicy autoplay) {
+    WebKitWebsitePolicies *policies = webkit_website_policies_new_with_policies("autoplay", autoplay, NULL);
+    WebKitWebView *view = WEBKIT_WEB_VIEW(g_object_new(WEBKIT_TYPE_WEB_VIEW,
+                                                       "web-context", context,
+                                                       "network-session", session,
+                                                       "user-content-manager", manager,
+                                                       "settings", settings,
+                                                       "website-policies", policies,
+                                                       NULL));
+    g_object_unref(policies);
+    return view;
+}
+
 WebKitWebContext *hk_web_context_new(void) {
     return WEBKIT_WEB_CONTEXT(g_object_new(WEBKIT_TYPE_WEB_CONTEXT, NULL));
 }

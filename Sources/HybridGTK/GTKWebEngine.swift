@@ -45,7 +45,11 @@ public final class GTKWebEngine: WebEngine {
         if let name = configuration.applicationNameForUserAgent {
             webkit_settings_set_user_agent_with_application_details(settings, name, nil)
         }
-        let created = hk_web_view_new(provider.context, provider.session, contentManager, settings)
+        webkit_settings_set_media_playback_allows_inline(settings, configuration.media.inlinePlayback ? 1 : 0)
+        // Sound autoplay is a website policy in WebKitGTK (the default allows only muted media),
+        // so the gesture setting alone does not let audible media start.
+        let autoplay = configuration.media.autoplayWithoutGesture ? WEBKIT_AUTOPLAY_ALLOW : WEBKIT_AUTOPLAY_ALLOW_WITHOUT_SOUND
+        let created = hk_web_view_new_with_autoplay(provider.context, provider.session, contentManager, settings, autoplay)
         g_object_unref(UnsafeMutableRawPointer(settings))
         guard let created, let window = gtk_window_new() else {
             g_object_unref(UnsafeMutableRawPointer(contentManager))

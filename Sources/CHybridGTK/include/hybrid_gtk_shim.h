@@ -12,6 +12,10 @@
 /// g_object_new(WEBKIT_TYPE_WEB_VIEW, ...) with the construct-only properties of 6.0.
 WebKitWebView *hk_web_view_new(WebKitWebContext *context, WebKitNetworkSession *session,
                                WebKitUserContentManager *manager, WebKitSettings *settings);
+/// As hk_web_view_new, with the view's autoplay policy (a construct-only website policy).
+WebKitWebView *hk_web_view_new_with_autoplay(WebKitWebContext *context, WebKitNetworkSession *session,
+                                             WebKitUserContentManager *manager, WebKitSettings *settings,
+                                             WebKitAutoplayPolicy autoplay);
 /// g_object_new(WEBKIT_TYPE_WEB_CONTEXT, ...) — a context that never shares processes
 /// with another context (one process pool).
 WebKitWebContext *hk_web_context_new(void);

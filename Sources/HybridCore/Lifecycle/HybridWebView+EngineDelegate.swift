@@ -46,7 +46,7 @@ extension HybridWebView: WebEngineDelegate {
     func pageDidFinish(_ url: URL?) {
         if errorPage == nil {
             lastPageURL = url ?? lastPageURL
-            lastGoodTitle = engine.title
+            if let title = engine.title { lastGoodTitle = title }
         }
         if backNavigationPending {
             backNavigationPending = false

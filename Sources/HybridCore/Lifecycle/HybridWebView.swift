@@ -243,6 +243,12 @@ public final class HybridWebView {
         case .progressChanged(let fraction):
             if ignoresBlankLoads { return }
             advanceProgress(progressModel.engineProgress(fraction, at: now))
+        case .loadCommitted(let url):
+            if isPlaceholder(url) { return }
+            // A new document: its title arrives (often after load-finished) as titleChanged.
+            if errorPage == nil { lastGoodTitle = nil }
+        case .titleChanged(let title):
+            if let title, !title.isEmpty, errorPage == nil, hasNavigated { lastGoodTitle = title }
         case .contentProcessTerminated(let reason):
             isWarm = false
             let cause = expectedTermination ?? .contentProcessTerminated(reason)

@@ -215,6 +215,24 @@
     value: Object.freeze({ drain: urlQueue.drain, deliver: urlQueue.deliver })
   });
 
+  // ---- container lifecycle ---------------------------------------------------------------
+  // Returning to a page from the page cache does not fire `load`: tell the page it resumed.
+  // (The container emits the same event when it becomes visible again.)
+  window.addEventListener('pageshow', function (event) {
+    if (event.persisted) dispatchEvent('resume', { reason: 'pageshow', persisted: true });
+  });
+  // A capture function for the container's snapshot (canvas/WebGL content that an engine
+  // snapshot renders blank): it returns a PNG data URL, or a Promise of one.
+  var snapshotCapture = null;
+  Object.defineProperty(window, '__hybridkitSnapshot', {
+    value: function () {
+      if (typeof snapshotCapture !== 'function') return null;
+      return Promise.resolve().then(snapshotCapture).then(function (url) {
+        return typeof url === 'string' && url.indexOf('data:image/png;base64,') === 0 ? url : null;
+      }, function () { return null; });
+    }
+  });
+
   // ---- the API ---------------------------------------------------------------------------
   var api = {
     call: call,
@@ -231,6 +249,10 @@
       if (handler === undefined) { listeners.delete(name); return; }
       var index = handlers.indexOf(handler);
       if (index >= 0) handlers.splice(index, 1);
+    },
+    onSnapshot: function (capture) {
+      if (capture !== null && typeof capture !== 'function') throw new TypeError('capture must be a function or null');
+      snapshotCapture = capture;
     },
     get ready() { return ready; },
     get version() { return (info && info.version) || RUNTIME_VERSION; },

@@ -1,0 +1,150 @@
+import Foundation
+import HybridCore
+import HybridGTK
+import HybridServer
+import HybridTestSupport
+import Testing
+
+@Suite("Lifecycle: warm pool", .serialized)
+@MainActor
+struct LifecyclePoolTests {
+    @Test func aPooledViewShowsNoTraceOfThePreviousPage() async throws {
+        let rig = try LifecycleRig()
+        defer { rig.close() }
+        rig.page("/first", """
+            <title>First</title><body style="height:5000px"><p>first</p><script>
+            sessionStorage.setItem('left', 'behind'); window.leftover = 1;
+            window.addEventListener('resize', () => {}); scrollTo(0, 2000);</script></body>
+            """)
+        rig.page("/second", "<title>Second</title><p>second</p>")
+        rig.page("/fresh", "<body style='height:5000px'><p>fresh</p></body>")
+        let pool = WebViewPool(provider: rig.provider, policy: WebViewPoolPolicy(capacity: 1))
+        pool.refillDelay = 0
+        defer { pool.drain() }
+        await pool.prewarm()
+        #expect(pool.count == 1)
+
+        let first = try await pool.dequeue()
+        #expect(pool.coldCount == 0)
+        try await first.loadAndWait(rig.url("/first"))
+        try await first.loadAndWait(rig.url("/second"))
+        #expect(first.state.canGoBack)
+        pool.enqueue(first)
+        try await eventually("the pool to refill") { pool.count == 1 }
+
+        let reused = try await pool.dequeue()
+        #expect(reused !== first)
+        #expect(reused.state.url == nil && reused.state.title == nil && !reused.state.canGoBack)
+        try await reused.loadAndWait(rig.url("/fresh"))
+        #expect(try await reused.engine.evaluate("history.length") == 1)
+        #expect(try await reused.engine.evaluate("sessionStorage.length") == 0)
+        #expect(try await reused.engine.evaluate("window.scrollY") == 0)
+        #expect(try await reused.engine.evaluate("typeof window.leftover") == "undefined")
+        #expect(reused.state.title == nil)
+        #expect(!reused.state.canGoBack && !reused.engine.canGoBack)
+        #expect(reused.engine.backForwardList.back.isEmpty)
+        #expect(pool.retirements[.history] == 1)
+    }
+
+    @Test func deadViewsAreNeverHandedOut() async throws {
+        let rig = try LifecycleRig()
+        defer { rig.close() }
+        let pool = WebViewPool(provider: rig.provider, policy: WebViewPoolPolicy(capacity: 2))
+        defer { pool.drain() }
+        await pool.prewarm()
+        #expect(pool.count == 2)
+        // Kill both warm views' processes, give them back and ask at once.
+        let first = try await pool.dequeue(), second = try await pool.dequeue()
+        first.engine.terminateContentProcess()
+        second.engine.terminateContentProcess()
+        pool.enqueue(first)
+        pool.enqueue(second)
+        try await Task.sleep(nanoseconds: 50_000_000)
+        let handed = try await pool.dequeue()
+        #expect(handed.engine.isAlive)
+        #expect(try await handed.engine.evaluate("1 + 1") == 2)
+        #expect((pool.retirements[.dead] ?? 0) + (pool.retirements[.unresponsive] ?? 0) == 2)
+    }
+
+    @Test func memoryPressureEmptiesThePoolAndReuseIsBounded() async throws {
+        let rig = try LifecycleRig()
+        defer { rig.close() }
+        let pool = WebViewPool(provider: rig.provider, policy: WebViewPoolPolicy(capacity: 2, maximumReuse: 2))
+        pool.refillDelay = 0
+        defer { pool.drain() }
+        await pool.prewarm()
+        #expect(pool.count == 2)
+        // An unused view goes back to the pool until it reaches its reuse limit.
+        let view = try await pool.dequeue()
+        pool.enqueue(view)
+        try await eventually("the view back") { pool.count == 2 }
+        var again = try await pool.dequeue()
+        while again !== view { pool.enqueue(again); again = try await pool.dequeue() }
+        pool.enqueue(again)
+        try await eventually("the view retired") { pool.retirements[.reuseLimit] == 1 }
+
+        try await eventually("the pool to refill") { pool.count == 2 }
+        pool.handleMemoryPressure()
+        #expect(pool.count == 0)
+        #expect(pool.retirements[.memoryPressure] == 2)
+        let cold = try await pool.dequeue()
+        #expect(pool.coldCount == 1)
+        try await Task.sleep(nanoseconds: 300_000_000)
+        #expect(pool.count == 0)  // no refilling under memory pressure until the app prewarms again
+        cold.close()
+    }
+
+    @Test func twentyKillsInARowAcrossPooledViews() async throws {
+        let rig = try LifecycleRig()
+        defer { rig.close() }
+        var configuration = HybridWebViewConfiguration()
+        configuration.whiteScreen = WhiteScreenPolicy(maximumReloads: 1, window: 30, baseDelay: 0.05)
+        let pool = WebViewPool(provider: rig.provider, configuration: configuration, policy: WebViewPoolPolicy(capacity: 2))
+        pool.refillDelay = 0
+        defer { pool.drain() }
+        await pool.prewarm()
+        let delegate = LifecycleDelegate()
+        for round in 0..<20 {
+            let view = try await pool.dequeue()
+            view.delegate = delegate
+            #expect(view.engine.isAlive, "round \(round)")
+            #expect(try await view.engine.evaluate("1") == 1, "round \(round)")
+            try await view.loadAndWait(rig.url("/count/\(round)"))
+            #expect(try await view.engine.evaluate("history.length") == 1, "round \(round)")
+            let before = delegate.whiteScreens.count
+            let recorder = EventRecorder(view.engine)
+            view.engine.terminateContentProcess()
+            try await recorder.next("termination") { if case .contentProcessTerminated = $0 { true } else { false } }
+            #expect(delegate.whiteScreens.count == before + 1)
+            if round % 2 == 0 {
+                // Let the automatic reload bring the page back once.
+                try await recorder.loadFinished()
+                #expect(try await view.engine.evaluate("document.title") == "Counted")
+            }
+            pool.enqueue(view)
+        }
+        #expect(delegate.whiteScreens.allSatisfy { $0.recovery == .reload(after: 0.05) })
+        try await eventually("every view retired") { (pool.retirements[.dead] ?? 0) + (pool.retirements[.history] ?? 0) == 20 }
+    }
+
+    @Test func enqueueStopsAudio() async throws {
+        let rig = try LifecycleRig()
+        defer { rig.close() }
+        rig.page("/media", """
+            <title>Media</title><audio id=a src="/tone.wav" loop></audio><script>
+            a.onpause = () => navigator.sendBeacon('/beacon/paused');
+            </script>
+            """)
+        var configuration = HybridWebViewConfiguration()
+        configuration.engine.media = MediaPolicy(autoplayWithoutGesture: true)
+        let pool = WebViewPool(provider: rig.provider, configuration: configuration, policy: WebViewPoolPolicy(capacity: 1))
+        defer { pool.drain() }
+        let view = try await pool.dequeue()
+        try await view.loadAndWait(rig.url("/media"))
+        _ = try await view.page("await a.play(); return !a.paused;")
+        try await eventually("audio to play") { try await view.engine.evaluate("!a.paused && a.currentTime > 0") == true }
+        pool.enqueue(view)
+        try await eventually("the pause beacon") { rig.hitCount("/beacon/paused") == 1 }
+        try await eventually("the view retired") { view.isClosed }
+    }
+}

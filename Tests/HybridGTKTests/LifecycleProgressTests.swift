@@ -1,0 +1,77 @@
+import Foundation
+import HybridCore
+import HybridGTK
+import HybridServer
+import HybridTestSupport
+import Testing
+
+@Suite("Lifecycle: progress", .serialized)
+@MainActor
+struct LifecycleProgressTests {
+    /// Every value the view published, grouped by navigation.
+    @MainActor final class ProgressLog {
+        var values: [LoadProgress] = []
+        var token: ObservationToken?
+        init(_ view: HybridWebView) {
+            token = view.observe { [weak self] state in
+                if self?.values.last != state.progress { self?.values.append(state.progress) }
+            }
+        }
+        var navigations: [Int: [LoadProgress]] { Dictionary(grouping: values.filter { $0.navigation > 0 }, by: \.navigation) }
+        func completes(_ navigation: Int) -> Int { navigations[navigation]?.filter { $0.fraction == 1 }.count ?? 0 }
+        func isMonotonic(_ navigation: Int) -> Bool {
+            let fractions = navigations[navigation]?.map(\.fraction) ?? []
+            return zip(fractions, fractions.dropFirst()).allSatisfy { $0 <= $1 }
+        }
+        func waitForCompletion(of navigation: Int) async throws {
+            try await eventually("navigation \(navigation) to complete") { self.completes(navigation) > 0 }
+            try await Task.sleep(nanoseconds: 150_000_000)  // anything after it would be a second 1.0
+        }
+    }
+
+    @Test func progressIsMonotonicAndCompletesExactlyOncePerNavigation() async throws {
+        let rig = try LifecycleRig()
+        defer { rig.close() }
+        rig.page("/plain", "<title>Plain</title><p>plain</p>")
+        rig.server.route("/hop") { _ in .redirect(to: "/plain?after=redirect") }
+        rig.server.route("/slow") { _ in ServerResponse.html("<p>slow</p>").delayed(by: .milliseconds(600)) }
+        let view = try rig.view()
+        let log = ProgressLog(view)
+
+        // 1: a plain load; 2: a redirect; 3: a failure (nothing listens on the port).
+        try await view.loadAndWait(rig.url("/plain"))
+        try await log.waitForCompletion(of: 1)
+        try await view.loadAndWait(rig.url("/hop"))
+        try await log.waitForCompletion(of: 2)
+        let refused = try LoopbackServer()
+        let deadURL = refused.url("/gone")
+        refused.stop()
+        view.load(deadURL)
+        try await log.waitForCompletion(of: 3)
+
+        // 4: a slow load superseded by another: one navigation, completed once.
+        view.load(rig.url("/slow"))
+        try await Task.sleep(nanoseconds: 150_000_000)
+        try await view.loadAndWait(rig.url("/plain?superseding"))
+        try await log.waitForCompletion(of: 4)
+
+        // Same-document navigations start nothing.
+        _ = try await view.engine.evaluate("history.pushState({}, '', '/plain?pushed'); location.hash = 'x'; 0")
+        try await Task.sleep(nanoseconds: 200_000_000)
+        #expect(view.engine.url?.fragment == "x")
+
+        // 5: a load stopped by the app still completes.
+        view.load(rig.url("/slow?stopped"))
+        try await Task.sleep(nanoseconds: 150_000_000)
+        view.stopLoading()
+        try await log.waitForCompletion(of: 5)
+
+        #expect(log.navigations.keys.sorted() == [1, 2, 3, 4, 5])
+        for navigation in 1...5 {
+            #expect(log.completes(navigation) == 1, "navigation \(navigation): \(log.navigations[navigation] ?? [])")
+            #expect(log.isMonotonic(navigation), "navigation \(navigation): \(log.navigations[navigation] ?? [])")
+        }
+        // The slow load shows virtual progress while it waits.
+        #expect(log.navigations[4]?.contains { $0.fraction > 0.5 && $0.fraction < 1 } == true)
+    }
+}

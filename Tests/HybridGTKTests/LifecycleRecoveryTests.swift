@@ -1,0 +1,123 @@
+import Foundation
+import HybridCore
+import HybridGTK
+import HybridServer
+import HybridTestSupport
+import Testing
+
+@Suite("Lifecycle: white screens and recovery", .serialized)
+@MainActor
+struct LifecycleRecoveryTests {
+    @Test func aKilledProcessReloadsOnceThenShowsAnErrorPageWithRetry() async throws {
+        let rig = try LifecycleRig()
+        defer { rig.close() }
+        let view = try rig.view()
+        let delegate = LifecycleDelegate()
+        view.delegate = delegate
+        try await view.loadAndWait(rig.url("/count/page"))
+        #expect(rig.hitCount("/count/page") == 1)
+
+        let recorder = EventRecorder(view.engine)
+        view.engine.terminateContentProcess()
+        try await recorder.loadFinished()
+        #expect(delegate.whiteScreens.map(\.reason) == [.contentProcessTerminated(.terminatedByClient)])
+        #expect(delegate.whiteScreens.first?.recovery == .reload(after: 0.1))
+        #expect(delegate.whiteScreens.first?.url == rig.url("/count/page"))
+        #expect(try await view.engine.evaluate("document.getElementById('content') !== null") == true)
+        #expect(rig.hitCount("/count/page") == 2)
+
+        // A second termination within the window: the error page, no reload loop.
+        recorder.reset()
+        view.engine.terminateContentProcess()
+        try await recorder.loadFinished()
+        #expect(delegate.whiteScreens.last?.recovery == .showErrorPage)
+        #expect(view.errorPage != nil)
+        #expect(try await view.engine.evaluate("document.getElementById('hybridkit-retry') !== null") == true)
+        try await Task.sleep(nanoseconds: 300_000_000)
+        #expect(rig.hitCount("/count/page") == 2)
+
+        // Retry loads the page again.
+        recorder.reset()
+        _ = try await view.engine.evaluate("document.getElementById('hybridkit-retry').click(); 0")
+        try await recorder.loadFinished()
+        #expect(rig.hitCount("/count/page") == 3)
+        #expect(view.errorPage == nil)
+        try await eventually("the title") { view.state.title == "Counted" }
+    }
+
+    @Test func anUnresponsivePageIsEndedAndReloadedWhenTheViewBecomesVisible() async throws {
+        let rig = try LifecycleRig()
+        defer { rig.close() }
+        var configuration = HybridWebViewConfiguration()
+        configuration.livenessTimeout = 0.5
+        let view = try rig.view(configuration)
+        let delegate = LifecycleDelegate()
+        view.delegate = delegate
+        try await view.loadAndWait(rig.url("/count/hang"))
+        view.setVisible(false)
+        _ = try await view.engine.evaluate("setTimeout(() => { for (;;) {} }, 20); 0")
+        try await Task.sleep(nanoseconds: 100_000_000)
+        let recorder = EventRecorder(view.engine)
+        view.setVisible(true)
+        try await recorder.loadFinished()
+        #expect(delegate.whiteScreens.map(\.reason) == [.unresponsive])
+        #expect(rig.hitCount("/count/hang") == 2)
+        #expect(try await view.engine.evaluate("document.title") == "Counted")
+    }
+
+    @Test func aBlankPageIsReloadedWhenTheViewBecomesVisible() async throws {
+        let rig = try LifecycleRig()
+        defer { rig.close() }
+        let view = try rig.view()
+        let delegate = LifecycleDelegate()
+        view.delegate = delegate
+        try await view.loadAndWait(rig.url("/count/blank"))
+        try await eventually("the title") { view.state.title == "Counted" }
+        view.setVisible(false)
+        _ = try await view.engine.evaluate("document.title = ''; document.body.innerHTML = ''; 0")
+        let recorder = EventRecorder(view.engine)
+        view.setVisible(true)
+        try await recorder.loadFinished()
+        #expect(delegate.whiteScreens.map(\.reason) == [.blankPage])
+        #expect(try await view.engine.evaluate("document.getElementById('content') !== null") == true)
+    }
+
+    @Test func aHealthyPageIsLeftAloneAndHearsResume() async throws {
+        let rig = try LifecycleRig()
+        defer { rig.close() }
+        rig.page("/resume", """
+            <title>Resume</title><p>resume</p><script>
+            window.resumes = []; hybrid.on('resume', (e) => resumes.push(e));</script>
+            """)
+        let view = try rig.view()
+        let delegate = LifecycleDelegate()
+        view.delegate = delegate
+        try await view.loadAndWait(rig.url("/resume"))
+        try await view.engine.waitUntil("window.hybrid && hybrid.modules.length > 0")
+        view.setVisible(false)
+        view.setVisible(true)
+        try await view.engine.waitUntil("resumes.length === 1")
+        #expect(try await view.engine.evaluate("resumes[0].reason") == "visible")
+        #expect(delegate.whiteScreens.isEmpty)
+    }
+
+    @Test func returningFromThePageCacheEmitsResume() async throws {
+        let rig = try LifecycleRig()
+        defer { rig.close() }
+        rig.page("/a", """
+            <title>A</title><p>a</p><script>
+            window.resumes = []; hybrid.on('resume', (e) => resumes.push(e)); window.onloads = (window.onloads || 0) + 1;</script>
+            """)
+        rig.page("/b", "<title>B</title><p>b</p>")
+        let view = try rig.view()
+        try await view.loadAndWait(rig.url("/a"))
+        try await view.loadAndWait(rig.url("/b"))
+        let recorder = EventRecorder(view.engine)
+        view.goBack()
+        try await recorder.next("back at a") { if case .loadFinished(let url) = $0 { url?.path == "/a" } else { false } }
+        try await view.engine.waitUntil("window.resumes && resumes.length > 0", timeout: 5)
+        #expect(try await view.engine.evaluate("resumes[0].reason") == "pageshow")
+        #expect(try await view.engine.evaluate("resumes[0].persisted") == true)
+        #expect(try await view.engine.evaluate("window.onloads") == 1)
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import HybridCore
+import HybridGTK
+import HybridServer
+import HybridTestSupport
+
+/// A loopback origin and the shared engine provider, for the container lifecycle tests.
+@MainActor
+final class LifecycleRig {
+    let server: LoopbackServer
+    let provider: GTKEngineProvider
+    /// Requests per path, counted on the server thread.
+    let hits = Locked<[String: Int]>([:])
+    private var views: [HybridWebView] = []
+
+    init() throws {
+        server = try LoopbackServer()
+        provider = try EngineHarness.provider()
+        let hits = self.hits
+        server.route("/count") { request in
+            hits.mutate { $0[request.path, default: 0] += 1 }
+            return .html("<title>Counted</title><p id=content>counted \(request.path)</p>")
+        }
+        server.route("/beacon") { request in
+            hits.mutate { $0[request.path, default: 0] += 1 }
+            return .status(204)
+        }
+        let tone = Self.toneWAV
+        server.route("/tone.wav") { _ in ServerResponse(headers: ["Content-Type": "audio/wav"], body: tone) }
+    }
+
+    func page(_ path: String, _ html: String) { server.route(path) { _ in .html(html) } }
+    func url(_ path: String) -> URL { server.url(path) }
+    func hitCount(_ path: String) -> Int { hits.value[path] ?? 0 }
+
+    func view(_ configuration: HybridWebViewConfiguration = HybridWebViewConfiguration()) throws -> HybridWebView {
+        let view = try HybridWebView(provider: provider, configuration: configuration)
+        views.append(view)
+        return view
+    }
+
+    func close() {
+        for view in views { view.close() }
+        server.stop()
+    }
+
+    /// Two seconds of a quiet 440 Hz tone, 8 kHz mono 8-bit PCM.
+    nonisolated static let toneWAV: Data = {
+        let rate = 8000, samples = rate * 2
+        var data = Data("RIFF".utf8)
+        func le32(_ v: Int) { withUnsafeBytes(of: UInt32(v).littleEndian) { data.append(contentsOf: $0) } }
+        func le16(_ v: Int) { withUnsafeBytes(of: UInt16(v).littleEndian) { data.append(contentsOf: $0) } }
+        le32(36 + samples)
+        data.append(contentsOf: Array("WAVEfmt ".utf8))
+        le32(16); le16(1); le16(1); le32(rate); le32(rate); le16(1); le16(8)
+        data.append(contentsOf: Array("data".utf8))
+        le32(samples)
+        for i in 0..<samples { data.append(UInt8(128 + Int(20 * sin(Double(i) * 2 * .pi * 440 / Double(rate))))) }
+        return data
+    }()
+}
+
+extension HybridWebView {
+    /// Loads `url` and waits for the load to finish.
+    func loadAndWait(_ url: URL, timeout: Double = 20) async throws {
+        let recorder = EventRecorder(engine)
+        load(url)
+        try await recorder.loadFinished(timeout: timeout)
+    }
+
+    /// Runs an async function body in the page world.
+    func page(_ body: String) async throws -> JSONValue { try await engine.callAsync(body) }
+}
+
+/// Records what a view asks of the app.
+@MainActor
+final class LifecycleDelegate: HybridWebViewDelegate {
+    var dialogs: [ScriptDialogCompletion] = []
+    /// Answer dialogs at once with this (nil = keep them open).
+    var answer: ((ScriptDialog) -> ScriptDialogResult)?
+    var whiteScreens: [WhiteScreenEvent] = []
+    var newWindows: [NewWindowRequest] = []
+    var closeRequests = 0
+    var failures: [LoadFailure] = []
+
+    func webView(_ webView: HybridWebView, runDialog completion: ScriptDialogCompletion) {
+        if let answer { completion.complete(answer(completion.dialog)) } else { dialogs.append(completion) }
+    }
+    func webView(_ webView: HybridWebView, requestsNewWindow request: NewWindowRequest) { newWindows.append(request) }
+    func webViewRequestsClose(_ webView: HybridWebView) { closeRequests += 1 }
+    func webView(_ webView: HybridWebView, didDetectWhiteScreen event: WhiteScreenEvent) { whiteScreens.append(event) }
+    func webView(_ webView: HybridWebView, didFailLoad failure: LoadFailure) { failures.append(failure) }
+}
+
+/// Waits (yielding to the engine) until `condition` holds.
+@MainActor
+func eventually(_ what: String, timeout: Double = 15, _ condition: () async throws -> Bool) async throws {
+    let deadline = Date().addingTimeInterval(timeout)
+    while try await !condition() {
+        if Date() > deadline { throw LifecycleTimeout(what: what) }
+        try await Task.sleep(nanoseconds: 5_000_000)
+    }
+}
+
+struct LifecycleTimeout: Error, CustomStringConvertible {
+    let what: String
+    var description: String { "timed out waiting for \(what)" }
+}
