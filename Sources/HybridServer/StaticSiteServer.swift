@@ -28,7 +28,29 @@ public final class StaticSiteServer: Sendable {
         self.root = root
         let sink = accessLog.map { log in { @Sendable (line: String) in log("\(Self.timestamp()) \(line)") } }
         server = try LoopbackServer(host: host, port: port, accessLog: sink)
-        server.serveDirectory(root, at: "/")
+        let files = StaticFiles(root: root, prefix: "/")
+        server.route("/") { request in Self.refusal(of: request) ?? files.respond(to: request) }
+    }
+
+    /// The longest request target answered (nginx's default header buffer is 8 KB).
+    public static let maximumTargetLength = 8 * 1024
+    /// The largest header block answered.
+    public static let maximumHeaderBytes = 16 * 1024
+
+    /// 414 for an over-long request target, 431 for an over-large header block; `nil` otherwise.
+    ///
+    /// libsoup itself drops a connection whose header block passes 64 KB without answering; below
+    /// that it hands everything on, so the limits a static server needs are enforced here, with
+    /// the statuses RFC 9110 §15.5.15 and RFC 6585 §5 give them.
+    static func refusal(of request: ServerRequest) -> ServerResponse? {
+        if request.path.utf8.count + (request.rawQuery?.utf8.count ?? 0) > maximumTargetLength {
+            return .text("414 URI too long\n", status: 414)
+        }
+        let headerBytes = request.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
+        if headerBytes > maximumHeaderBytes {
+            return ServerResponse.text("431 request header fields too large\n", status: 431).adding(header: "Connection", "close")
+        }
+        return nil
     }
 
     /// `http://HOST:PORT/`.

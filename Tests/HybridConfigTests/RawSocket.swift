@@ -20,8 +20,19 @@ enum RawSocket {
             let count = recv(fd, &buffer, buffer.count, 0)
             if count <= 0 { break }
             received.append(contentsOf: buffer[0..<count])
+            if isComplete(received) { break }
         }
         return String(decoding: received, as: UTF8.self)
+    }
+
+    /// Whether `bytes` hold one whole response (head and `Content-Length` body): a server that
+    /// keeps the connection open after answering need not be waited out.
+    static func isComplete(_ bytes: Data) -> Bool {
+        guard let end = bytes.range(of: Data("\r\n\r\n".utf8)) else { return false }
+        let head = String(decoding: bytes[..<end.lowerBound], as: UTF8.self).lowercased()
+        let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+            .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+        return bytes.count - end.upperBound >= length
     }
 
     static func exchange(port: Int, _ request: String) -> String { exchange(port: port, Data(request.utf8)) }
