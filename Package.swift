@@ -98,6 +98,22 @@ var targets: [Target] = [
     ),
 ]
 
+// The Apple engine: WKWebView adapter and a UIKit screen. Their sources compile only where
+// WebKit/UIKit exist (`#if canImport`), so on Linux these are empty modules.
+targets += [
+    .target(name: "HybridWK", dependencies: ["HybridCore"]),
+    .target(name: "HybridUIKit", dependencies: ["HybridCore", "HybridWK"]),
+]
+#if os(Linux)
+// Linux only: compiles the HybridWK and HybridUIKit sources (symlinked into the target) against
+// a declared surface of Apple's WebKit/UIKit/Foundation symbols, so every Linux build
+// type-checks the Apple adapter. Proves Swift consistency, not runtime behaviour (docs/apple.md).
+targets.append(.target(
+    name: "HybridAppleCheck", dependencies: ["HybridCore"],
+    swiftSettings: [.define("HYBRID_APPLE_CHECK")]
+))
+#endif
+
 for target in targets where target.type != .system {
     var settings = target.swiftSettings ?? []
     settings.append(contentsOf: strictSettings)
@@ -110,6 +126,8 @@ let package = Package(
     products: [
         .library(name: "HybridCore", targets: ["HybridCore"]),
         .library(name: "HybridGTK", targets: ["HybridGTK"]),
+        .library(name: "HybridWK", targets: ["HybridWK"]),
+        .library(name: "HybridUIKit", targets: ["HybridUIKit"]),
         .executable(name: "hybrid", targets: ["hybrid"]),
     ],
     targets: targets,

@@ -1,0 +1,64 @@
+#if HYBRID_APPLE_CHECK
+// The Foundation API the Apple adapters use that swift-corelibs-foundation lacks: Swift's KVO
+// (`NSObject.observe(_:options:changeHandler:)`, from Apple's Foundation overlay) and HTTPCookie's
+// SameSite policy (iOS 13 / macOS 10.15). Declarations only: nothing here ever runs.
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+public struct NSKeyValueObservingOptions: OptionSet, Sendable {
+    public let rawValue: UInt
+    public init(rawValue: UInt) { self.rawValue = rawValue }
+    public static let new = NSKeyValueObservingOptions(rawValue: 0x01)
+    public static let old = NSKeyValueObservingOptions(rawValue: 0x02)
+    public static let initial = NSKeyValueObservingOptions(rawValue: 0x04)
+    public static let prior = NSKeyValueObservingOptions(rawValue: 0x08)
+}
+
+public struct NSKeyValueObservedChange<Value> {
+    public let newValue: Value?
+    public let oldValue: Value?
+    public let isPrior: Bool
+}
+
+/// Keeps a KVO observation alive until invalidated or released.
+public class NSKeyValueObservation: NSObject {
+    public func invalidate() { surfaceOnly() }
+}
+
+/// Apple's Foundation overlay makes every NSObject observable with key paths. The change
+/// handler is declared `@Sendable` here (stricter than older SDKs), so code that compiles
+/// against this surface compiles against either form.
+public protocol _KeyValueCodingAndObserving {}
+extension NSObject: _KeyValueCodingAndObserving {}
+
+extension _KeyValueCodingAndObserving {
+    public func observe<Value>(
+        _ keyPath: KeyPath<Self, Value>, options: NSKeyValueObservingOptions = [],
+        changeHandler: @escaping @Sendable (Self, NSKeyValueObservedChange<Value>) -> Void
+    ) -> NSKeyValueObservation {
+        surfaceOnly()
+    }
+}
+
+public struct HTTPCookieStringPolicy: RawRepresentable, Hashable, Sendable {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public static let sameSiteLax = HTTPCookieStringPolicy(rawValue: "lax")
+    public static let sameSiteStrict = HTTPCookieStringPolicy(rawValue: "strict")
+}
+
+extension HTTPCookie {
+    public var sameSitePolicy: HTTPCookieStringPolicy? { surfaceOnly() }
+}
+
+extension HTTPCookiePropertyKey {
+    public static let sameSitePolicy = HTTPCookiePropertyKey("SameSite")
+}
+
+/// The body of every surface declaration: the check target is compiled, never run.
+public func surfaceOnly(_ function: StaticString = #function) -> Never {
+    fatalError("\(function) is a declaration of Apple's SDK for type-checking; it never runs")
+}
+#endif

@@ -1,0 +1,21 @@
+#if HYBRID_APPLE_CHECK
+// WKUIDelegate: the JavaScript panels and new windows. Optional methods are declared as
+// requirements for the reason given in WKNavigationDelegate.swift.
+import Foundation
+
+@MainActor
+public protocol WKUIDelegate: NSObjectProtocol {
+    func webView(
+        _ webView: WKWebView, createWebViewWith configuration: WKWebViewConfiguration, for navigationAction: WKNavigationAction,
+        windowFeatures: WKWindowFeatures) -> WKWebView?
+    func webView(
+        _ webView: WKWebView, runJavaScriptAlertPanelWithMessage message: String, initiatedByFrame frame: WKFrameInfo,
+        completionHandler: @escaping @MainActor @Sendable () -> Void)
+    func webView(
+        _ webView: WKWebView, runJavaScriptConfirmPanelWithMessage message: String, initiatedByFrame frame: WKFrameInfo,
+        completionHandler: @escaping @MainActor @Sendable (Bool) -> Void)
+    func webView(
+        _ webView: WKWebView, runJavaScriptTextInputPanelWithPrompt prompt: String, defaultText: String?,
+        initiatedByFrame frame: WKFrameInfo, completionHandler: @escaping @MainActor @Sendable (String?) -> Void)
+}
+#endif

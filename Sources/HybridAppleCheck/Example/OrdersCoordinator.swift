@@ -1,0 +1,30 @@
+#if HYBRID_APPLE_CHECK
+// The example of docs/apple.md, compiled by the check so the documented usage keeps compiling.
+// (In an app, the file starts with `import HybridCore`, `import HybridUIKit`, `import HybridWK`
+// and `import UIKit`; here everything is one module.)
+import Foundation
+import HybridCore
+
+@MainActor
+final class OrdersCoordinator {
+    // One provider per app (or per login profile): views share its process pool and data store.
+    let provider = WKEngineProvider(store: .shared)
+
+    func showOrders(from navigation: UINavigationController) throws {
+        var configuration = HybridWebViewConfiguration()
+        configuration.modules.append(DeviceModule(appName: "Shop"))   // what the page may call
+        let screen = try HybridViewController(
+            provider: provider, configuration: configuration,
+            url: URL(string: "https://m.example.com/orders")!)
+        screen.placeholderTitle = "Orders"
+        navigation.pushViewController(screen, animated: true)
+    }
+
+    func embed(in container: UIView, configuration: HybridWebViewConfiguration) throws -> HybridWebView {
+        let webView = try HybridWebView(provider: provider, configuration: configuration)
+        if let engine = webView.engine as? WKWebEngine { container.addSubview(engine.webView) }
+        webView.load(URL(string: "https://m.example.com/")!)
+        return webView
+    }
+}
+#endif

@@ -1,0 +1,79 @@
+#if canImport(WebKit) || HYBRID_APPLE_CHECK
+import Foundation
+import HybridCore
+#if canImport(WebKit)
+import WebKit
+#endif
+
+/// WKWebView's process pool and data store: one `WKProcessPool` and one `WKWebsiteDataStore`
+/// shared by every view it makes, so views share cookies, caches and content processes (the twin
+/// of `GTKEngineProvider`'s `WebKitWebContext` + `WebKitNetworkSession`).
+///
+/// ```swift
+/// let provider = WKEngineProvider(store: .shared)
+/// let engine = try provider.makeEngine(EngineConfiguration(userScripts: [...]))
+/// ```
+@MainActor
+public final class WKEngineProvider: WebEngineProvider {
+    /// Where the views keep cookies, caches and storage.
+    public enum Store: Sendable, Hashable {
+        /// `WKWebsiteDataStore.default()`: the app's persistent store.
+        case shared
+        /// `WKWebsiteDataStore.nonPersistent()`: memory only, gone with the provider.
+        case ephemeral
+        /// A persistent store of its own (`WKWebsiteDataStore(forIdentifier:)`, iOS 17 / macOS 14).
+        /// Earlier systems have a single persistent store and use ``shared``.
+        case profile(UUID)
+    }
+
+    public let engineName = "wkwebview"
+    public var capabilities: EngineCapabilities { WKWebEngine.webKitCapabilities }
+
+    /// The pool every view's configuration names. WebKit has shared one pool per app since
+    /// iOS 15 anyway; naming it keeps older behaviour identical and costs nothing.
+    public let processPool: WKProcessPool
+    public let dataStore: WKWebsiteDataStore
+    public let store: Store
+    private lazy var sharedCookieStore = WKCookieStore(store: dataStore.httpCookieStore)
+
+    /// - Parameter store: the data store the views share (cookies, cache, local storage).
+    public init(store: Store = .shared) {
+        self.store = store
+        processPool = WKProcessPool()
+        switch store {
+        case .shared:
+            dataStore = WKWebsiteDataStore.default()
+        case .ephemeral:
+            dataStore = WKWebsiteDataStore.nonPersistent()
+        case .profile(let identifier):
+            if #available(iOS 17.0, macOS 14.0, *) {
+                dataStore = WKWebsiteDataStore(forIdentifier: identifier)
+            } else {
+                dataStore = WKWebsiteDataStore.default()
+            }
+        }
+    }
+
+    /// The seam's session kinds: `.ephemeral` is a non-persistent store; `.persistent` is the
+    /// app's default store (WebKit chooses its directory; the URL is not used here).
+    public convenience init(session: EngineSessionKind) {
+        switch session {
+        case .ephemeral: self.init(store: .ephemeral)
+        case .persistent: self.init(store: .shared)
+        }
+    }
+
+    /// The store shared by every view this provider makes.
+    public var cookieStore: any EngineCookieStore { sharedCookieStore }
+
+    public func makeEngine(_ configuration: EngineConfiguration) throws -> any WebEngine {
+        makeWKEngine(configuration)
+    }
+
+    /// Like ``makeEngine(_:)`` with the concrete type (for the view controller, which embeds
+    /// ``WKWebEngine/webView``).
+    public func makeWKEngine(_ configuration: EngineConfiguration) -> WKWebEngine {
+        WKWebEngine(provider: self, configuration: configuration)
+    }
+}
+#endif

@@ -1,0 +1,70 @@
+#if canImport(WebKit) || HYBRID_APPLE_CHECK
+import Foundation
+import HybridCore
+#if canImport(WebKit)
+import WebKit
+#endif
+
+/// WebKit's Foundation values (what JavaScript values become in Swift) ↔ JSON, and WebKit's
+/// script errors → typed errors.
+enum WKScriptValue {
+    /// A script result as JSON. `undefined` (nil) and `null` (NSNull) are `null`.
+    /// - Throws: `HybridError.engine(.resultNotJSON)` for values JSON has no form for.
+    static func json(from value: Any?) throws -> JSONValue {
+        guard let value else { return .null }
+        if value is NSNull { return .null }
+        if let text = value as? String { return .string(text) }
+        if let number = value as? NSNumber {
+            // JavaScript booleans arrive as NSNumber booleans (objCType "c"); numbers as doubles.
+            if String(cString: number.objCType) == "c" { return .bool(number.boolValue) }
+            return .number(number.doubleValue)
+        }
+        if let array = value as? [Any] { return .array(try array.map { try json(from: $0) }) }
+        if let object = value as? [String: Any] {
+            var result: [String: JSONValue] = [:]
+            for (key, element) in object { result[key] = try json(from: element) }
+            return .object(result)
+        }
+        if let date = value as? Date {
+            // What JSON.stringify makes of a Date.
+            return .string(ISO8601DateFormatter().string(from: date))
+        }
+        throw HybridError.engine(.resultNotJSON(String(describing: value)))
+    }
+
+    /// A posted message body: strings as-is, anything else as JSON text (as on WebKitGTK).
+    static func messageBody(_ body: Any) -> ScriptMessage.Body {
+        if let text = body as? String { return .string(text) }
+        let json = (try? json(from: body)) ?? .null
+        return .json(json.jsonText)
+    }
+
+    /// A Foundation object WebKit turns back into the JavaScript value `jsonText` describes.
+    static func foundationObject(jsonText: String) -> Any? {
+        try? JSONSerialization.jsonObject(with: Data(jsonText.utf8), options: [.fragmentsAllowed])
+    }
+
+    /// WebKit's error for a script call, as the seam's errors.
+    static func hybridError(_ error: any Error) -> any Error {
+        if error is HybridError { return error }
+        let nsError = error as NSError
+        guard nsError.domain == WKErrorDomain else {
+            return HybridError.engine(.native(domain: nsError.domain, code: nsError.code, message: nsError.localizedDescription))
+        }
+        switch nsError.code {
+        case WKError.Code.javaScriptExceptionOccurred.rawValue:
+            // WebKit puts the exception's text under this key; the description is generic.
+            let message = nsError.userInfo["WKJavaScriptExceptionMessage"] as? String ?? nsError.localizedDescription
+            return HybridError.engine(.javaScript(message: message))
+        case WKError.Code.javaScriptResultTypeIsUnsupported.rawValue:
+            return HybridError.engine(.resultNotJSON(nsError.localizedDescription))
+        case WKError.Code.webContentProcessTerminated.rawValue:
+            return HybridError.engine(.contentProcessTerminated(.crashed))
+        case WKError.Code.webViewInvalidated.rawValue:
+            return HybridError.engine(.closed)
+        default:
+            return HybridError.engine(.native(domain: nsError.domain, code: nsError.code, message: nsError.localizedDescription))
+        }
+    }
+}
+#endif

@@ -1,0 +1,243 @@
+#if canImport(WebKit) || HYBRID_APPLE_CHECK
+import Foundation
+import HybridCore
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(WebKit)
+import WebKit
+#endif
+
+/// `WebEngine` on a `WKWebView`: translation only, no policy.
+///
+/// WebKit's delegates are small `NSObject` proxies that hold this engine weakly (WebKit retains
+/// message and scheme handlers strongly); nothing calls back into it after ``close()``.
+@MainActor
+public final class WKWebEngine: WebEngine {
+    /// What WKWebView can do. It cannot clear history, forward console messages (without a
+    /// script of our own), or take over http/https.
+    public static let webKitCapabilities = EngineCapabilities(
+        scriptWorlds: true, messageReplies: true, schemeRequestBodies: true, interceptsHTTP: false,
+        clearsHistory: false, consoleMessages: false)
+
+    public let engineName = "wkwebview"
+    public var capabilities: EngineCapabilities { Self.webKitCapabilities }
+    public weak var delegate: (any WebEngineDelegate)?
+
+    /// The view to put on screen. Valid until ``close()``; afterwards it is detached and inert.
+    public let webView: WKWebView
+    let configuration: EngineConfiguration
+    private weak var provider: WKEngineProvider?
+    private let navigationProxy: WKNavigationProxy
+    private let messageProxy: WKMessageProxy
+    private let schemeProxy: WKSchemeProxy?
+    private var keyValueObservations: [NSKeyValueObservation] = []
+    private var observers: [UInt64: @MainActor (EngineEvent) -> Void] = [:]
+    private var nextObserverID: UInt64 = 0
+    var pendingCalls: [UInt64: @MainActor (any Error) -> Void] = [:]
+    var nextCallID: UInt64 = 0
+    private var openDialogs: [WeakDialog] = []
+    private(set) var terminatedReason: TerminationReason?
+    private(set) var closed = false
+
+    init(provider: WKEngineProvider, configuration: EngineConfiguration) {
+        self.provider = provider
+        self.configuration = configuration
+        navigationProxy = WKNavigationProxy()
+        messageProxy = WKMessageProxy(handlers: configuration.messageHandlers)
+        schemeProxy = configuration.schemeHandlers.isEmpty ? nil : WKSchemeProxy(handlers: configuration.schemeHandlers)
+
+        // Everything below is read once, when the view is created: media policy and user
+        // content cannot change afterwards (as on WebKitGTK).
+        let viewConfiguration = WKWebViewConfiguration()
+        viewConfiguration.processPool = provider.processPool
+        viewConfiguration.websiteDataStore = provider.dataStore
+        viewConfiguration.applicationNameForUserAgent = configuration.applicationNameForUserAgent
+        viewConfiguration.mediaTypesRequiringUserActionForPlayback = configuration.media.autoplayWithoutGesture ? [] : .all
+        #if !os(macOS)
+        viewConfiguration.allowsInlineMediaPlayback = configuration.media.inlinePlayback
+        #endif
+        let contentController = WKUserContentController()
+        WKUserContent.install(configuration, into: contentController, messages: messageProxy)
+        viewConfiguration.userContentController = contentController
+        if let schemeProxy {
+            for scheme in configuration.schemeHandlers.keys.sorted() {
+                viewConfiguration.setURLSchemeHandler(schemeProxy, forURLScheme: scheme)
+            }
+        }
+        let frame = CGRect(x: 0, y: 0, width: CGFloat(configuration.viewportSize.width),
+                           height: CGFloat(configuration.viewportSize.height))
+        webView = WKWebView(frame: frame, configuration: viewConfiguration)
+        if configuration.developerExtras, #available(iOS 16.4, macOS 13.3, *) {
+            webView.isInspectable = true
+        }
+        navigationProxy.engine = self
+        messageProxy.engine = self
+        schemeProxy?.engine = self
+        webView.navigationDelegate = navigationProxy
+        webView.uiDelegate = navigationProxy
+        observeWebView()
+    }
+
+    isolated deinit {
+        close()
+    }
+
+    // MARK: Observation
+
+    public func observe(_ handler: @escaping @MainActor (EngineEvent) -> Void) -> ObservationToken {
+        nextObserverID += 1
+        let id = nextObserverID
+        observers[id] = handler
+        return ObservationToken { [weak self] in self?.observers[id] = nil }
+    }
+
+    func emit(_ event: EngineEvent) {
+        guard !closed else { return }
+        for id in observers.keys.sorted() { observers[id]?(event) }
+    }
+
+    /// KVO is WKWebView's only report of these; WebKit changes them on the main thread.
+    private func observeWebView() {
+        func watch<Value>(_ keyPath: KeyPath<WKWebView, Value>, _ event: @escaping @MainActor (WKWebEngine) -> EngineEvent) {
+            let observation = webView.observe(keyPath, options: [.new]) { [weak self] _, _ in
+                MainActor.assumeIsolated {
+                    guard let self else { return }
+                    self.emit(event(self))
+                }
+            }
+            keyValueObservations.append(observation)
+        }
+        watch(\.url) { .urlChanged($0.url) }
+        watch(\.title) { .titleChanged($0.title) }
+        watch(\.isLoading) { .loadingChanged($0.isLoading) }
+        watch(\.estimatedProgress) { .progressChanged($0.estimatedProgress) }
+        watch(\.canGoBack) { .backForwardChanged(canGoBack: $0.canGoBack, canGoForward: $0.canGoForward) }
+        watch(\.canGoForward) { .backForwardChanged(canGoBack: $0.canGoBack, canGoForward: $0.canGoForward) }
+    }
+
+    // MARK: Loading
+
+    public func load(_ request: EngineRequest) {
+        guard !closed else { return }
+        terminatedReason = nil
+        webView.load(URLRequest(request))
+    }
+
+    public func loadHTML(_ html: String, baseURL: URL?) {
+        guard !closed else { return }
+        terminatedReason = nil
+        webView.loadHTMLString(html, baseURL: baseURL)
+    }
+
+    public func loadSimulatedResponse(_ data: Data, mimeType: String, encoding: String?, for url: URL) {
+        guard !closed else { return }
+        terminatedReason = nil
+        // History, origin and relative URLs are those of `url`, exactly as for a network load.
+        let response = URLResponse(url: url, mimeType: mimeType, expectedContentLength: data.count, textEncodingName: encoding)
+        webView.loadSimulatedRequest(URLRequest(url: url), response: response, responseData: data)
+    }
+
+    public func stopLoading() { if !closed { webView.stopLoading() } }
+    public func reload() {
+        guard !closed else { return }
+        terminatedReason = nil
+        webView.reload()
+    }
+    public func goBack() { if !closed { webView.goBack() } }
+    public func goForward() { if !closed { webView.goForward() } }
+
+    // MARK: State
+
+    public var url: URL? { closed ? nil : webView.url }
+    public var title: String? {
+        guard !closed, let title = webView.title, !title.isEmpty else { return nil }
+        return title
+    }
+    public var isLoading: Bool { !closed && webView.isLoading }
+    public var estimatedProgress: Double { closed ? 0 : webView.estimatedProgress }
+    public var canGoBack: Bool { !closed && webView.canGoBack }
+    public var canGoForward: Bool { !closed && webView.canGoForward }
+    public var isAlive: Bool { !closed && terminatedReason == nil }
+
+    public var backForwardList: BackForwardList {
+        guard !closed else { return BackForwardList() }
+        let list = webView.backForwardList
+        // WebKit lists the back items oldest first, as the seam does.
+        return BackForwardList(
+            back: list.backList.map(HistoryItem.init), current: list.currentItem.map(HistoryItem.init),
+            forward: list.forwardList.map(HistoryItem.init))
+    }
+
+    // MARK: Cookies, process, visibility
+
+    public var cookieStore: any EngineCookieStore {
+        provider?.cookieStore ?? WKCookieStore(store: webView.configuration.websiteDataStore.httpCookieStore)
+    }
+
+    /// WKWebView has no public call that ends its content process. The engine reports the
+    /// termination the seam promises (pending calls fail, dialogs close, the event follows) and
+    /// stops the page, so the owner's recovery (a reload) starts from a clean state.
+    public func terminateContentProcess() {
+        guard !closed, terminatedReason == nil else { return }
+        webView.stopLoading()
+        contentProcessDidTerminate(.terminatedByClient)
+    }
+
+    public func setVisible(_ visible: Bool) {
+        guard !closed else { return }
+        webView.isHidden = !visible
+    }
+
+    public func close() {
+        guard !closed else { return }
+        failPending(.engine(.closed))
+        for dialog in openDialogs { dialog.value?.completeWithSafeDefault() }
+        openDialogs.removeAll()
+        closed = true
+        observers.removeAll()
+        for observation in keyValueObservations { observation.invalidate() }
+        keyValueObservations.removeAll()
+        schemeProxy?.stopAll()
+        webView.stopLoading()
+        webView.navigationDelegate = nil
+        webView.uiDelegate = nil
+        // The content controller retains its handlers; removing them breaks that cycle.
+        webView.configuration.userContentController.removeAllScriptMessageHandlers()
+        webView.configuration.userContentController.removeAllUserScripts()
+        webView.removeFromSuperview()
+    }
+
+    // MARK: Events from the proxies
+
+    func contentProcessDidTerminate(_ reason: TerminationReason) {
+        terminatedReason = reason
+        failPending(.engine(.contentProcessTerminated(reason)))
+        for dialog in openDialogs { dialog.value?.completeWithSafeDefault() }
+        openDialogs.removeAll()
+        emit(.contentProcessTerminated(reason))
+    }
+
+    func didOpen(_ dialog: ScriptDialogCompletion) {
+        openDialogs.removeAll { $0.value == nil }
+        openDialogs.append(WeakDialog(dialog))
+    }
+
+    func checkUsable() throws {
+        if closed { throw HybridError.engine(.closed) }
+        if let terminatedReason { throw HybridError.engine(.contentProcessTerminated(terminatedReason)) }
+    }
+
+    func failPending(_ error: HybridError) {
+        let calls = pendingCalls
+        pendingCalls.removeAll()
+        for id in calls.keys.sorted() { calls[id]?(error) }
+    }
+}
+
+/// An open dialog, held weakly: if its presenter drops it, it answers itself.
+final class WeakDialog {
+    weak var value: ScriptDialogCompletion?
+    init(_ value: ScriptDialogCompletion) { self.value = value }
+}
+#endif
