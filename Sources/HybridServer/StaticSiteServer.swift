@@ -26,7 +26,7 @@ public final class StaticSiteServer: Sendable {
             throw HybridError.network(.serverStartFailed("\(root.path) is not a directory"))
         }
         self.root = root
-        let sink = accessLog.map { log in { @Sendable (line: String) in log("\(Self.timestamp()) \(line)") } }
+        let sink = accessLog.map { log in { @Sendable (line: String) in log("\(HTTPDate.logTimestamp(Date())) \(line)") } }
         server = try LoopbackServer(host: host, port: port, accessLog: sink)
         let files = StaticFiles(root: root, prefix: "/")
         server.route("/") { request in Self.refusal(of: request) ?? files.respond(to: request) }
@@ -58,16 +58,5 @@ public final class StaticSiteServer: Sendable {
 
     /// Stops serving and waits for the server thread; in-flight connections are closed.
     public func stop() { server.stop() }
-
-    /// `[30/Nov/2026:10:56:54 +0000]`, as common-log-format readers expect; built with
-    /// `strftime` because a `DateFormatter` per request would cost more than serving a small file.
-    static func timestamp(_ date: Date = Date()) -> String {
-        var seconds = time_t(date.timeIntervalSince1970)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        var buffer = [CChar](repeating: 0, count: 40)
-        let count = strftime(&buffer, buffer.count, "[%d/%b/%Y:%H:%M:%S +0000]", &parts)
-        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
 }
 #endif

@@ -141,6 +141,22 @@ struct ServeHostileTests {
         #expect(try await site.stillServes())
     }
 
+    @Test func lastModifiedIsAnIMFFixdateEvenUnderAnotherLocale() async throws {
+        let site = try ServedSite()
+        let file = site.server.root.appendingPathComponent("data.txt")
+        let modified = Date(timeIntervalSince1970: 1_790_000_123.75)
+        try FileManager.default.setAttributes([.modificationDate: modified], ofItemAtPath: file.path)
+        setlocale(LC_ALL, "de_DE.UTF-8")   // what a GTK app may do; day and month names must stay English
+        defer { setlocale(LC_ALL, "C") }
+        let reply = try await fetch(site.server.url.appendingPathComponent("data.txt"))
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        #expect(reply.headers["Last-Modified"] as? String == formatter.string(from: Date(timeIntervalSince1970: 1_790_000_123)))
+        #expect(site.log.last?.range(of: #"^\[\d\d/[A-Z][a-z]{2}/\d{4}:\d\d:\d\d:\d\d \+0000\] "#, options: .regularExpression) != nil)
+    }
+
     @Test func everyRequestGetsOneAccessLogLine() async throws {
         let site = try ServedSite()
         for path in ["data.txt", "missing", "sub/"] { _ = try await fetch(site.server.url.appendingPathComponent(path)) }
