@@ -27,6 +27,9 @@ public final class WKWebEngine: WebEngine {
     /// The view to put on screen. Valid until ``close()``; afterwards it is detached and inert.
     public let webView: WKWebView
     let configuration: EngineConfiguration
+    /// Kept here: `webView.configuration` is a copy, and this is the controller that holds the
+    /// handlers to remove on close.
+    private let contentController: WKUserContentController
     private weak var provider: WKEngineProvider?
     private let navigationProxy: WKNavigationProxy
     private let messageProxy: WKMessageProxy
@@ -57,7 +60,7 @@ public final class WKWebEngine: WebEngine {
         #if !os(macOS)
         viewConfiguration.allowsInlineMediaPlayback = configuration.media.inlinePlayback
         #endif
-        let contentController = WKUserContentController()
+        contentController = WKUserContentController()
         WKUserContent.install(configuration, into: contentController, messages: messageProxy)
         viewConfiguration.userContentController = contentController
         if let schemeProxy {
@@ -203,8 +206,8 @@ public final class WKWebEngine: WebEngine {
         webView.navigationDelegate = nil
         webView.uiDelegate = nil
         // The content controller retains its handlers; removing them breaks that cycle.
-        webView.configuration.userContentController.removeAllScriptMessageHandlers()
-        webView.configuration.userContentController.removeAllUserScripts()
+        contentController.removeAllScriptMessageHandlers()
+        contentController.removeAllUserScripts()
         webView.removeFromSuperview()
     }
 

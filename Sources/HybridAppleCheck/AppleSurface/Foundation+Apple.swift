@@ -27,13 +27,14 @@ public class NSKeyValueObservation: NSObject {
     public func invalidate() { surfaceOnly() }
 }
 
-/// Apple's Foundation overlay makes every NSObject observable with key paths. The change
-/// handler is declared `@Sendable` here (stricter than older SDKs), so code that compiles
-/// against this surface compiles against either form.
+/// Apple's Foundation overlay makes every NSObject observable with key paths. Current SDKs
+/// declare the change handler `@Sendable` (older ones did not; code that compiles against the
+/// stricter form compiles against both).
 public protocol _KeyValueCodingAndObserving {}
 extension NSObject: _KeyValueCodingAndObserving {}
 
 extension _KeyValueCodingAndObserving {
+    @preconcurrency
     public func observe<Value>(
         _ keyPath: KeyPath<Self, Value>, options: NSKeyValueObservingOptions = [],
         changeHandler: @escaping @Sendable (Self, NSKeyValueObservedChange<Value>) -> Void
