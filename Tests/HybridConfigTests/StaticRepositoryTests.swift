@@ -117,6 +117,42 @@ struct StaticRepositoryTests {
         }
     }
 
+    @Test func periodicRefreshPicksUpNewVersionsAndSurvivesOutages() async throws {
+        let repo = try StaticRepository()
+        try repo.publishConfig(version: 1)
+        let server = try StaticSiteServer(root: repo.repository)
+        defer { server.stop() }
+        let events = LogBox()
+        let options = RemoteConfigClient.Options(repository: server.url, cache: RemoteConfigCache(directory: repo.root.appendingPathComponent("cache")),
+                                                 installID: "i", refreshInterval: 0.2, timeout: 5)
+        let client = RemoteConfigClient(options: options, verifier: repo.config.verifier, onRefresh: { result in
+            switch result {
+            case .success(let outcome): events.append("\(outcome)")
+            case .failure(let error): events.append(error.code)
+            }
+        })
+        client.start()
+        defer { client.stop() }
+        try await Self.waitFor { client.config?.version == 1 }
+        // The repository loses its config for a while: the client keeps what it has.
+        try FileManager.default.removeItem(at: repo.repository.appendingPathComponent(ConfigRepositoryLayout.document))
+        try await Self.waitFor { events.lines.contains("http_status") }
+        #expect(client.config?.version == 1)
+        try repo.publishConfig(version: 2)
+        try await Self.waitFor { client.config?.version == 2 }
+    }
+
+    static func waitFor(_ condition: () -> Bool, timeout: Duration = .seconds(10)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("condition not met in \(timeout)")
+                return
+            }
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+    }
+
     @Test(.enabled(if: NginxProcess.isAvailable, "needs Debian's nginx (/usr/sbin/nginx)"), arguments: Host.allCases)
     func cachingRangesAndTypesMatchWhatClientsExpect(host: Host) async throws {
         let repo = try StaticRepository()
