@@ -76,7 +76,7 @@ public struct OriginPattern: Sendable, Hashable, CustomStringConvertible, Expres
             kind = .any
             return
         }
-        let body = trimmed.hasSuffix("/") ? String(trimmed.dropLast()) : trimmed
+        let body = trimmed.hasSuffix("/") && !trimmed.hasSuffix("://") ? String(trimmed.dropLast()) : trimmed
         guard let separator = body.range(of: "://"),
               let url = URL(string: body),
               let scheme = url.scheme, !scheme.isEmpty,
