@@ -112,6 +112,8 @@ targets.append(.target(
     name: "HybridAppleCheck", dependencies: ["HybridCore"],
     swiftSettings: [.define("HYBRID_APPLE_CHECK")]
 ))
+// The adapter's pure translations (URL patterns, script values, errors, requests, cookies).
+targets.append(.testTarget(name: "HybridAppleCheckTests", dependencies: ["HybridAppleCheck", "HybridCore"]))
 #endif
 
 for target in targets where target.type != .system {

@@ -39,6 +39,7 @@ open class HybridViewController: UIViewController, HybridWebViewDelegate {
     private let dialogs = HybridDialogPresenter()
     private var stateObservation: ObservationToken?
     private var initialURL: URL?
+    private var shownCanGoBack: Bool?
 
     /// Hosts an existing container (made with a ``WKEngineProvider``).
     public init(hybridWebView: HybridWebView) {
@@ -118,12 +119,18 @@ open class HybridViewController: UIViewController, HybridWebViewDelegate {
 
     // MARK: State
 
+    /// The state arrives on every progress tick (60 per second while loading): bar items and
+    /// the title are touched only when they change.
     private func show(_ state: HybridWebView.State) {
-        title = state.title ?? placeholderTitle
+        let shownTitle = state.title ?? placeholderTitle
+        if title != shownTitle { title = shownTitle }
         progressView.isHidden = state.progress.isComplete
         progressView.setProgress(Float(state.progress.fraction), animated: !state.progress.isComplete)
-        navigationItem.leftBarButtonItems = state.canGoBack ? [backItem, closeItem] : [backItem]
-        updateBackGesture(canGoBack: state.canGoBack)
+        if shownCanGoBack != state.canGoBack {
+            shownCanGoBack = state.canGoBack
+            navigationItem.leftBarButtonItems = state.canGoBack ? [backItem, closeItem] : [backItem]
+            updateBackGesture(canGoBack: state.canGoBack)
+        }
     }
 
     /// While the page has history, the edge swipe goes back in the page (WKWebView's own

@@ -39,7 +39,7 @@ enum WKUserContent {
     /// `source` run only where `location.href` matches an allowed pattern and no blocked one.
     /// A block (not a function) keeps the script's top-level `var` and function declarations
     /// global, as they are unwrapped.
-    static func guarded(_ source: String, allow: [String], block: [String]) -> String {
+    nonisolated static func guarded(_ source: String, allow: [String], block: [String]) -> String {
         guard !allow.isEmpty || !block.isEmpty else { return source }
         let allowed = allow.map { regex(for: $0).jsStringLiteral }.joined(separator: ",")
         let blocked = block.map { regex(for: $0).jsStringLiteral }.joined(separator: ",")
@@ -56,7 +56,7 @@ enum WKUserContent {
 
     /// A WebKit URL pattern (`scheme://host/path`, `*` anywhere; `*.` before a host also matches
     /// the host itself) as an anchored regular expression.
-    static func regex(for pattern: String) -> String {
+    nonisolated static func regex(for pattern: String) -> String {
         var result = "^"
         var rest = Substring(pattern)
         if let range = rest.range(of: "://*.") {
@@ -67,7 +67,7 @@ enum WKUserContent {
         return result + "$"
     }
 
-    private static func escape(_ text: Substring) -> String {
+    nonisolated private static func escape(_ text: Substring) -> String {
         var escaped = ""
         for character in text {
             if character == "*" {
@@ -82,7 +82,7 @@ enum WKUserContent {
     }
 
     /// A script that adds `css` as a `<style>` element as soon as the document has a root.
-    static func styleScript(_ css: String) -> String {
+    nonisolated static func styleScript(_ css: String) -> String {
         """
         (function (css) {
           const add = () => {
