@@ -34,10 +34,21 @@ public enum GLibMainLoop {
         initialized = true
     }
 
+    /// Unblocks every signal on the calling thread. Call first thing in `main`, before any thread
+    /// starts: a parent may hand us a blocked mask (a process spawned from a libdispatch worker
+    /// inherits that worker's mask), and then GLib's child watches and WebKit's process launcher
+    /// wait forever for a SIGCHLD no thread accepts. Threads inherit the mask of their creator.
+    public static func resetSignalMask() {
+        var none = sigset_t()
+        sigemptyset(&none)
+        pthread_sigmask(SIG_SETMASK, &none, nil)
+    }
+
     /// Runs `body` on the MainActor inside a GLib main loop that owns this (main) thread, and
     /// returns its result when it finishes. Call from synchronous top-level code only.
     public static func run<T: Sendable>(_ body: @escaping @MainActor @Sendable () async throws -> T) throws -> T {
         precondition(Thread.isMainThread, "GLibMainLoop.run must be called on the main thread")
+        resetSignalMask()
         let loop = g_main_loop_new(nil, 0)
         defer { g_main_loop_unref(loop) }
         let sourceID = hk_attach_dispatch_main_queue_source(nil)

@@ -156,6 +156,13 @@ final class RunSession: WebEngineDelegate {
         return .allow
     }
 
+    func engine(_ engine: any WebEngine, decidePolicyFor response: NavigationResponse) async -> NavigationResponsePolicy {
+        if response.isMainFrame, response.statusCode >= 400 {
+            finish(RunOutcome(exitCode: 2, summary: "\(response.url.absoluteString) answered HTTP \(response.statusCode)"))
+        }
+        return response.canShowMIMEType ? .allow : .cancel
+    }
+
     func engine(_ engine: any WebEngine, runScriptDialog completion: ScriptDialogCompletion) {
         if options.verbose { print("[dialog] \(completion.dialog.kind.rawValue): \(completion.dialog.message) → safe default") }
         completion.completeWithSafeDefault()

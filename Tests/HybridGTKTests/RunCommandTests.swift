@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+
+/// `hybrid run` as page authors use it: a test page decides the exit status.
+@Suite("hybrid run exit status", .serialized)
+struct RunCommandTests {
+    /// The `hybrid` binary built beside this test executable.
+    static var hybrid: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("hybrid")
+    }
+
+    struct Run {
+        var status: Int32
+        var output: String
+    }
+
+    /// Writes `page` as index.html of a fresh directory and runs `hybrid run DIR arguments`.
+    static func run(page: String, _ arguments: [String]) throws -> Run {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hk-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data(page.utf8).write(to: directory.appendingPathComponent("index.html"))
+        let process = Process()
+        process.executableURL = hybrid
+        process.arguments = ["run", directory.path] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+    }
+
+    static func done(_ ok: Bool) -> String {
+        "<title>t</title><script>hybrid.ready.then(() => hybrid.call('test', 'done', { ok: \(ok), details: { checked: 3 } }))</script>"
+    }
+
+    @Test func aPageReportingOkExitsZeroWithItsDetails() throws {
+        let run = try Self.run(page: Self.done(true), ["--until", "done", "--timeout", "30"])
+        #expect(run.status == 0)
+        #expect(run.output.contains("{\"checked\":3}"))
+    }
+
+    @Test func aPageReportingFailureExitsOne() throws {
+        let run = try Self.run(page: Self.done(false), ["--until", "done", "--timeout", "30", "--headless"])
+        #expect(run.status == 1)
+        #expect(run.output.contains("page reported failure"))
+    }
+
+    @Test func aPageThatNeverReportsTimesOutWithTwo() throws {
+        let run = try Self.run(page: "<p>silent</p>", ["--until", "done", "--timeout", "3", "--headless"])
+        #expect(run.status == 2)
+        #expect(run.output.contains("timed out"))
+    }
+
+    @Test func aLoadThatFailsExitsTwo() throws {
+        let run = try Self.run(page: "<p>x</p>", ["--entry", "missing.html", "--headless", "--timeout", "20"])
+        #expect(run.status == 2)
+        #expect(run.output.contains("HTTP 404"))
+    }
+
+    @Test func screenshotAndReportAreWritten() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("hk-run-out-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let run = try Self.run(
+            page: "<body style='background:rgb(0,128,0)'>" + Self.done(true),
+            ["--until", "done", "--headless", "--screenshot", out.appendingPathComponent("shot.png").path,
+             "--report", out.appendingPathComponent("report.json").path])
+        #expect(run.status == 0)
+        let png = try Data(contentsOf: out.appendingPathComponent("shot.png"))
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("report.json"))) as? [String: Any]
+        #expect(report?["exit"] as? Double == 0)
+        #expect(report?["title"] as? String == "t")
+    }
+}
