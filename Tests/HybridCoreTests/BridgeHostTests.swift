@@ -49,6 +49,7 @@ struct BridgeHostTests {
     @Test func theLegacyTransportNeedsNoHandler() {
         let (host, _) = host(options: .init(transport: .url))
         #expect(host.messageHandlers.isEmpty)
+        #expect(host.router.nonceMode == .none)
         #expect(host.userScripts.count == 1)
         #expect(host.userScripts[0].source.contains(#""transport":"url""#))
     }

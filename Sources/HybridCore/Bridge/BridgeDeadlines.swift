@@ -21,6 +21,11 @@ final class BridgeDeadlines {
         schedule(deadline)
     }
 
+    /// Whether `token`'s deadline has passed (even if the timer has not fired yet).
+    func hasExpired(_ token: UInt64, at now: ContinuousClock.Instant = .now) -> Bool {
+        deadlines[token].map { $0 <= now } ?? false
+    }
+
     /// Forgets a deadline. The timer keeps sleeping: restarting it per call would cost a task
     /// and a system timer for every call; when it fires with nothing due it simply stops.
     func remove(_ token: UInt64) {

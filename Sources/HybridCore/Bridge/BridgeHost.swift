@@ -61,7 +61,8 @@ public final class BridgeHost {
         self.transport = transport
         self.options = options
         self.capabilities = capabilities
-        router = BridgeRouter(modules: modules, limits: limits, nonceMode: transport.issuesNonce ? .issued : .announced)
+        let nonceMode: BridgeRouter.NonceMode = transport == .url ? .none : transport.issuesNonce ? .issued : .announced
+        router = BridgeRouter(modules: modules, limits: limits, nonceMode: nonceMode)
         router.capabilities = [
             "engine": .string(""),
             "transport": .string(transport.rawValue),

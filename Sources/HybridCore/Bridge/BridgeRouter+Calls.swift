@@ -129,6 +129,12 @@ extension BridgeRouter {
 
     /// Answers a pending call once; later answers for the same call are ignored.
     func finish(_ token: UInt64, _ result: Result<String, BridgeFailure>) {
+        var result = result
+        // A result that arrives after the deadline is a timeout, whether or not the timer (which
+        // needs the main actor) got to run first: the page may already have given up.
+        if case .success = result, deadlines.hasExpired(token), let ms = calls.timeoutMilliseconds(of: token) {
+            result = .failure(.timeout(milliseconds: ms))
+        }
         guard let entry = calls.remove(token) else { return }
         entry.task?.cancel()
         deadlines.remove(token)

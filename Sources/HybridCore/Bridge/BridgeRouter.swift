@@ -42,6 +42,9 @@ public final class BridgeRouter {
         /// The router issues one per document (``beginDocument()``) and the host delivers it to
         /// the top frame only; hellos are refused (engines without script worlds).
         case issued
+        /// No nonce and no hello: every message is fetched by the host from the main frame
+        /// (the legacy URL transport, which has no message handler to protect).
+        case none
     }
 
     /// Where a message came from.
@@ -157,7 +160,8 @@ public final class BridgeRouter {
     @discardableResult
     public func emit<Payload: Encodable & Sendable>(_ name: String, _ payload: Payload) throws -> Bool {
         let payloadJSON = try BridgeJSON.encode(payload)
-        guard let document, document.nonce != nil || nonceMode == .issued else { return false }
+        // In announced mode a document has listeners only once its hello arrived.
+        guard let document, document.nonce != nil || nonceMode != .announced else { return false }
         outbound?(BridgeWire.event(name: name, payloadJSON: payloadJSON), document)
         return true
     }
