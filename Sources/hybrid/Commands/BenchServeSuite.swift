@@ -8,8 +8,10 @@ import HybridServer
 enum ServeBenchSuite: BenchSuite {
     static let name = "serve"
     static let keys = """
-        200 concurrent clients × N requests each (default 50, --iterations) on loopback against
-        hybrid serve and against nginx (1 worker: both serve from one thread) on the same files:
+        200 concurrent keep-alive clients × N requests each (default 50, --iterations), connected
+        before the clock starts, on loopback against hybrid serve and against nginx (1 worker:
+        both serve from one thread) on the same six files (page, script, style, image, config,
+        blob); latencies are per request, errors are anything but a whole 200:
         serve_rps, nginx_rps, serve_vs_nginx, serve_p50_ms, serve_p99_ms, nginx_p50_ms,
         nginx_p99_ms, serve_errors, nginx_errors, requests
         """
