@@ -119,6 +119,9 @@ public final class HybridWebView {
         let page = await preloaded.value
         guard !isClosed else { return }
         if let page {
+            // A navigation that replaces the warm-up document before it committed makes WebKit
+            // start the content process over; the fetch is shorter than a process start anyway.
+            await waitUntilWarm(whileNavigating: true)
             await configuration.cookieSync?.prepareNavigation(to: page.url)
             engine.loadSimulatedResponse(page.data, mimeType: page.mimeType, encoding: page.encoding, for: page.url)
         } else {
@@ -168,15 +171,19 @@ public final class HybridWebView {
 
     /// Starts the content process with an empty document that leaves no history entry, so the
     /// first real load is fast (a pooled view) or overlaps the network (a preload).
-    func warmUp() {
+    public func warmUp() {
         guard !isClosed, !isWarm else { return }
-        ignoresBlankLoads = !hasNavigated
+        ignoresBlankLoads = true
         engine.loadHTML("", baseURL: nil)
     }
 
     /// Returns once the warm-up document has loaded (or at once if the view is warm or in use).
-    func waitUntilWarm(timeout: Double = 10) async {
-        guard !isWarm, !hasNavigated, !isClosed else { return }
+    public func waitUntilWarm(timeout: Double = 10) async {
+        await waitUntilWarm(timeout: timeout, whileNavigating: false)
+    }
+
+    func waitUntilWarm(timeout: Double = 10, whileNavigating: Bool) async {
+        guard !isWarm, whileNavigating || !hasNavigated, !isClosed else { return }
         await withCheckedContinuation { continuation in
             warmWaiters.append(continuation)
             Task { [weak self] in
@@ -230,7 +237,7 @@ public final class HybridWebView {
             advanceProgress(progressModel.start(at: now))
         case .loadFinished(let url):
             if isPlaceholder(url) {
-                if !hasNavigated { finishWarmUp() }
+                finishWarmUp()
                 return
             }
             isWarm = true

@@ -57,9 +57,11 @@ public final class WebViewPool {
         defer { warming -= 1 }
         guard let view = try? HybridWebView(provider: provider, configuration: configuration) else { return }
         createdCount += 1
-        view.setVisible(false)
+        // Warmed on screen, then hidden: the first showing realises the view's drawing surface,
+        // which a later show reuses (showing a never-shown view costs a few frames more).
         view.warmUp()
         await view.waitUntilWarm()
+        view.setVisible(false)
         guard !suspended, !view.isClosed, ready.count < policy.capacity else {
             view.close()
             return

@@ -24,6 +24,7 @@ enum BenchCommand: HybridCommand {
     /// Every suite, in the order `hybrid bench --help` lists them.
     static var suites: [any BenchSuite.Type] { [
         BridgeBenchSuite.self,
+        PoolBenchSuite.self,
         ViewsBenchSuite.self,
         ServeBenchSuite.self,
         OfflineBenchSuite.self,

@@ -1,0 +1,138 @@
+#if os(Linux)
+import Foundation
+import HybridCore
+import HybridGTK
+import HybridServer
+
+/// `hybrid bench pool`: what the warm pool and the parallel preload save when a container opens
+/// a page, measured side by side in one run.
+enum PoolBenchSuite: BenchSuite {
+    static let name = "pool"
+    static let keys = """
+        Opens a small page on a loopback HybridServer N times each way (default 10, medians,
+        interleaved so every side sees the same machine; every view ends up visible):
+        cold_open_ms        an app's first container: a new engine context and view, load to load-finished
+        cold_shared_open_ms a new view beside others (WebKit may hand it a process it kept warm)
+        pooled_open_ms      dequeue a warm view from a WebViewPool (hidden until then) and load the page
+        pool_speedup        cold_open_ms / pooled_open_ms (target >= 10); pool_speedup_shared likewise
+        open40_ms           a new view, page served with 40 ms added latency, normal load
+        preload_open40_ms   same, with the HTML fetched natively while the view is created
+        preload_speedup     open40_ms / preload_open40_ms (target >= 1.1)
+        """
+
+    @MainActor static func run(_ options: BenchOptions) async throws -> BenchReport {
+        let rounds = options.iterations ?? 10
+        let debug = ProcessInfo.processInfo.environment["HYBRID_BENCH_DEBUG"] != nil
+        let provider = try GTKEngineProvider(session: .ephemeral)
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let html = "<!doctype html><title>Bench</title><meta name=viewport content='width=device-width'><p>pool bench</p>"
+        server.route("/page") { _ in .html(html) }
+        server.route("/page40") { _ in ServerResponse.html(html).delayed(by: .milliseconds(40)) }
+        let pool = WebViewPool(provider: provider, policy: WebViewPoolPolicy(capacity: 1))
+        pool.refillDelay = 3600  // refilled between timings, never during one
+        defer { pool.drain() }
+        let preloader = PagePreloader()
+
+        // One-time costs of the process (libraries, the network process, connections) on every path.
+        _ = try await cold(provider, server.url("/page?warmup"))
+        _ = try await cold(provider, server.url("/page40?warmup"))
+        _ = await preloader.fetch(server.url("/page40?warmup"))
+
+        var coldFresh: [Double] = [], coldShared: [Double] = [], pooledTimes: [Double] = []
+        var open40: [Double] = [], preload40: [Double] = []
+        for round in 0..<rounds {
+            // A new context per timing: nothing WebKit keeps warm can help it (an app's first open).
+            coldFresh.append(try await cold(try GTKEngineProvider(session: .ephemeral), server.url("/page?fresh=\(round)")))
+            try await settle()
+            coldShared.append(try await cold(provider, server.url("/page?shared=\(round)")))
+            try await settle()
+            await pool.prewarm()
+            try await settle()
+            pooledTimes.append(try await pooled(pool, server.url("/page?pooled=\(round)")))
+            try await settle()
+            // Alternate which of the pair goes first, so neither always follows the same work.
+            let normalFirst = round % 2 == 0
+            for step in 0..<2 {
+                if (step == 0) == normalFirst {
+                    open40.append(try await cold(provider, server.url("/page40?normal=\(round)")))
+                } else {
+                    preload40.append(try await preloaded(provider, preloader, server.url("/page40?preload=\(round)")))
+                }
+                try await settle()
+            }
+            if debug {
+                let line = String(format: "round %d: cold %.1f shared %.1f pooled %.1f open40 %.1f preload40 %.1f\n", round,
+                                  coldFresh[round], coldShared[round], pooledTimes[round], open40[round], preload40[round])
+                FileHandle.standardError.write(Data(line.utf8))
+            }
+        }
+        let coldMs = median(coldFresh), sharedMs = median(coldShared), pooledMs = median(pooledTimes)
+        let open40Ms = median(open40), preload40Ms = median(preload40)
+        return BenchReport(values: [
+            ("cold_open_ms", coldMs), ("cold_shared_open_ms", sharedMs), ("pooled_open_ms", pooledMs),
+            ("pool_speedup", coldMs / pooledMs), ("pool_speedup_shared", sharedMs / pooledMs),
+            ("open40_ms", open40Ms), ("preload_open40_ms", preload40Ms), ("preload_speedup", open40Ms / preload40Ms),
+        ])
+    }
+
+    /// Create a view, load `url`, close: milliseconds to load-finished.
+    @MainActor private static func cold(_ provider: GTKEngineProvider, _ url: URL) async throws -> Double {
+        let began = Date()
+        let view = try HybridWebView(provider: provider)
+        defer { view.close() }
+        try await finished(view, url) { view.load(url) }
+        return Date().timeIntervalSince(began) * 1000
+    }
+
+    @MainActor private static func pooled(_ pool: WebViewPool, _ url: URL) async throws -> Double {
+        let began = Date()
+        let view = try await pool.dequeue()
+        defer { pool.enqueue(view) }
+        try await finished(view, url) { view.load(url) }
+        return Date().timeIntervalSince(began) * 1000
+    }
+
+    @MainActor private static func preloaded(_ provider: GTKEngineProvider, _ preloader: PagePreloader, _ url: URL) async throws -> Double {
+        let began = Date()
+        let page = preloader.start(url)
+        let view = try HybridWebView(provider: provider)
+        defer { view.close() }
+        try await finished(view, url) { Task { await view.load(url, preloaded: page) } }
+        return Date().timeIntervalSince(began) * 1000
+    }
+
+    /// Runs `start` and waits for the view's engine to finish loading `url`.
+    @MainActor private static func finished(_ view: HybridWebView, _ url: URL, _ start: () -> Void) async throws {
+        var token: ObservationToken?
+        defer { token?.cancel() }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            var resumed = false
+            token = view.engine.observe { event in
+                guard !resumed else { return }
+                switch event {
+                case .loadFinished(let finished) where finished == url:
+                    resumed = true
+                    continuation.resume()
+                case .loadFailed(let failed, let message, let cancelled) where failed == url && !cancelled:
+                    resumed = true
+                    continuation.resume(throwing: HybridError.engine(.loadFailed(url: url.absoluteString, message: message)))
+                default:
+                    break
+                }
+            }
+            start()
+        }
+    }
+
+    /// Lets closed views' processes exit and the pool's warm-up finish before the next timing.
+    @MainActor private static func settle() async throws {
+        try await Task.sleep(nanoseconds: 500_000_000)
+    }
+
+    private static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+    }
+}
+#endif
