@@ -87,14 +87,16 @@ struct BridgeRouterLifecycleTests {
     }
 
     @Test func aFloodIsBoundedAndEveryCallIsAnswered() async {
-        let limits = BridgeRouter.Limits(maxInFlight: 64, defaultTimeout: .seconds(5))
-        let router = await makeRouter(limits: limits)
+        let limits = BridgeRouter.Limits(maxInFlight: 64, defaultTimeout: .seconds(60))
+        let log = LogBook()
+        let router = await makeRouter(limits: limits, log: log)
         var peak = 0
         let codes = await withTaskGroup(of: String?.self) { group in
             for id in 1...10_000 {
                 group.addTask { Wire.code(await router.receive(Wire.call(id: id, action: "wait"), origin: appOrigin)) }
             }
-            #expect(await eventually(.seconds(10)) { router.pendingCount == 64 })
+            // Every message has arrived once all but the 64 running ones were refused.
+            #expect(await eventually(.seconds(30)) { log.codes.filter { $0 == "queue_full" }.count == 10_000 - 64 })
             peak = router.pendingCount
             router.failAll(.cancelled)
             var codes: [String?] = []
