@@ -84,10 +84,12 @@ public final class BlinkEngineProvider: WebEngineProvider {
         var arguments = [
             "--remote-debugging-pipe", "--no-sandbox", "--user-data-dir=\(profile.path)",
             "--no-first-run", "--no-default-browser-check", "--disable-dev-shm-usage",
-            "--disable-features=IsolateOrigins,site-per-process,Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider",
+            "--disable-features=IsolateOrigins,site-per-process,BackForwardCache,Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider",
             "--disable-background-networking", "--disable-sync", "--disable-component-update", "--disable-extensions",
             "--disable-renderer-backgrounding", "--disable-background-timer-throttling",
             "--disable-backgrounding-occluded-windows", "--password-store=basic", "--mute-audio",
+            // Blink drops navigations beyond 200 per 10 s, which stalls a URL-navigation bridge.
+            "--disable-ipc-flooding-protection",
         ]
         if headless { arguments.insert("--headless=new", at: 0) }
         arguments += extraArguments

@@ -16,8 +16,7 @@ extension BlinkWebEngine {
         case "Network.requestWillBeSent": requestWillBeSent(params)
         case "Network.loadingFailed": loadingFailed(params)
         case "Network.loadingFinished", "Network.responseReceived": documentRequests[params.string("requestId") ?? ""] = nil
-        case "Page.frameRequestedNavigation":
-            if params.string("frameId") == targetID, let url = params.string("url") { navigationReasons[url] = params.string("reason") }
+        case "Page.frameRequestedNavigation": navigationRequested(params)
         case "Page.frameNavigated": frameNavigated(params["frame"] ?? .null)
         case "Page.navigatedWithinDocument":
             if params.string("frameId") == targetID, let url = params.string("url").flatMap(URL.init(string:)) {
@@ -29,6 +28,8 @@ extension BlinkWebEngine {
             if params.string("frameId") == targetID, params.string("name") == "DOMContentLoaded" { setProgress(0.7) }
         case "Page.frameStoppedLoading": if params.string("frameId") == targetID { mainFrameStopped() }
         case "Page.javascriptDialogOpening": dialogOpening(params)
+        case "Page.windowOpen": windowOpenRequested(params)
+        case "Page.frameStartedLoading": if params.string("frameId") == targetID { mainFrameStarted() }
         case "Inspector.targetCrashed": rendererCrashed()
         default: break
         }
@@ -36,10 +37,9 @@ extension BlinkWebEngine {
 
     /// Browser-level news about this view's target (or a window it opened).
     func handleTargetEvent(_ method: String, _ params: JSONValue) {
-        guard !isClosed, let info = params["targetInfo"] else {
-            if method == "Target.targetCrashed" { rendererCrashed() }
-            return
-        }
+        // Target.targetCrashed is not used: it can arrive after a reload already revived the
+        // page; Inspector.targetCrashed on the session is in order with everything else.
+        guard !isClosed, let info = params["targetInfo"] else { return }
         switch method {
         case "Target.targetInfoChanged" where info.string("targetId") == targetID:
             titleReported(info.string("title"), url: info.string("url"))
@@ -58,12 +58,40 @@ extension BlinkWebEngine {
         documentRequests[id] = url
         if params["redirectResponse"] != nil {
             emit(.loadRedirected(url))
-        } else if !url.absoluteString.hasPrefix("about:") || loading == false {
-            loading = true
+        } else {
+            mainFrameStarted()
             emit(.loadStarted(url))
-            emit(.loadingChanged(true))
-            setProgress(0.1)
         }
+    }
+
+    /// Remembers why a navigation was asked for; a navigation to a scheme Chromium does not load
+    /// itself (`hybrid://`, `tel:`, app links) never reaches Fetch, so the delegate is asked here.
+    private func navigationRequested(_ params: JSONValue) {
+        guard let text = params.string("url"), let url = URL(string: text) else { return }
+        let isMainFrame = params.string("frameId") == targetID
+        if isMainFrame { navigationReasons[text] = params.string("reason") }
+        guard !["http", "https", "data", "about", "blob", "javascript", "file"].contains(url.scheme?.lowercased() ?? ""),
+              configuration.schemeHandlers[url.scheme?.lowercased() ?? ""] == nil
+        else { return }
+        let type: NavigationType = switch params.string("reason") {
+        case "anchorClick": .linkActivated
+        case "formSubmissionGet", "formSubmissionPost": .formSubmitted
+        default: .other
+        }
+        let action = NavigationAction(request: EngineRequest(url: url), type: type, isMainFrame: isMainFrame)
+        Task.immediate { @MainActor [weak self] in
+            guard let self, let delegate = self.delegate else { return }
+            _ = await delegate.engine(self, decidePolicyFor: action)
+        }
+    }
+
+    /// The main frame started loading (a request, or a page restored without one).
+    private func mainFrameStarted() {
+        guard !loading else { return }
+        loading = true
+        progress = 0
+        emit(.loadingChanged(true))
+        setProgress(0.1)
     }
 
     private func loadingFailed(_ params: JSONValue) {
@@ -164,8 +192,13 @@ extension BlinkWebEngine {
     /// A window the page opened: never shown; the delegate hears of it and opens a container.
     private func popupOpened(_ info: JSONValue) {
         browser.send("Target.closeTarget", ["targetId": .string(info.string("targetId") ?? "")])
-        guard let url = info.string("url").flatMap(URL.init(string:)) else { return }
-        let action = NavigationAction(request: EngineRequest(url: url), type: .other, isMainFrame: true, targetsNewWindow: true)
+    }
+
+    /// `window.open` or a `target=_blank` link (Page.windowOpen, which knows the URL before the new target does).
+    private func windowOpenRequested(_ params: JSONValue) {
+        guard let url = params.string("url").flatMap(URL.init(string:)) else { return }
+        let action = NavigationAction(request: EngineRequest(url: url), type: .other, isMainFrame: true, targetsNewWindow: true,
+                                      isUserGesture: params.flag("userGesture"))
         Task { @MainActor [weak self] in
             guard let self, let delegate = self.delegate else { return }
             _ = await delegate.engine(self, decidePolicyFor: action)

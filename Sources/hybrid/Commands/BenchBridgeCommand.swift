@@ -18,6 +18,6 @@ enum BridgeBenchSuite: BenchSuite {
         """
 
     @MainActor static func run(_ options: BenchOptions) async throws -> BenchReport {
-        try await BridgeBenchmark(iterations: max(500, options.iterations ?? 3000)).run()
+        try await BridgeBenchmark(iterations: max(500, options.iterations ?? 3000), engine: options.engine).run()
     }
 }

@@ -1,14 +1,20 @@
 #if os(Linux)
 import Foundation
 import HybridCore
+import HybridBlink
 import HybridGTK
 
 /// One page in one view, with the bridge and a bare reply handler (`raw`) side by side.
 @MainActor
 final class BridgeBenchmark {
     let iterations: Int
+    /// `webkit` or `blink` (`--engine`).
+    let engineName: String
 
-    init(iterations: Int) { self.iterations = iterations }
+    init(iterations: Int, engine: String = "webkit") {
+        self.iterations = iterations
+        engineName = engine
+    }
 
     /// An empty action and an echo, for the origin the page is loaded from.
     struct BenchModule: BridgeModule {
@@ -32,7 +38,7 @@ final class BridgeBenchmark {
     }
 
     func run() async throws -> BenchReport {
-        let provider = try GTKEngineProvider(session: .ephemeral)
+        let provider: any WebEngineProvider = engineName == "blink" ? try BlinkEngineProvider() : try GTKEngineProvider(session: .ephemeral)
         let host = BridgeHost(capabilities: provider.capabilities, modules: [BenchModule()])
         var configuration = EngineConfiguration()
         host.configure(&configuration)
@@ -47,7 +53,7 @@ final class BridgeBenchmark {
             if case .string(let text) = message.body { return .string(text) }
             return .string("")
         })
-        let engine = try provider.makeGTKEngine(configuration)
+        let engine = try provider.makeEngine(configuration)
         defer { engine.close() }
         let navigation = Navigation(host)
         engine.delegate = navigation
@@ -96,7 +102,7 @@ final class BridgeBenchmark {
         return null;
         """
 
-    private func load(_ engine: GTKWebEngine) async throws {
+    private func load(_ engine: any WebEngine) async throws {
         let html = "<!doctype html><title>bench</title><body>bench</body>"
         engine.loadHTML(html, baseURL: URL(string: "https://bench.hybridkit.invalid/"))
         let deadline = Date().addingTimeInterval(20)
@@ -111,7 +117,7 @@ final class BridgeBenchmark {
     ///
     /// `performance.now()` is coarsened to a millisecond here (no cross-origin isolation), so
     /// runs are timed in groups long enough to resolve, and the median is taken over groups.
-    private func interleaved(_ engine: GTKWebEngine, _ count: Int, group: Int, _ first: String, _ second: String)
+    private func interleaved(_ engine: any WebEngine, _ count: Int, group: Int, _ first: String, _ second: String)
         async throws -> (Double, Double)
     {
         let body = """
@@ -135,7 +141,7 @@ final class BridgeBenchmark {
     }
 
     /// Events emitted back to back, counted as the page receives them.
-    private func eventsPerSecond(_ engine: GTKWebEngine, host: BridgeHost, count: Int) async throws -> Double {
+    private func eventsPerSecond(_ engine: any WebEngine, host: BridgeHost, count: Int) async throws -> Double {
         _ = try await engine.evaluate("window.__events = 0; hybrid.on('bench', () => { window.__events++; }); void 0;", in: .page)
         let start = ContinuousClock.now
         for index in 0..<count { try host.emit("bench", index) }
