@@ -11,6 +11,9 @@ extension HybridWebView: WebEngineDelegate {
             return .cancel
         }
         if bridge.handleNavigation(action) { return .cancel }
+        if let navigation = configuration.navigation, let policy = applyNavigationPolicy(navigation, to: action) {
+            return policy
+        }
         if action.targetsNewWindow {
             newWindowRequested(action)
             return .cancel

@@ -70,6 +70,8 @@ public final class HybridWebView {
     var packageFailed = false
     private var openDialogs: [WeakDialog] = []
     private var lastNewWindow: (url: URL, at: Double)?
+    /// The URL the navigation policy last redirected to (its load is let through as is).
+    var navigationRedirect: URL?
     let start = Date()
 
     /// Creates the engine view with the bridge, package scheme and injections installed.
@@ -83,6 +85,8 @@ public final class HybridWebView {
         whiteScreenPolicy = configuration.whiteScreen
         engine.delegate = self
         bridge.attach(engine)
+        // A proxied form POST's response is shown in this view.
+        for case let proxy as ProxyModule in configuration.modules { proxy.documents.engine = engine }
         engineObservation = engine.observe { [weak self] event in self?.engineDidReport(event) }
     }
 

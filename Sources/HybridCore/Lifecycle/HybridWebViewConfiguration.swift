@@ -44,6 +44,9 @@ public struct HybridWebViewConfiguration {
     /// Undo text-size changes after a back navigation (the page comes back from the page cache
     /// with whatever size it had).
     public var resetsTextSizeAfterBack: Bool
+    /// Interception, token parameters, system/payment schemes and unknown schemes
+    /// (``NavigationPolicy``); `nil` leaves every navigation to the app's delegate.
+    public var navigation: NavigationPolicy?
 
     public init(engine: EngineConfiguration = EngineConfiguration(), modules: [any BridgeModule] = [],
                 bridgeOptions: BridgeHost.Options = BridgeHost.Options(), bridgeLimits: BridgeRouter.Limits = BridgeRouter.Limits(),

@@ -46,6 +46,11 @@ public protocol HybridWebViewDelegate: AnyObject {
     func webView(_ webView: HybridWebView, didDetectWhiteScreen event: WhiteScreenEvent)
     /// A main-frame load failed.
     func webView(_ webView: HybridWebView, didFailLoad failure: LoadFailure)
+    /// Open a system or payment link (`tel:`, `mailto:`, `weixin://`, `alipays://`, an app-store
+    /// page) that ``HybridWebViewConfiguration/navigation`` hands to the app. Default: nothing.
+    func webView(_ webView: HybridWebView, openExternal navigation: ExternalNavigation)
+    /// The navigation policy refused a navigation (an unknown scheme). Default: nothing.
+    func webView(_ webView: HybridWebView, didBlockNavigation navigation: BlockedNavigation)
 }
 
 extension HybridWebViewDelegate {
@@ -60,4 +65,6 @@ extension HybridWebViewDelegate {
     public func webViewRequestsClose(_ webView: HybridWebView) {}
     public func webView(_ webView: HybridWebView, didDetectWhiteScreen event: WhiteScreenEvent) {}
     public func webView(_ webView: HybridWebView, didFailLoad failure: LoadFailure) {}
+    public func webView(_ webView: HybridWebView, openExternal navigation: ExternalNavigation) {}
+    public func webView(_ webView: HybridWebView, didBlockNavigation navigation: BlockedNavigation) {}
 }

@@ -15,6 +15,16 @@ public enum NetworkFailure: HybridFailureReason {
     case cookiePersistence(String)
     /// The HTTP server could not start (address in use, not an IP address).
     case serverStartFailed(String)
+    /// A proxied request or response body exceeds the proxy's limit (``ProxyPolicy/maxBodyBytes``).
+    case payloadTooLarge(size: Int, limit: Int)
+    /// A proxied request was redirected more than ``ProxyPolicy/maxRedirects`` times (a loop).
+    case tooManyRedirects(limit: Int)
+    /// A proxied request did not complete within its timeout (milliseconds).
+    case timedOut(milliseconds: Int)
+    /// A proxied request failed in transport (refused, reset, DNS, TLS); `message` says how.
+    case requestFailed(String)
+    /// The proxy refused the request: its URL is not covered by the ``ProxyPolicy`` or not http(s).
+    case proxyDenied(String)
 
     public var code: String {
         switch self {
@@ -23,6 +33,11 @@ public enum NetworkFailure: HybridFailureReason {
         case .cookieRejected: "cookie_rejected"
         case .cookiePersistence: "cookie_persistence"
         case .serverStartFailed: "server_start_failed"
+        case .payloadTooLarge: "payload_too_large"
+        case .tooManyRedirects: "too_many_redirects"
+        case .timedOut: "timeout"
+        case .requestFailed: "network_error"
+        case .proxyDenied: "proxy_denied"
         }
     }
 
@@ -33,6 +48,11 @@ public enum NetworkFailure: HybridFailureReason {
         case .cookieRejected(let name, let reason): "cookie '\(name)' rejected: \(reason)"
         case .cookiePersistence(let message): "cookie file: \(message)"
         case .serverStartFailed(let message): "server could not start: \(message)"
+        case .payloadTooLarge(let size, let limit): "body of \(size) bytes exceeds the proxy's limit of \(limit) bytes"
+        case .tooManyRedirects(let limit): "more than \(limit) redirects"
+        case .timedOut(let ms): "timed out after \(ms) ms"
+        case .requestFailed(let message): "request failed: \(message)"
+        case .proxyDenied(let message): "not proxied: \(message)"
         }
     }
 }

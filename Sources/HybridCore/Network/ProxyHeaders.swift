@@ -1,0 +1,84 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Header rules of the request proxy: what a page may not set, and how responses read.
+enum ProxyHeaders {
+    /// Headers a page cannot set (the Fetch standard's forbidden names that matter here): the
+    /// proxy sets them, or the transport does.
+    static let forbidden: Set<String> = [
+        "cookie", "cookie2", "host", "content-length", "connection", "keep-alive", "transfer-encoding",
+        "upgrade", "te", "trailer", "expect", "accept-encoding",
+    ]
+
+    /// Response headers a page never sees (as in a browser).
+    static let hidden: Set<String> = ["set-cookie", "set-cookie2"]
+
+    /// The value of header `name` (case-insensitive).
+    static func value(_ name: String, in response: HTTPURLResponse) -> String? {
+        for (key, value) in response.allHeaderFields {
+            if let key = key as? String, key.caseInsensitiveCompare(name) == .orderedSame { return value as? String }
+        }
+        return nil
+    }
+
+    /// The response's headers as `[name, value]` pairs, lower-case names, sorted, hidden ones left out.
+    static func pairs(_ response: HTTPURLResponse) -> [[String]] {
+        response.allHeaderFields.compactMap { key, value -> [String]? in
+            guard let name = (key as? String)?.lowercased(), let value = value as? String, !hidden.contains(name) else { return nil }
+            return [name, value]
+        }.sorted { $0[0] < $1[0] }
+    }
+
+    /// Every `Set-Cookie` value of the response.
+    static func setCookieValues(_ response: HTTPURLResponse) -> [String] {
+        guard let combined = value("Set-Cookie", in: response) else { return [] }
+        return splitSetCookie(combined)
+    }
+
+    /// Splits `Set-Cookie` values that Foundation joined with `, ` into one field.
+    ///
+    /// A comma also appears inside `Expires=Wed, 09 Jun 2021 …`, so a comma only starts a new
+    /// cookie when what follows it, up to the next `;`, is a `name=value` pair whose name has no
+    /// spaces: an expiry date's remainder (` 09 Jun 2021 10:18:14 GMT`) never is.
+    static func splitSetCookie(_ combined: String) -> [String] {
+        var parts: [String] = []
+        var current = Substring()
+        var rest = Substring(combined)
+        while let comma = rest.firstIndex(of: ",") {
+            let after = rest[rest.index(after: comma)...]
+            let segment = after.prefix { $0 != ";" && $0 != "," }
+            current += rest[..<comma]
+            if let equals = segment.firstIndex(of: "=") {
+                let name = segment[..<equals].trimmingCharacters(in: .whitespaces)
+                if !name.isEmpty, !name.contains(" ") {
+                    parts.append(current.trimmingCharacters(in: .whitespaces))
+                    current = Substring()
+                    rest = after
+                    continue
+                }
+            }
+            current += ","
+            rest = after
+        }
+        current += rest
+        let last = current.trimmingCharacters(in: .whitespaces)
+        if !last.isEmpty { parts.append(last) }
+        return parts.filter { !$0.isEmpty }
+    }
+
+    /// The standard reason phrase for `status` (Foundation on Linux does not keep the server's).
+    static func reasonPhrase(_ status: Int) -> String {
+        let phrases = [
+            200: "OK", 201: "Created", 202: "Accepted", 204: "No Content", 206: "Partial Content",
+            301: "Moved Permanently", 302: "Found", 303: "See Other", 304: "Not Modified",
+            307: "Temporary Redirect", 308: "Permanent Redirect", 400: "Bad Request", 401: "Unauthorized",
+            403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed", 409: "Conflict", 410: "Gone",
+            413: "Content Too Large", 415: "Unsupported Media Type", 418: "I'm a teapot", 422: "Unprocessable Content",
+            429: "Too Many Requests", 500: "Internal Server Error", 501: "Not Implemented", 502: "Bad Gateway",
+            503: "Service Unavailable", 504: "Gateway Timeout",
+        ]
+        return phrases[status] ?? ""
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+
+/// The bridge side of the request proxy: `hybrid.call('proxy', 'request', request, {onProgress})`.
+///
+/// Register it on the container (``HybridWebViewConfiguration/modules``) together with the
+/// page script from ``userScript(policy:)``. Progress reaches the page in order and before the
+/// reply; an aborted call (XHR `abort()`, an `AbortSignal`, a timeout, the page going away)
+/// cancels the native transfer, mid-upload included.
+///
+/// ```swift
+/// let proxy = RequestProxy(policy: policy, jar: jar) { record in log(record) }
+/// configuration.modules.append(ProxyModule(proxy: proxy, allowedOrigins: ["app://m.example.com"]))
+/// configuration.engine.userScripts.append(ProxyModule.userScript(policy: policy))
+/// ```
+public struct ProxyModule: BridgeModule {
+    public static let moduleName = "proxy"
+    public let name = ProxyModule.moduleName
+    public let allowedOrigins: [OriginPattern]
+    public let proxy: RequestProxy
+    /// Where form POST responses are shown (connected by ``HybridWebView``).
+    public let documents: ProxyDocumentTarget
+
+    /// A module serving `proxy` to pages of `allowedOrigins`. What those pages can reach is
+    /// bounded by the proxy's ``ProxyPolicy/requests`` patterns.
+    @MainActor
+    public init(proxy: RequestProxy, allowedOrigins: [OriginPattern], documents: ProxyDocumentTarget = ProxyDocumentTarget()) {
+        self.proxy = proxy
+        self.allowedOrigins = allowedOrigins
+        self.documents = documents
+    }
+
+    public var actions: [BridgeAction] {
+        let proxy = self.proxy
+        return [
+            Action("request") { (request: ProxyRequest, context) in
+                try await Self.perform(request, proxy: proxy, context: context)
+            },
+            // A form POST: the response becomes the new document (the page script cannot show it).
+            Action("submit") { [documents] (request: ProxyRequest, context) in
+                let response = try await Self.perform(request, proxy: proxy, context: context)
+                try await documents.present(response)
+                return BridgeEmpty()
+            },
+            Action("policy") { (_: Empty, _) in proxy.policy.scriptConfiguration },
+        ]
+    }
+
+    /// Runs the request while a relay delivers its progress to the page in order; the reply
+    /// waits until every progress report has been handed to the bridge.
+    private static func perform(_ request: ProxyRequest, proxy: RequestProxy,
+                                context: BridgeCallContext) async throws -> ProxyResponse {
+        let (reports, sink) = AsyncStream.makeStream(of: ProxyProgress.self, bufferingPolicy: .bufferingNewest(64))
+        let relay = Task { @MainActor in
+            for await report in reports { await context.progress(report) }
+        }
+        defer { sink.finish() }
+        let response = try await withTaskCancellationHandler {
+            try await proxy.perform(request) { sink.yield($0) }
+        } onCancel: {
+            sink.finish()
+        }
+        sink.finish()
+        await relay.value
+        return response
+    }
+
+    /// The page script that hooks `XMLHttpRequest`, `fetch` and form POSTs for `policy`: added
+    /// at document start to the main frame; it stays inert on pages ``ProxyPolicy/pages`` does
+    /// not name (the check is the same pattern matching, in the page, because engines' own
+    /// user-script URL patterns cannot express ports). `nil` when the policy is off.
+    /// It needs the bridge's page runtime (`window.hybrid`).
+    public static func userScript(policy: ProxyPolicy) -> UserScript? {
+        guard policy.isEnabled, !policy.requests.isEmpty else { return nil }
+        return UserScript(source: ProxyScript.source(policy: policy), injectionTime: .documentStart,
+                          frames: .mainFrameOnly, world: .page)
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+
+/// Which page requests the ``RequestProxy`` carries, on which pages, and within which limits.
+///
+/// A request goes through the proxy when the page it comes from matches ``pages`` and its URL
+/// matches ``requests``; everything else stays with the engine. Patterns are
+/// ``ConfigURLPattern``s, the same syntax remote config uses, so a config rule can switch the
+/// proxy per page (``applying(_:)``).
+///
+/// ```swift
+/// let policy = try ProxyPolicy(requests: ["https://api.example.com", "app://*"],
+///                              pages: ["app://*", "https://m.example.com"])
+/// ```
+public struct ProxyPolicy: Sendable, Hashable {
+    /// Extra headers for proxied requests to some URLs (a login token for the app's API).
+    public struct HeaderRule: Sendable, Hashable {
+        public var pattern: ConfigURLPattern
+        public var headers: [String: String]
+        public init(_ pattern: ConfigURLPattern, headers: [String: String]) {
+            self.pattern = pattern
+            self.headers = headers
+        }
+    }
+
+    /// `false` turns the proxy off everywhere (the page script is not even injected).
+    public var isEnabled: Bool
+    /// Request URLs the proxy carries.
+    public var requests: [ConfigURLPattern]
+    /// Pages whose requests are hooked. Empty: every page.
+    public var pages: [ConfigURLPattern]
+    /// Hook form POST submissions too (the response replaces the document).
+    public var proxiesForms: Bool
+    /// Largest request or response body, in bytes. Larger ones fail with `payload_too_large`
+    /// before anything is sent. The body crosses the bridge as base64, a third larger, so the
+    /// default (10 MB) stays under the bridge's default message limit (16 MB).
+    public var maxBodyBytes: Int
+    /// Redirects followed before the request fails with `too_many_redirects`.
+    public var maxRedirects: Int
+    /// Seconds a request may take when the page sets no timeout of its own.
+    public var defaultTimeout: Double
+    /// Headers added to matching requests (a page's own header of the same name wins).
+    public var headerRules: [HeaderRule]
+    /// Send the app's ``CookieJar`` cookies and store `Set-Cookie` replies in it (per redirect hop).
+    public var usesCookieJar: Bool
+
+    /// A policy.
+    /// - Parameters:
+    ///   - requests: Request URL patterns (`https://api.example.com`, `*://*.example.com/api/*`).
+    ///   - pages: Page URL patterns where the hooks apply; empty for every page.
+    /// - Throws: ``ConfigFailure/invalidPattern(pattern:reason:)`` for a pattern that does not parse.
+    public init(requests: [String], pages: [String] = [], proxiesForms: Bool = true, maxBodyBytes: Int = 10 << 20,
+                maxRedirects: Int = 20, defaultTimeout: Double = 60, headerRules: [HeaderRule] = [],
+                usesCookieJar: Bool = true, isEnabled: Bool = true) throws {
+        self.requests = try requests.map(ConfigURLPattern.init)
+        self.pages = try pages.map(ConfigURLPattern.init)
+        self.proxiesForms = proxiesForms
+        self.maxBodyBytes = maxBodyBytes
+        self.maxRedirects = maxRedirects
+        self.defaultTimeout = defaultTimeout
+        self.headerRules = headerRules
+        self.usesCookieJar = usesCookieJar
+        self.isEnabled = isEnabled
+    }
+
+    /// A policy that proxies nothing.
+    public static var disabled: ProxyPolicy {
+        // Empty pattern lists cannot fail to parse.
+        (try? ProxyPolicy(requests: [], isEnabled: false))!
+    }
+
+    /// Whether requests from `page` are hooked at all.
+    public func applies(toPage page: URL?) -> Bool {
+        guard isEnabled, !requests.isEmpty else { return false }
+        guard !pages.isEmpty else { return true }
+        guard let page else { return false }
+        return pages.contains { $0.matches(page) }
+    }
+
+    /// Whether the proxy carries a request to `url`. Only http and https go out.
+    public func proxies(_ url: URL) -> Bool {
+        guard isEnabled, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
+        return requests.contains { $0.matches(url) }
+    }
+
+    /// The extra headers for a request to `url`, later rules overriding earlier ones.
+    public func extraHeaders(for url: URL) -> [String: String] {
+        var headers: [String: String] = [:]
+        for rule in headerRules where rule.pattern.matches(url) {
+            headers.merge(rule.headers) { _, new in new }
+        }
+        return headers
+    }
+
+    /// This policy as remote config decided it for a page: off when the rule turned the proxy off.
+    public func applying(_ features: FeatureSet) -> ProxyPolicy {
+        var policy = self
+        policy.isEnabled = isEnabled && features.requestProxy
+        return policy
+    }
+
+    /// The configuration the page script reads (`window.__hybridkitProxy`).
+    var scriptConfiguration: JSONValue {
+        [
+            "requests": .array(requests.map { .string($0.text) }),
+            "pages": .array(pages.map { .string($0.text) }),
+            "timeout": .number(defaultTimeout * 1000),
+            "forms": .bool(proxiesForms),
+            "maxBodyBytes": .number(Double(maxBodyBytes)),
+        ]
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One `URLSession` for a ``RequestProxy`` and the delegate that runs its single-hop transfers.
+///
+/// The delegate declines every redirect (`completionHandler(nil)`), so a 3xx comes back as the
+/// hop's response: the proxy then applies that hop's `Set-Cookie` to the jar and builds the next
+/// request itself, with the next host's cookies — which neither Foundation on Linux nor a
+/// session-level cookie store would get right. Bodies are counted as they arrive, so an
+/// oversized response is cut off instead of filling memory.
+final class ProxyTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+
+    private struct Pending {
+        var continuation: CheckedContinuation<(HTTPURLResponse, Data), any Error>
+        var data = Data()
+        var limit: Int
+        var progress: (@Sendable (ProxyProgress) -> Void)?
+        var reportedDownload = 0
+        var failure: NetworkFailure?
+    }
+
+    private let lock = NSLock()
+    private var pending: [Int: Pending] = [:]
+    private(set) lazy var session: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        // The proxy owns cookies (the app's CookieJar) and caching decisions.
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.httpMaximumConnectionsPerHost = 8
+        return URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
+    }()
+
+    /// Runs one hop: no redirect is followed.
+    /// - Throws: ``NetworkFailure`` (`payload_too_large`, `timeout`, `network_error`) or
+    ///   `CancellationError` when the calling task is cancelled.
+    func run(_ request: URLRequest, limit: Int, timeout: Double,
+             progress: (@Sendable (ProxyProgress) -> Void)?) async throws -> (HTTPURLResponse, Data) {
+        let task = session.dataTask(with: request)
+        let id = task.taskIdentifier
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                lock.withLock { pending[id] = Pending(continuation: continuation, limit: limit, progress: progress) }
+                // URLRequest's timeout is an idle timeout; the page's is for the whole request.
+                DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak self, weak task] in
+                    guard let self, let task else { return }
+                    self.fail(id, task: task, .timedOut(milliseconds: Int(timeout * 1000)))
+                }
+                if Task.isCancelled { task.cancel() } else { task.resume() }
+            }
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    /// Marks a transfer failed for `reason` and stops it; its completion then reports the reason.
+    private func fail(_ id: Int, task: URLSessionTask, _ reason: NetworkFailure) {
+        let stop = lock.withLock { () -> Bool in
+            guard pending[id] != nil, pending[id]?.failure == nil else { return false }
+            pending[id]?.failure = reason
+            return true
+        }
+        if stop { task.cancel() }
+    }
+
+    func invalidate() { session.invalidateAndCancel() }
+
+    // MARK: URLSession delegate
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        completionHandler(nil)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
+                    totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
+        let progress = lock.withLock { pending[task.taskIdentifier]?.progress }
+        progress?(ProxyProgress(phase: "upload", loaded: totalBytesSent, total: totalBytesExpectedToSend))
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        let id = dataTask.taskIdentifier
+        let limit = lock.withLock { pending[id]?.limit } ?? 0
+        if response.expectedContentLength > Int64(limit) {
+            fail(id, task: dataTask, .payloadTooLarge(size: Int(response.expectedContentLength), limit: limit))
+            completionHandler(.cancel)
+            return
+        }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let id = dataTask.taskIdentifier
+        let (report, over) = lock.withLock { () -> ((@Sendable (ProxyProgress) -> Void, ProxyProgress)?, (Int, Int)?) in
+            guard var entry = pending[id], entry.failure == nil else { return (nil, nil) }
+            entry.data.append(data)
+            if entry.data.count > entry.limit {
+                pending[id] = entry
+                return (nil, (entry.data.count, entry.limit))
+            }
+            var report: ((@Sendable (ProxyProgress) -> Void, ProxyProgress))?
+            // One report per 64 KB keeps a large download from flooding the bridge.
+            if let progress = entry.progress, entry.data.count - entry.reportedDownload >= 65_536 {
+                entry.reportedDownload = entry.data.count
+                let total = dataTask.response?.expectedContentLength ?? -1
+                report = (progress, ProxyProgress(phase: "download", loaded: Int64(entry.data.count), total: total))
+            }
+            pending[id] = entry
+            return (report, nil)
+        }
+        if let (size, limit) = over { fail(id, task: dataTask, .payloadTooLarge(size: size, limit: limit)) }
+        if let (progress, value) = report { progress(value) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let entry = lock.withLock({ pending.removeValue(forKey: task.taskIdentifier) }) else { return }
+        if let failure = entry.failure {
+            entry.continuation.resume(throwing: HybridError.network(failure))
+        } else if let error {
+            let nsError = error as NSError
+            if nsError.code == NSURLErrorCancelled {
+                entry.continuation.resume(throwing: CancellationError())
+            } else if nsError.code == NSURLErrorTimedOut {
+                entry.continuation.resume(throwing: HybridError.network(.timedOut(milliseconds: Int(task.originalRequest?.timeoutInterval ?? 0) * 1000)))
+            } else {
+                entry.continuation.resume(throwing: HybridError.network(.requestFailed(nsError.localizedDescription)))
+            }
+        } else if let response = task.response as? HTTPURLResponse {
+            entry.continuation.resume(returning: (response, entry.data))
+        } else {
+            entry.continuation.resume(throwing: HybridError.network(.requestFailed("no HTTP response")))
+        }
+    }
+}

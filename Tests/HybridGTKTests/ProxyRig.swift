@@ -1,0 +1,71 @@
+import Foundation
+import HybridCore
+import HybridGTK
+import HybridServer
+import HybridTestSupport
+
+/// A container with the request proxy on, a loopback origin (`127.0.0.1` and `localhost`), the
+/// app's jar, and every proxied request recorded as the app's hook sees it.
+@MainActor
+final class ProxyRig {
+    let server: LoopbackServer
+    let provider: GTKEngineProvider
+    let jar = CookieJar()
+    let records = Locked<[ProxyRecord]>([])
+    let policy: ProxyPolicy
+    let view: HybridWebView
+    /// The page the tests run in (`/proxy/page` on 127.0.0.1).
+    let pageURL: URL
+
+    /// - Parameter configure: Adjusts the default policy (both loopback hosts proxied).
+    init(pages: [String]? = nil, configure: (inout ProxyPolicy) -> Void = { _ in }) throws {
+        server = try LoopbackServer()
+        TestRoutes.install(on: server)
+        server.route("/proxy/page") { _ in
+            .html("<!doctype html><html><head><meta charset=utf-8><title>proxy</title></head><body><p>page</p></body></html>")
+        }
+        server.route("/proxy/form") { _ in
+            .html("""
+                <!doctype html><html><head><meta charset=utf-8><title>form</title></head><body>
+                <form id=url method=post action="/echo?via=form"><input name=name value="Zoë &amp; co"><input name=n value=1>
+                <button id=go type=submit>go</button></form>
+                <form id=multi method=post enctype="multipart/form-data" action="/multipart"><input name=field value=v1></form>
+                <form id=get method=get action="/echo"><input name=q value=1></form>
+                </body></html>
+                """)
+        }
+        provider = try EngineHarness.provider()
+        pageURL = server.url("/proxy/page")
+        let port = pageURL.port ?? 0
+        var policy = try ProxyPolicy(requests: ["http://127.0.0.1:\(port)/*", "http://localhost:\(port)/*"],
+                                     pages: pages ?? ["http://127.0.0.1:\(port)"])
+        configure(&policy)
+        self.policy = policy
+        let records = self.records
+        let proxy = RequestProxy(policy: policy, jar: jar) { record in records.mutate { $0.append(record) } }
+        var configuration = HybridWebViewConfiguration()
+        configuration.modules = [ProxyModule(proxy: proxy, allowedOrigins: [OriginPattern("http://127.0.0.1:\(port)")])]
+        if let script = ProxyModule.userScript(policy: policy) { configuration.engine.userScripts.append(script) }
+        view = try HybridWebView(provider: provider, configuration: configuration)
+    }
+
+    func url(_ path: String, host: String = "127.0.0.1") -> URL { server.url(path, host: host) }
+
+    /// Opens the test page and waits for the bridge.
+    func open(_ url: URL? = nil) async throws {
+        try await view.loadAndWait(url ?? pageURL)
+        _ = try await js("await window.hybrid.ready; return true")
+    }
+
+    /// Runs an async function body in the page.
+    func js(_ body: String, _ arguments: [String: JSONValue] = [:]) async throws -> JSONValue {
+        try await view.engine.callAsync(body, arguments: arguments)
+    }
+
+    var recordCount: Int { records.value.count }
+
+    func close() {
+        view.close()
+        server.stop()
+    }
+}
