@@ -39,4 +39,12 @@ struct BridgeJSONTests {
         #expect(parsed["error"]?["message"] == "line\nbreak")
         #expect(parsed["error"]?["data"] == ["k": [1]])
     }
+
+    @Test func bytesAreBase64Objects() throws {
+        let bytes = BridgeBytes(Data([0, 1, 254, 255]))
+        #expect(try BridgeJSON.encode(bytes) == #"{"$bytes":"AAH+/w=="}"#)
+        #expect(try BridgeJSON.encode(Data([1])) == #"{"$bytes":"AQ=="}"#)
+        #expect(try JSONDecoder().decode(BridgeBytes.self, from: Data(#"{"$bytes":"AAH+/w=="}"#.utf8)) == bytes)
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(BridgeBytes.self, from: Data(#"{"$bytes":"%%"}"#.utf8)) }
+    }
 }

@@ -31,6 +31,27 @@ struct BridgeEndToEndTests {
         #expect(result["modules"] == ["hybrid", "probe"])
     }
 
+    @Test func bytesTravelAsUint8Arrays() async throws {
+        let rig = try BridgeRig(pages: Self.pages)
+        defer { rig.close() }
+        try await rig.open("index.html")
+        let result = try await rig.page("""
+            const small = await hybrid.call('probe', 'reverse', new Uint8Array([1, 2, 3, 255]));
+            const big = new Uint8Array(300000).map((_, i) => i % 251);
+            const back = await hybrid.call('probe', 'reverse', big.buffer);
+            let same = back.length === big.length;
+            for (let i = 0; same && i < big.length; i++) same = back[i] === big[big.length - 1 - i];
+            const nested = await hybrid.call('probe', 'echo', { file: new DataView(new Uint8Array([7, 8]).buffer) });
+            return { small: Array.from(small), isBytes: small instanceof Uint8Array, same,
+                     nested: Array.from(nested.file), binary: hybrid.capabilities.binary };
+            """)
+        #expect(result["small"] == [255, 3, 2, 1])
+        #expect(result["isBytes"] == true)
+        #expect(result["same"] == true)
+        #expect(result["nested"] == [7, 8])
+        #expect(result["binary"] == "base64")
+    }
+
     @Test func failuresRejectWithStableCodes() async throws {
         let rig = try BridgeRig(pages: Self.pages)
         defer { rig.close() }

@@ -109,6 +109,7 @@ struct RigModule: BridgeModule {
             Action("echo") { (value: JSONValue, _) in value },
             Action("echoText") { (text: String, _) in text },
             Action("add") { (p: Sum, _) in p.a + p.b },
+            Action("reverse") { (bytes: BridgeBytes, _) in BridgeBytes(Data(bytes.data.reversed())) },
             Action("slowEcho") { (value: Int, _) in
                 await gauge.enter()
                 try? await Task.sleep(for: .milliseconds(2))

@@ -69,6 +69,7 @@ public final class BridgeHost {
             "isolatedWorld": .bool(transport.world(named: options.worldName) != .page),
             "messageReplies": .bool(transport.usesReplies),
             "urlTransport": true,
+            "binary": "base64",
         ]
         if !router.moduleNames.contains(HybridInfoModule.moduleName) {
             router.register(HybridInfoModule { [weak router] origin in router?.info(for: origin) ?? [:] })

@@ -15,6 +15,8 @@ enum BridgeJSON {
         case let number as Int: return String(number)
         case let number as Double: return try self.number(number)
         case let json as JSONValue: return try write(json)
+        case let bytes as BridgeBytes: return bytes.jsonText
+        case let data as Data: return BridgeBytes(data).jsonText
         default: break
         }
         do {

@@ -83,9 +83,30 @@
     for (var i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
     return bytes;
   }
+  // FormData as a multipart Blob, encoded here: WebKit cannot read a FormData body that holds
+  // files back out of a Request/Response ("Unable to read form data blob"), but it can read a
+  // Blob made of those same files.
+  function escapeName(name) { return String(name).replace(/\r\n?|\n/g, '\r\n').replace(/\r/g, '%0D').replace(/\n/g, '%0A').replace(/"/g, '%22'); }
+  function multipartBody(form) {
+    // Lower case: a Blob's type is lower-cased, and the boundary must match the body exactly.
+    var boundary = '----hybridkitformboundary' + Math.random().toString(36).slice(2) + Date.now().toString(36);
+    var parts = [];
+    form.forEach(function (value, name) {
+      var head = '--' + boundary + '\r\nContent-Disposition: form-data; name="' + escapeName(name) + '"';
+      if (typeof value === 'string') {
+        parts.push(head + '\r\n\r\n' + value.replace(/\r\n?|\n/g, '\r\n') + '\r\n');
+      } else {
+        parts.push(head + '; filename="' + escapeName(value.name === undefined ? 'blob' : value.name) + '"\r\nContent-Type: ' +
+          (value.type || 'application/octet-stream') + '\r\n\r\n', value, '\r\n');
+      }
+    });
+    parts.push('--' + boundary + '--\r\n');
+    return new Blob(parts, { type: 'multipart/form-data; boundary=' + boundary });
+  }
   // Any XHR/fetch body as bytes plus the Content-Type the engine would send with it.
   function extractBody(body) {
     if (body === null || body === undefined) return Promise.resolve(null);
+    if (body instanceof FormData) body = multipartBody(body);
     if (typeof Document !== 'undefined' && body instanceof Document) {
       body = new Blob([new XMLSerializer().serializeToString(body)],
         { type: body instanceof HTMLDocument ? 'text/html;charset=UTF-8' : 'application/xml;charset=UTF-8' });
@@ -108,8 +129,8 @@
     return error;
   }
 
-  // Sends one request over the bridge. `request.body` is an ArrayBuffer or null.
-  function send(request, options) {
+  // Sends one request over the bridge (not named `send`: XHR.send's own name would shadow it). `request.body` is an ArrayBuffer or null.
+  function transmit(request, options) {
     var body = request.body;
     if (body && body.byteLength > config.maxBodyBytes) {
       return Promise.reject(failure('payload_too_large', 'request body of ' + body.byteLength +
@@ -147,13 +168,16 @@
   }
   window.fetch = function fetch(input, init) {
     var request;
-    try { request = new Request(input, init); } catch (e) { return Promise.reject(e); }
+    try {
+      if (init && init.body instanceof FormData) init = Object.assign({}, init, { body: multipartBody(init.body) });
+      request = new Request(input, init);
+    } catch (e) { return Promise.reject(e); }
     var url = proxiedURL(request.url);
     if (!url) return nativeFetch.apply(this, arguments);
     var signal = request.signal;
     if (signal && signal.aborted) return Promise.reject(abortError(signal));
     return request.arrayBuffer().then(function (buffer) {
-      return send({ url: url.href, method: request.method, headers: headerPairs(request.headers),
+      return transmit({ url: url.href, method: request.method, headers: headerPairs(request.headers),
         body: buffer.byteLength ? buffer : null, redirect: request.redirect }, { signal: signal });
     }).then(makeResponse, function (error) {
       if (signal && signal.aborted) throw abortError(signal);
@@ -352,7 +376,7 @@
         fire(xhr.upload, 'load', total, total);
         fire(xhr.upload, 'loadend', total, total);
       }
-      return send({ url: state.url, method: state.method, headers: headers, body: buffer, timeout: timeout || null },
+      return transmit({ url: state.url, method: state.method, headers: headers, body: buffer, timeout: timeout || null },
         { signal: controller.signal, onProgress: function (p) {
           if (!state.sending) return;
           if (p.phase === 'upload' && state.uploading) fire(xhr.upload, 'progress', p.loaded, p.total);
@@ -402,7 +426,7 @@
     if (!url) return false;
     var body = formBody(form, submitter);
     extractBody(body).then(function (extracted) {
-      return send({ url: url.href, method: 'POST', headers: extracted.type ? [['Content-Type', extracted.type]] : [],
+      return transmit({ url: url.href, method: 'POST', headers: extracted.type ? [['Content-Type', extracted.type]] : [],
         body: extracted.buffer.byteLength ? extracted.buffer : null }, { action: 'submit' });
     }).catch(function (error) {
       try { console.warn('HybridKit proxy: form POST to ' + url.href + ' failed: ' + (error && error.message)); } catch (e) { /* ignore */ }

@@ -17,8 +17,14 @@ declare global {
   const hybrid: Hybrid;
 }
 
-/** Any value that survives `JSON.stringify` / `JSON.parse` unchanged. */
-export type JSONValue = null | boolean | number | string | JSONValue[] | { [key: string]: JSONValue };
+/**
+ * What params and results may hold: JSON values, and bytes. Bytes (`ArrayBuffer`, any typed
+ * array, `DataView`) are sent as `{"$bytes": base64}` and come back as `Uint8Array`.
+ */
+export type JSONValue = null | boolean | number | string | Bytes | JSONValue[] | { [key: string]: JSONValue };
+
+/** Binary data in params (sent as base64) and results (received as `Uint8Array`). */
+export type Bytes = ArrayBuffer | ArrayBufferView;
 
 /**
  * The stable codes a call can fail with. Modules may define their own codes too
@@ -92,6 +98,8 @@ export interface HybridCapabilities {
   readonly messageReplies?: boolean;
   /** The legacy URL transport is available (`transport: 'url'`). */
   readonly urlTransport?: boolean;
+  /** How bytes travel: `base64` (`{"$bytes": …}` on the wire). */
+  readonly binary?: string;
   readonly [key: string]: JSONValue | undefined;
 }
 

@@ -37,10 +37,44 @@
     return error;
   }
 
+  // ---- binary ----------------------------------------------------------------------------
+  // Bytes travel as {"$bytes": base64}: ArrayBuffers, typed arrays and DataViews in params are
+  // encoded on the way out; results carrying that form come back as Uint8Arrays.
+  function toBase64(view) {
+    var bytes = new Uint8Array(view.buffer || view, view.byteOffset || 0, view.byteLength);
+    var parts = [];
+    for (var i = 0; i < bytes.length; i += 0x8000) {
+      parts.push(String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000)));
+    }
+    return btoa(parts.join(''));
+  }
+
+  function fromBase64(text) {
+    var binary = atob(text);
+    var bytes = new Uint8Array(binary.length);
+    for (var i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    return bytes;
+  }
+
+  function replacer(key, value) {
+    if (value !== null && typeof value === 'object' && (value instanceof ArrayBuffer || ArrayBuffer.isView(value))) {
+      return { $bytes: toBase64(value) };
+    }
+    return value;
+  }
+
+  function reviver(key, value) {
+    if (value !== null && typeof value === 'object' && typeof value.$bytes === 'string' && Object.keys(value).length === 1) {
+      try { return fromBase64(value.$bytes); } catch (e) { return value; }
+    }
+    return value;
+  }
+
   // ---- receiving -------------------------------------------------------------------------
   function receive(text) {
     var message;
-    try { message = JSON.parse(text); } catch (e) { return; }
+    // The reviver costs a call per value, so it runs only when the text carries bytes.
+    try { message = text.indexOf('"$bytes"') < 0 ? JSON.parse(text) : JSON.parse(text, reviver); } catch (e) { return; }
     if (!message || typeof message !== 'object') return;
     switch (message.t) {
       case 'ready': becomeReady(message); break;
@@ -103,7 +137,7 @@
     // `v` and `id` come first: the container reads the id from the first bytes of a message
     // it refuses to parse (too large), so it can still answer this call.
     return JSON.stringify({ v: 1, id: call.id, module: call.module, action: call.action,
-      params: call.params, nonce: nonce, timeout: call.timeout });
+      params: call.params, nonce: nonce, timeout: call.timeout }, replacer);
   }
 
   function transmit(call) {
