@@ -124,25 +124,32 @@ final class BlinkProcess: @unchecked Sendable {
         Glibc.kill(pid, SIGKILL)
     }
 
+    /// Blocking reads; messages are split at NULs with `memchr` and parsed here, off the main thread.
     private static func readLoop(_ fd: Int32, deliver: @Sendable ([JSONValue]) -> Void) {
-        var pending = Data()
-        var scanFrom = 0
-        var chunk = [UInt8](repeating: 0, count: 256 * 1024)
+        let chunkSize = 256 * 1024
+        let chunk = UnsafeMutablePointer<UInt8>.allocate(capacity: chunkSize)
+        defer { chunk.deallocate() }
+        var pending: [UInt8] = []
+        pending.reserveCapacity(1 << 20)
+        var scanned = 0
         while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            let count = read(fd, chunk, chunkSize)
             if count < 0 && errno == EINTR { continue }
             if count <= 0 { return }
-            pending.append(contentsOf: chunk[0..<count])
+            pending.append(contentsOf: UnsafeBufferPointer(start: chunk, count: count))
             var batch: [JSONValue] = []
-            var start = pending.startIndex
-            var index = pending.startIndex + scanFrom
-            while let nul = pending[index...].firstIndex(of: 0) {
-                if let message = DevToolsJSON.parse(Data(pending[start..<nul])) { batch.append(message) }
-                start = nul + 1
-                index = start
+            var start = 0
+            pending.withUnsafeBufferPointer { bytes in
+                guard let base = bytes.baseAddress else { return }
+                while scanned < bytes.count, let found = memchr(base + scanned, 0, bytes.count - scanned) {
+                    let end = UnsafeRawPointer(found) - UnsafeRawPointer(base)
+                    if let message = DevToolsJSON.parse(Data(bytes: base + start, count: end - start)) { batch.append(message) }
+                    start = end + 1
+                    scanned = start
+                }
             }
-            pending.removeSubrange(pending.startIndex..<start)
-            scanFrom = pending.count
+            if start > 0 { pending.removeFirst(start) }
+            scanned = pending.count
             if !batch.isEmpty { deliver(batch) }
         }
     }

@@ -43,24 +43,32 @@ enum BlinkUserContent {
                 const text = id + ':' + encode(body);
                 return new Promise((resolve, reject) => { pending.set(id, [resolve, reject]); send(text); });
               } });
-              Object.defineProperty(g, \(replyFunction(handler).jsStringLiteral), { configurable: true, value: (id, ok, value) => {
+              Object.defineProperty(g, \(replyFunction(handler).jsStringLiteral), { configurable: true, value: (id, ok, value, json) => {
                 const entry = pending.get(id);
                 if (!entry) return;
                 pending.delete(id);
-                if (ok) entry[0](value); else entry[1](new Error(value));
+                if (!ok) entry[1](new Error(value));
+                else { try { entry[0](json ? JSON.parse(value) : value); } catch (e) { entry[1](e); } }
               } });
             })();
             """
     }
 
-    /// The expression that answers message `id` in the handler's world.
-    static func replyExpression(_ handler: ScriptMessageHandler, id: String, reply: ScriptReply) -> String {
-        let call = "globalThis[\(replyFunction(handler).jsStringLiteral)]"
-        switch reply {
-        case .json(let json): return "\(call)(\(id), true, \(json))"
-        case .string(let text): return "\(call)(\(id), true, \(text.jsStringLiteral))"
-        case .error(let message): return "\(call)(\(id), false, \(message.jsStringLiteral))"
+    /// `Runtime.callFunctionOn` parameters that answer message `id` in the handler's world
+    /// (context `context`): the value travels as one protocol string, escaped once, and JSON
+    /// replies are parsed by V8 in the page.
+    static func replyCall(_ handler: ScriptMessageHandler, id: Double, reply: ScriptReply, context: Int) -> [String: JSONValue] {
+        let (ok, value, json): (Bool, String, Bool) = switch reply {
+        case .json(let text): (true, text, true)
+        case .string(let text): (true, text, false)
+        case .error(let message): (false, message, false)
         }
+        return [
+            "functionDeclaration": .string("function (id, ok, value, json) { globalThis[\(replyFunction(handler).jsStringLiteral)](id, ok, value, json); }"),
+            "executionContextId": .number(Double(context)),
+            "arguments": [["value": .number(id)], ["value": .bool(ok)], ["value": .string(value)], ["value": .bool(json)]],
+            "silent": true,
+        ]
     }
 
     /// A user script with its frame, URL and timing rules applied in the page.

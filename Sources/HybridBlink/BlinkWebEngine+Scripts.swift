@@ -59,7 +59,7 @@ extension BlinkWebEngine {
     public func callAsync(_ body: String, arguments: [String: JSONValue], in world: ScriptWorld) async throws -> JSONValue {
         // Arguments are the async function's parameters, their values spliced in as JSON literals.
         let names = arguments.keys.sorted()
-        let values = names.map { arguments[$0]!.jsonText }
+        let values = names.map { DevToolsJSON.text(arguments[$0]!) }
         let expression = "(async function(\(names.joined(separator: ", "))) {\n\(body)\n}).apply(null, [\(values.joined(separator: ", "))])"
         return try await runtimeEvaluate(
             ["expression": .string(expression), "returnByValue": true, "awaitPromise": true, "userGesture": true], in: world)
@@ -152,10 +152,7 @@ extension BlinkWebEngine {
             Task.immediate { @MainActor [weak self] in
                 let reply = await answer(message)
                 guard let self, !self.isClosed else { return }
-                self.fire("Runtime.evaluate", [
-                    "expression": .string(BlinkUserContent.replyExpression(handler, id: id, reply: reply)),
-                    "contextId": .number(Double(context)), "silent": true,
-                ])
+                self.fire("Runtime.callFunctionOn", BlinkUserContent.replyCall(handler, id: Double(id) ?? 0, reply: reply, context: context))
             }
         }
     }
