@@ -28,6 +28,7 @@ enum BenchCommand: HybridCommand {
         ViewsBenchSuite.self,
         ServeBenchSuite.self,
         OfflineBenchSuite.self,
+        ProxyBenchSuite.self,
     ] }
 
     static let name = "bench"

@@ -1,0 +1,101 @@
+#if os(Linux)
+import Foundation
+import HybridCore
+import HybridGTK
+import HybridServer
+
+/// `hybrid bench proxy`: what carrying a request natively costs. The same page POSTs the same
+/// 64 KB body to the same loopback echo handler, once with the engine's own `fetch` and once
+/// through the request proxy (page hook → bridge → URLSession with the cookie jar → bridge →
+/// `Response`), interleaved in batches so both see the same machine load.
+enum ProxyBenchSuite: BenchSuite {
+    static let name = "proxy"
+    static let keys = """
+        A page on LoopbackServer POSTs a 64 KB binary body to /echo (the reply echoes it as base64) and
+        reads the JSON, in batches of 10 alternating between the engine's fetch and the proxied fetch
+        (N batches each, default 10, after a warm-up; median of the batches' per-request means):
+        native_fetch_ms    the engine's own fetch (its network process)
+        proxy_fetch_ms     the same request through RequestProxy (bridge + URLSession + CookieJar)
+        proxy_ratio        proxy_fetch_ms / native_fetch_ms (target at most 2)
+        """
+
+    @MainActor static func run(_ options: BenchOptions) async throws -> BenchReport {
+        let batches = max(options.iterations ?? 10, 1)
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        TestRoutes.install(on: server)
+        server.route("/bench/page") { _ in .html("<!doctype html><meta charset=utf-8><title>proxy bench</title><p>bench</p>") }
+        let port = server.url("/").port ?? 0
+        // Only /echo/proxied goes through the proxy; /echo stays with the engine. Same handler.
+        let policy = try ProxyPolicy(requests: ["http://127.0.0.1:\(port)/echo/proxied"])
+        let proxied = Counter()
+        let proxy = RequestProxy(policy: policy, jar: CookieJar()) { _ in proxied.add() }
+        let provider = try GTKEngineProvider(session: .ephemeral)
+        var configuration = HybridWebViewConfiguration()
+        configuration.modules = [ProxyModule(proxy: proxy, allowedOrigins: [OriginPattern("http://127.0.0.1:\(port)")])]
+        if let script = ProxyModule.userScript(policy: policy) { configuration.engine.userScripts.append(script) }
+        let view = try HybridWebView(provider: provider, configuration: configuration)
+        defer { view.close() }
+        try await loadFinished(view, server.url("/bench/page"))
+        let result = try await view.engine.callAsync("""
+            await window.hybrid.ready;
+            const body = new Uint8Array(65536);
+            for (let i = 0; i < body.length; i++) body[i] = i % 251;
+            const once = async (url) => {
+              const reply = await (await fetch(url, { method: 'POST', body })).json();
+              if (reply.bodyLength !== 65536) throw new Error('echo returned ' + reply.bodyLength + ' bytes');
+            };
+            const batch = async (url) => {
+              const start = performance.now();
+              for (let i = 0; i < 10; i++) await once(url);
+              return (performance.now() - start) / 10;
+            };
+            await batch(native); await batch(proxied);
+            const a = [], b = [];
+            for (let i = 0; i < batches; i++) { a.push(await batch(native)); b.push(await batch(proxied)); }
+            const median = (xs) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+            return [median(a), median(b), a, b];
+            """, arguments: ["native": .string(server.url("/echo").absoluteString),
+                             "proxied": .string(server.url("/echo/proxied").absoluteString),
+                             "batches": .number(Double(batches))])
+        guard let values = result.arrayValue?.compactMap(\.numberValue), values.count == 2, values[0] > 0 else {
+            throw HybridError.engine(.native(domain: "bench", code: 1, message: "unexpected result \(result.jsonText)"))
+        }
+        // Every proxied request, and only those, went through the proxy.
+        guard proxied.value == (batches + 1) * 10 else {
+            throw HybridError.engine(.native(domain: "bench", code: 2, message: "\(proxied.value) proxied requests, expected \((batches + 1) * 10)"))
+        }
+        if ProcessInfo.processInfo.environment["HYBRID_BENCH_VERBOSE"] != nil { print(result.jsonText) }
+        return BenchReport(values: [
+            ("native_fetch_ms", values[0]), ("proxy_fetch_ms", values[1]), ("proxy_ratio", values[1] / values[0]),
+        ])
+    }
+
+    /// Counts the proxy's records (its hook runs off the main thread).
+    private final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var count = 0
+        func add() { lock.withLock { count += 1 } }
+        var value: Int { lock.withLock { count } }
+    }
+
+    @MainActor private static func loadFinished(_ view: HybridWebView, _ url: URL) async throws {
+        var token: ObservationToken?
+        defer { token?.cancel() }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            var resumed = false
+            token = view.engine.observe { event in
+                guard !resumed else { return }
+                switch event {
+                case .loadFinished: resumed = true; continuation.resume()
+                case .loadFailed(_, let message, false):
+                    resumed = true
+                    continuation.resume(throwing: HybridError.engine(.loadFailed(url: url.absoluteString, message: message)))
+                default: break
+                }
+            }
+            view.load(url)
+        }
+    }
+}
+#endif
