@@ -55,16 +55,19 @@ extension HybridWebView: WebEngineDelegate {
             backNavigationPending = false
             if configuration.resetsTextSizeAfterBack { resetTextSize() }
         }
+        let isErrorPage = url != nil && url == failedLoadURL
+        failedLoadURL = nil
         guard let package = configuration.package, url?.scheme?.lowercased() == package.scheme else { return }
         if packageFailed {
             rollBackPackage(package)
-        } else {
+        } else if !isErrorPage {
             // The version loaded once: the previous one can go (file work off the main thread).
             Task.detached { try? package.installer.markLoaded(package.id) }
         }
     }
 
     func pageDidFail(_ url: URL?, message: String) {
+        failedLoadURL = url
         delegate?.webView(self, didFailLoad: LoadFailure(url: url, message: message, statusCode: nil))
         if let package = configuration.package, url?.scheme?.lowercased() == package.scheme {
             rollBackPackage(package)

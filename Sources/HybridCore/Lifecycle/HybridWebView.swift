@@ -68,6 +68,9 @@ public final class HybridWebView {
     var lastGoodTitle: String?
     var backNavigationPending = false
     var packageFailed = false
+    /// A load that failed: WebKit then shows its own error page for the same URL, whose
+    /// load-finished must not count as that page loading.
+    var failedLoadURL: URL?
     private var openDialogs: [WeakDialog] = []
     private var lastNewWindow: (url: URL, at: Double)?
     /// The URL the navigation policy last redirected to (its load is let through as is).

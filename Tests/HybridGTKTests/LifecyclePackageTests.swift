@@ -1,0 +1,69 @@
+import Foundation
+import HybridCore
+import HybridGTK
+import HybridServer
+import HybridTestSupport
+import Testing
+
+/// The container confirms a package version once its page has loaded and rolls back when it
+/// cannot load, with no app code in between.
+@Suite("Lifecycle: offline package versions", .serialized)
+@MainActor
+struct LifecyclePackageTests {
+    typealias Rig = OfflinePackageRig
+
+    func view(_ rig: Rig) throws -> HybridWebView {
+        var configuration = HybridWebViewConfiguration()
+        configuration.package = PackageBinding(installer: rig.installer, id: Rig.id, scheme: Rig.scheme)
+        return try HybridWebView(provider: try EngineHarness.provider(), configuration: configuration)
+    }
+
+    @Test func aLoadedVersionIsConfirmedAndReleasesThePrevious() async throws {
+        let rig = try Rig()
+        try rig.publish(version: 1, files: Rig.site(version: 1))
+        try await rig.updater.update(Rig.id)
+        let view = try view(rig)
+        defer { view.close() }
+        try await view.loadAndWait(rig.entryURL)
+        try await eventually("v1 confirmed") { rig.activeState == "current 1, confirmed" }
+
+        try rig.publish(version: 2, files: Rig.site(version: 2))
+        try await rig.updater.update(Rig.id)
+        #expect(rig.activeState == "current 2, previous 1, unconfirmed")
+        let recorder = EventRecorder(view.engine)
+        view.reload()
+        try await recorder.loadFinished()
+        try await view.engine.waitUntil("document.title == 'Shop v2'")
+        try await eventually("v2 confirmed") { rig.activeState == "current 2, confirmed" }
+    }
+
+    @Test func aVersionThatCannotLoadIsRolledBackAndTheViewReloads() async throws {
+        let rig = try Rig()
+        try rig.publish(version: 1, files: Rig.site(version: 1))
+        try await rig.updater.update(Rig.id)
+        let view = try view(rig)
+        defer { view.close() }
+        let delegate = LifecycleDelegate()
+        view.delegate = delegate
+        try await view.loadAndWait(rig.entryURL)
+        try await eventually("v1 confirmed") { rig.activeState == "current 1, confirmed" }
+
+        try rig.publish(version: 2, files: Rig.site(version: 2))
+        try await rig.updater.update(Rig.id)
+        // v2's entry is lost from the device and the origin is unreachable: its load fails.
+        let v2 = try rig.store.activePackage(Rig.id)
+        let entry = try #require(v2.manifest.file(at: v2.manifest.entry))
+        try FileManager.default.removeItem(at: v2.contentsURL(of: entry))
+        rig.originServer.stop()
+
+        view.load(rig.entryURL)
+        try await eventually("the failure reported") { !delegate.failures.isEmpty }
+        try await eventually("the rollback") { rig.store.state(Rig.id).rejected == [2] }
+        try await eventually("v1 shown again", timeout: 20) {
+            guard !view.engine.isLoading else { return false }
+            return (try? await view.engine.evaluate("document.title + ' ' + window.appVersion")) == "Shop v1 1"
+        }
+        try await eventually("v1 confirmed again") { rig.activeState == "current 1, confirmed" }
+        #expect(rig.store.state(Rig.id).rejected == [2])
+    }
+}
