@@ -166,6 +166,12 @@ export interface BuiltInModules {
 type Signature<M extends keyof BuiltInModules, A extends keyof BuiltInModules[M]> =
   BuiltInModules[M][A] extends ActionSignature<infer P, infer R> ? ActionSignature<P, R> : ActionSignature;
 
+/** The payload of the `resume` event. */
+export interface ResumeEvent {
+  reason: 'pageshow' | 'visible';
+  persisted: boolean;
+}
+
 /** `window.hybrid`. */
 export interface Hybrid {
   /**
@@ -187,6 +193,19 @@ export interface Hybrid {
    * @returns a function that removes the listener.
    */
   on<Payload = JSONValue>(event: string, handler: (payload: Payload) => void): () => void;
+  /**
+   * The page came back without `load` firing: restored from the page cache (`reason: 'pageshow'`,
+   * `persisted: true`) or its container became visible again (`reason: 'visible'`). Refresh here.
+   */
+  on(event: 'resume', handler: (payload: ResumeEvent) => void): () => void;
+
+  /**
+   * Registers the function the container calls for a snapshot instead of rendering the view
+   * (for canvas/WebGL content an engine snapshot shows blank). It returns a PNG data URL
+   * (`canvas.toDataURL('image/png')`) or a Promise of one; anything else, or a throw, falls
+   * back to the engine's snapshot. `null` unregisters it.
+   */
+  onSnapshot(capture: (() => string | Promise<string>) | null): void;
 
   /** Removes a listener; without `handler`, removes every listener of `event`. */
   off(event: string, handler?: (payload: any) => void): void;
