@@ -96,6 +96,18 @@ struct BridgeRouterTests {
         #expect(router.document?.nonce == "n3")
     }
 
+    @Test func aHelloThatOutrunsItsCommitKeepsItsDocument() async {
+        let router = await makeRouter()
+        _ = await router.receive(Wire.hello("n2"), origin: appOrigin)   // new document, commit not yet seen
+        let early = router.document
+        router.beginDocument()                                          // its commit arrives late
+        #expect(router.document == early)
+        #expect(Wire.value(await router.receive(Wire.call(id: 1, action: "echo", params: "1", nonce: "n2"), origin: appOrigin)) == 1)
+        router.beginDocument()                                          // the next document's commit
+        #expect(router.document?.nonce == nil)
+        #expect(Wire.code(await router.receive(Wire.call(id: 2, action: "echo", nonce: "n2"), origin: appOrigin)) == "denied")
+    }
+
     @Test func helloIsAcknowledgedWithVersionAndTheOriginsModules() async {
         let router = BridgeRouter(modules: [ProbeModule(), DeviceModule()])
         router.beginDocument()

@@ -12,6 +12,7 @@ private func bridgeTypesAreSendable() {
     requireSendable(BridgeAction.self)
     requireSendable(BridgeCallContext.self)
     requireSendable(BridgeEmpty.self)
+    requireSendable(BridgeBytes.self)
     requireSendable(BridgeDecoder.self)
     requireSendable(BridgeDecoder.Failure.self)
     requireSendable(BridgeOrigin.self)

@@ -69,6 +69,8 @@ public final class BridgeRouter {
     /// The main frame's current document, if one has begun.
     public internal(set) var document: BridgeDocument?
     var generation = 0
+    /// A hello began the current document before its commit was reported (see ``beginDocument()``).
+    private var helloBeganDocument = false
     var decoder: BridgeDecoder
     var calls = BridgeCallTable()
     private var moduleNamesByOrigin: [BridgeOrigin?: [String]] = [:]
@@ -114,6 +116,11 @@ public final class BridgeRouter {
     /// for the host to deliver; in ``NonceMode/announced`` mode the document's hello sets it.
     @discardableResult
     public func beginDocument() -> BridgeDocument {
+        // The new document's hello outran its commit report: that hello already began it.
+        if helloBeganDocument, let document {
+            helloBeganDocument = false
+            return document
+        }
         generation += 1
         let nonce = nonceMode == .issued ? Self.makeNonce() : nil
         let document = BridgeDocument(generation: generation, nonce: nonce)
@@ -127,15 +134,18 @@ public final class BridgeRouter {
     func adoptAnnounced(nonce: String) {
         if let document, document.nonce == nil {
             self.document = BridgeDocument(generation: document.generation, nonce: nonce)
+            helloBeganDocument = false
         } else {
             generation += 1
             document = BridgeDocument(generation: generation, nonce: nonce)
             dropCalls(except: generation)
+            helloBeganDocument = true
         }
     }
 
     /// The main frame has no bridge document any more (closed, crashed): pending replies are dropped.
     public func endDocument() {
+        helloBeganDocument = false
         generation += 1
         document = nil
         dropCalls(except: generation)
