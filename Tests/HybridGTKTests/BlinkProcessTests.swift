@@ -88,6 +88,31 @@ struct BlinkProcessTests {
         #expect(!provider.isBrowserRunning)
     }
 
+    @Test func aWindowedBrowserRunsWhenADisplayExists() async throws {
+        guard ProcessInfo.processInfo.environment["DISPLAY"] != nil else {
+            BlinkHarness.skip("aWindowedBrowserRunsWhenADisplayExists", "no DISPLAY")
+            return
+        }
+        let provider = try BlinkEngineProvider(headless: false)
+        #expect(!provider.headless)
+        let engine = try provider.makeBlinkEngine(BlinkHarness.pages(BlinkPages(["w.html": "<title>W</title><p>windowed</p>"])))
+        try await engine.loadAndWait(BlinkHarness.url("w.html"))
+        #expect(try await engine.evaluate("document.body.textContent") == "windowed")
+        engine.close()
+        await provider.shutdown()
+    }
+
+    @Test func setVisibleChangesThePagesVisibility() async throws {
+        let engine = try BlinkHarness.makeEngine()
+        defer { engine.close() }
+        try await engine.loadHTMLAndWait("<p>v</p>")
+        #expect(try await engine.evaluate("document.visibilityState") == "visible")
+        engine.setVisible(false)
+        try await engine.waitUntil("document.visibilityState === 'hidden'", timeout: 5)
+        engine.setVisible(true)
+        try await engine.waitUntil("document.visibilityState === 'visible'", timeout: 5)
+    }
+
     @Test func viewsOfOneProviderShareCookies() async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
