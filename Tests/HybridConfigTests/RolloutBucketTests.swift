@@ -2,6 +2,8 @@ import Foundation
 import HybridCore
 import Testing
 
+/// The statistical tests hash hundreds of thousands of ids: they run off the cooperative pool
+/// (see `offPool`), so suites running beside them keep their timing.
 @Suite("Rollout buckets")
 struct RolloutBucketTests {
     @Test func sameInstallAndRuleAlwaysLandInTheSameBucket() {
@@ -16,12 +18,15 @@ struct RolloutBucketTests {
         #expect(RolloutBucket(installID: "", ruleID: "default").value == RolloutBucket.pinnedEmpty)
     }
 
-    @Test func bucketsAreUniformByChiSquare() {
+    @Test func bucketsAreUniformByChiSquare() async throws {
         // 200 000 sequential ids (the adversarial case: they differ in a few characters) into 100 bins.
         let samples = 200_000, bins = 100
-        var counts = [Int](repeating: 0, count: bins)
-        for index in 0..<samples {
-            counts[RolloutBucket(installID: "device-\(index)", ruleID: "rule-a").value * bins / RolloutBucket.count] += 1
+        let counts = try await offPool {
+            var counts = [Int](repeating: 0, count: bins)
+            for index in 0..<samples {
+                counts[RolloutBucket(installID: "device-\(index)", ruleID: "rule-a").value * bins / RolloutBucket.count] += 1
+            }
+            return counts
         }
         let expected = Double(samples) / Double(bins)
         let chiSquare = counts.reduce(0.0) { $0 + pow(Double($1) - expected, 2) / expected }
@@ -31,12 +36,13 @@ struct RolloutBucketTests {
         #expect(worst < 0.10, "max deviation \(worst)")   // 4.5 sigma at 2000 per bin
     }
 
-    @Test func rolloutSharesAreWhatTheySay() {
+    @Test func rolloutSharesAreWhatTheySay() async throws {
         let samples = 100_000
+        let buckets = try await offPool {
+            (0..<samples).map { RolloutBucket(installID: UUID(uuid: Self.uuid($0)).uuidString, ruleID: "r") }
+        }
         for percent in [0.0, 1, 10, 12.5, 50, 99, 100] {
-            let included = (0..<samples).filter {
-                RolloutBucket(installID: UUID(uuid: Self.uuid($0)).uuidString, ruleID: "r").isIncluded(inRollout: percent)
-            }.count
+            let included = buckets.filter { $0.isIncluded(inRollout: percent) }.count
             let share = Double(included) * 100 / Double(samples)
             #expect(abs(share - percent) < 0.5, "\(percent)% rollout included \(share)%")
         }
@@ -50,13 +56,15 @@ struct RolloutBucketTests {
         }
     }
 
-    @Test func rulesBucketIndependently() {
+    @Test func rulesBucketIndependently() async throws {
         // Two 10 % rules should share about 1 % of installs, not 10 %.
         let samples = 50_000
-        let both = (0..<samples).filter {
-            RolloutBucket(installID: "x\($0)", ruleID: "a").isIncluded(inRollout: 10)
-                && RolloutBucket(installID: "x\($0)", ruleID: "b").isIncluded(inRollout: 10)
-        }.count
+        let both = try await offPool {
+            (0..<samples).filter {
+                RolloutBucket(installID: "x\($0)", ruleID: "a").isIncluded(inRollout: 10)
+                    && RolloutBucket(installID: "x\($0)", ruleID: "b").isIncluded(inRollout: 10)
+            }.count
+        }
         let share = Double(both) / Double(samples)
         #expect(abs(share - 0.01) < 0.003, "overlap \(share)")
     }

@@ -79,7 +79,8 @@ struct ServeHostileTests {
             "/sub/../../secret.txt", "/link.txt", "/%00", "/data.txt%00.html", "//secret.txt", "/./../secret.txt",
         ]
         for path in attempts {
-            let response = RawSocket.exchange(port: site.port, "GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let port = site.port
+            let response = try await offPool { RawSocket.exchange(port: port, "GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") }
             let status = RawSocket.status(of: response)
             #expect(status.map { (400...499).contains($0) } == true, "\(path) → \(String(describing: status))")
             #expect(!response.contains(ServedSite.secret), "\(path) leaked the secret")
@@ -96,7 +97,8 @@ struct ServeHostileTests {
             ("GET /data.txt?\(String(repeating: "q", count: 10_000)) HTTP/1.1\r\nHost: x\r\n\r\n", 414),
         ]
         for (request, expected) in refused {
-            let status = RawSocket.status(of: RawSocket.exchange(port: site.port, request))
+            let port = site.port
+            let status = RawSocket.status(of: try await offPool { RawSocket.exchange(port: port, request) })
             #expect(status == expected, "\(request.prefix(30)) → \(String(describing: status))")
             #expect(try await site.stillServes())
         }
@@ -104,7 +106,8 @@ struct ServeHostileTests {
         // never the file, and the server goes on.
         for request in ["GET /data.txt HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 300_000))\r\n\r\n",
                         "GET /data.txt HTTP/1.1\r\nHost: x\r\n" + (0..<20_000).map { "X-H\($0): v\r\n" }.joined() + "\r\n"] {
-            let status = RawSocket.status(of: RawSocket.exchange(port: site.port, request))
+            let port = site.port
+            let status = RawSocket.status(of: try await offPool { RawSocket.exchange(port: port, request) })
             #expect(status.map { (400...499).contains($0) } ?? true, "\(request.prefix(30)) → \(String(describing: status))")
             #expect(try await site.stillServes())
         }
@@ -115,7 +118,8 @@ struct ServeHostileTests {
         for request in ["GARBAGE\r\n\r\n", "GET\r\n\r\n", "GET /data.txt HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n",
                         "POST /data.txt HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc", "DELETE /data.txt HTTP/1.1\r\nHost: x\r\n\r\n",
                         "GET /data.txt HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab"] {
-            let status = RawSocket.status(of: RawSocket.exchange(port: site.port, request))
+            let port = site.port
+            let status = RawSocket.status(of: try await offPool { RawSocket.exchange(port: port, request) })
             #expect(status.map { (400...499).contains($0) } == true, "\(request.prefix(40)) → \(String(describing: status))")
         }
         #expect(try await site.stillServes())
@@ -167,31 +171,39 @@ struct ServeHostileTests {
         #expect(lines.contains { $0.contains("\"GET /missing\" 404") })
     }
 
-    @Test func hybridServeStartsPrintsReadyAndStopsCleanlyOnSignals() throws {
+    @Test func hybridServeStartsPrintsReadyAndStopsCleanlyOnSignals() async throws {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("hybrid")
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             Issue.record("hybrid binary not built beside the tests at \(binary.path)")
             return
         }
         let site = try ServedSite()
-        for signal in [SIGINT, SIGTERM] {
-            let process = Process()
-            process.executableURL = binary
-            process.arguments = ["serve", site.server.root.path, "--port", "0"]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            var text = ""
-            let deadline = Date().addingTimeInterval(10)
-            while !text.contains("ready\n"), Date() < deadline, process.isRunning {
-                text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        let root = site.server.root
+        let outcomes = try await offPool { () throws -> [(Int32, Int32, Process.TerminationReason, String)] in
+            var outcomes: [(Int32, Int32, Process.TerminationReason, String)] = []
+            for signal in [SIGINT, SIGTERM] {
+                let process = Process()
+                process.executableURL = binary
+                process.arguments = ["serve", root.path, "--port", "0"]
+                let output = Pipe()
+                process.standardOutput = output
+                try process.run()
+                var text = ""
+                let deadline = Date().addingTimeInterval(10)
+                while !text.contains("ready\n"), Date() < deadline, process.isRunning {
+                    text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+                }
+                kill(process.processIdentifier, signal)
+                process.waitUntilExit()
+                text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                outcomes.append((signal, process.terminationStatus, process.terminationReason, text))
             }
-            #expect(text.contains("serving ") && text.contains("http://127.0.0.1:"))
-            #expect(text.contains("ready"))
-            kill(process.processIdentifier, signal)
-            process.waitUntilExit()
-            text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            #expect(process.terminationReason == .exit && process.terminationStatus == 0, "signal \(signal)")
+            return outcomes
+        }
+        for (signal, status, reason, text) in outcomes {
+            #expect(text.contains("serving ") && text.contains("http://127.0.0.1:"), "signal \(signal)")
+            #expect(text.contains("ready\n"))
+            #expect(reason == .exit && status == 0, "signal \(signal)")
             #expect(text.hasSuffix("stopped\n"))
         }
     }

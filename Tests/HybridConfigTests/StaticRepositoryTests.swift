@@ -78,7 +78,7 @@ struct StaticRepositoryTests {
             defer { server.stop() }
             return try await body(server.url)
         case .nginx:
-            let nginx = try NginxProcess(root: repository)
+            let nginx = try await offPool { try NginxProcess(root: repository) }
             defer { nginx.stop() }
             return try await body(nginx.url("/"))
         }

@@ -143,17 +143,12 @@ public final class RemoteConfigClient: @unchecked Sendable {
     /// Refreshes now and then every ``Options/refreshInterval`` until ``stop()``. Failures are
     /// reported to `onRefresh` and never clear the held document.
     public func start() {
-        let interval = max(1, options.refreshInterval)
+        let interval = max(0.1, options.refreshInterval)
+        // The loop holds the client only while a refresh runs, never while it sleeps, so a
+        // client dropped without `stop()` still goes away (and its deinit cancels the loop).
         let task = Task { [weak self] in
             while !Task.isCancelled {
-                guard let self else { return }
-                let result: Result<RefreshOutcome, HybridError>
-                do {
-                    result = .success(try await self.refresh())
-                } catch {
-                    result = .failure(error as? HybridError ?? .cfg(.internalError("\(error)")))
-                }
-                self.onRefresh?(result)
+                guard let refreshed = await self?.refreshAndReport(), refreshed else { return }
                 try? await Task.sleep(nanoseconds: UInt64(interval * 1_000_000_000))
             }
         }
@@ -161,6 +156,18 @@ public final class RemoteConfigClient: @unchecked Sendable {
             periodic?.cancel()
             periodic = task
         }
+    }
+
+    /// One periodic refresh, reported to `onRefresh`. Always `true` (the loop's keep-going flag).
+    private func refreshAndReport() async -> Bool {
+        let result: Result<RefreshOutcome, HybridError>
+        do {
+            result = .success(try await refresh())
+        } catch {
+            result = .failure(error as? HybridError ?? .cfg(.internalError("\(error)")))
+        }
+        onRefresh?(result)
+        return true
     }
 
     /// Stops periodic refreshes.

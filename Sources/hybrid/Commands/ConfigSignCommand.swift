@@ -32,9 +32,9 @@ enum ConfigSignCommand: HybridCommand {
         guard let repo else { return 0 }
 
         let target = URL(fileURLWithPath: repo).appendingPathComponent(ConfigRepositoryLayout.document)
-        if let existing = FileManager.default.contents(atPath: target.path), let old = try? RemoteConfig.decode(existing),
-           old.version >= config.version {
-            throw HybridError.config(.versionRollback(offered: config.version, current: old.version))
+        if let existing = FileManager.default.contents(atPath: target.path), let old = try? RemoteConfig.decode(existing) {
+            if old.version == config.version { throw HybridError.config(.versionReused(config.version)) }
+            if old.version > config.version { throw HybridError.config(.versionRollback(offered: config.version, current: old.version)) }
         }
         try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
         // Document first, then signature: a client fetching in between sees a signature that does
