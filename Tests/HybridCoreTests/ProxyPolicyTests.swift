@@ -1,0 +1,52 @@
+import Foundation
+@testable import HybridCore
+import Testing
+
+@Suite("ProxyPolicy")
+struct ProxyPolicyTests {
+    @Test func matchesRequestsAndPages() throws {
+        let policy = try ProxyPolicy(requests: ["https://api.example.com/v1/*", "*://*.cdn.example.com"],
+                                     pages: ["app://*", "https://m.example.com"])
+        #expect(policy.proxies(URL(string: "https://api.example.com/v1/items?x=1")!))
+        #expect(!policy.proxies(URL(string: "https://api.example.com/v2/items")!))
+        #expect(policy.proxies(URL(string: "http://img.cdn.example.com/a.png")!))
+        #expect(!policy.proxies(URL(string: "https://api.example.com.evil.com/v1/")!))
+        // Only http(s) leaves through the proxy, whatever the patterns say.
+        #expect(!(try ProxyPolicy(requests: ["*"])).proxies(URL(string: "file:///etc/passwd")!))
+        #expect(policy.applies(toPage: URL(string: "app://pkg/index.html")!))
+        #expect(!policy.applies(toPage: URL(string: "https://other.example.com/")!))
+        #expect(!ProxyPolicy.disabled.applies(toPage: URL(string: "app://pkg/")!))
+    }
+
+    @Test func remoteConfigCanSwitchItOff() throws {
+        let policy = try ProxyPolicy(requests: ["*"])
+        #expect(!policy.applying(FeatureSet(requestProxy: false)).proxies(URL(string: "https://a.b/")!))
+        #expect(policy.applying(FeatureSet(requestProxy: true)).proxies(URL(string: "https://a.b/")!))
+        #expect(ProxyModule.userScript(policy: policy.applying(FeatureSet(requestProxy: false))) == nil)
+    }
+
+    @Test func headerRulesApplyToMatchingURLsOnly() throws {
+        var policy = try ProxyPolicy(requests: ["*"])
+        policy.headerRules = [.init(try ConfigURLPattern("https://api.example.com"), headers: ["Authorization": "Bearer t"])]
+        #expect(policy.extraHeaders(for: URL(string: "https://api.example.com/x")!) == ["Authorization": "Bearer t"])
+        #expect(policy.extraHeaders(for: URL(string: "https://evil.com/x")!).isEmpty)
+    }
+
+    @Test func invalidPatternsAreRefused() {
+        #expect(throws: HybridError.self) { try ProxyPolicy(requests: ["https://a.com/?x"]) }
+    }
+
+    /// Foundation on Linux joins several `Set-Cookie` fields with `, `; an `Expires` date has a comma too.
+    @Test func splitsJoinedSetCookieHeaders() {
+        let joined = "a=1; Path=/; Expires=Wed, 09 Jun 2100 10:18:14 GMT, b=2; HttpOnly, c=x,y; Path=/"
+        #expect(ProxyHeaders.splitSetCookie(joined) == ["a=1; Path=/; Expires=Wed, 09 Jun 2100 10:18:14 GMT", "b=2; HttpOnly", "c=x,y; Path=/"])
+        #expect(ProxyHeaders.splitSetCookie("solo=1") == ["solo=1"])
+    }
+
+    @Test func wireTypesRoundTrip() throws {
+        let request = ProxyRequest(url: "https://a.b/", method: "POST", headers: [["Content-Type", "text/plain"]], body: "aGk=")
+        let decoded = try JSONDecoder().decode(ProxyRequest.self, from: JSONEncoder().encode(request))
+        #expect(decoded == request)
+        #expect(decoded.header("content-type") == "text/plain")
+    }
+}
