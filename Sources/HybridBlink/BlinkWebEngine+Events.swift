@@ -52,9 +52,9 @@ extension BlinkWebEngine {
     // MARK: Loading
 
     private func requestWillBeSent(_ params: JSONValue) {
-        guard params.string("type") == "Document", params.string("frameId") == targetID,
-              let url = params["request"]?.string("url").flatMap(URL.init(string:)), let id = params.string("requestId")
-        else { return }
+        guard params.string("type") == "Document", let text = params["request"]?.string("url") else { return }
+        if params["hasUserGesture"] != nil { documentGestures[text] = params.flag("hasUserGesture") }
+        guard params.string("frameId") == targetID, let url = URL(string: text), let id = params.string("requestId") else { return }
         documentRequests[id] = url
         if params["redirectResponse"] != nil {
             emit(.loadRedirected(url))

@@ -35,7 +35,8 @@ extension BlinkWebEngine {
         }
         let action = NavigationAction(
             request: EngineRequest(url: url, method: schemeRequest.method, headers: schemeRequest.headers, body: schemeRequest.body),
-            type: type, isMainFrame: isMainFrame, isRedirect: params["redirectedRequestId"] != nil)
+            type: type, isMainFrame: isMainFrame, isUserGesture: documentGestures.removeValue(forKey: url.absoluteString) ?? false,
+            isRedirect: params["redirectedRequestId"] != nil)
         Task.immediate { @MainActor [weak self] in
             guard let self else { return }
             let policy = if let delegate = self.delegate { await delegate.engine(self, decidePolicyFor: action) } else { NavigationActionPolicy.allow }
@@ -72,11 +73,11 @@ extension BlinkWebEngine {
             overrides["headers"] = .array(request.headers.map { ["name": .string($0.name), "value": .string($0.value)] })
             if let body = load.body { overrides["postData"] = .string(body.base64EncodedString()) }
         }
-        serveOrContinue(id, request, overrides: overrides)
+        serveOrContinue(id, request, overrides: overrides, isMainDocument: isMainFrame)
     }
 
     /// Hands the request to the configuration's handler for its scheme, or lets it through.
-    private func serveOrContinue(_ id: String, _ request: SchemeRequest, overrides: [String: JSONValue] = [:]) {
+    private func serveOrContinue(_ id: String, _ request: SchemeRequest, overrides: [String: JSONValue] = [:], isMainDocument: Bool = false) {
         guard let scheme = request.url.scheme?.lowercased(), let handler = configuration.schemeHandlers[scheme] else {
             var params = overrides
             params["requestId"] = .string(id)
@@ -91,6 +92,17 @@ extension BlinkWebEngine {
                 switch response.body {
                 case .data(let data): body = data
                 case .stream(let chunks, _): for try await chunk in chunks { body.append(chunk) }
+                }
+                // A document the handler served is shown to the response policy as a network one would be.
+                if isMainDocument, let self, let delegate = self.delegate {
+                    let mimeType = response.header("Content-Type")?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+                    let policy = await delegate.engine(self, decidePolicyFor: NavigationResponse(
+                        url: request.url, statusCode: response.status, mimeType: mimeType, headers: response.headers,
+                        isMainFrame: true, canShowMIMEType: mimeType.map(Self.canShow) ?? true))
+                    guard policy == .allow else {
+                        self.fire("Fetch.failRequest", ["requestId": .string(id), "errorReason": "Aborted"])
+                        return
+                    }
                 }
                 self?.fulfill(id, SchemeResponse(status: response.status, headers: response.headers, body: .data(body)))
             } catch {

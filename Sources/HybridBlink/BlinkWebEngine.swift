@@ -52,6 +52,8 @@ public final class BlinkWebEngine: WebEngine {
     var pendingDocuments: [String: (body: Data, contentType: String)] = [:]
     /// Why each upcoming navigation was requested (Page.frameRequestedNavigation), by URL.
     var navigationReasons: [String: String] = [:]
+    /// Whether a user gesture started each upcoming document request (Network.requestWillBeSent), by URL.
+    var documentGestures: [String: Bool] = [:]
     var historyNavigationPending = false
     /// Main-frame document requests in flight (Network requestId → URL), for load failures.
     var documentRequests: [String: URL] = [:]
