@@ -27,7 +27,7 @@ struct LifecycleContentTests {
         configuration.serveLocalDirectory(directory, scheme: "local")
         let view = try rig.view(configuration)
         try await view.loadAndWait(URL(string: "local://app/index.html")!)
-        #expect(view.state.title == "Local")
+        try await eventually("the title") { view.state.title == "Local" }
         #expect(try await view.engine.evaluate("getComputedStyle(p).color") == "rgb(1, 2, 3)")
         #expect(try await view.engine.evaluate("window.fromScript") == "ran")
         #expect(try await view.page("return (await (await fetch('data.json')).json()).answer;") == 42)
@@ -135,7 +135,7 @@ struct LifecycleContentTests {
         await view.load(url, preloaded: page)
         try await recorder.next("the page") { if case .loadFinished(let u) = $0 { u == url } else { false } }
         #expect(view.state.url == url)
-        #expect(view.state.title == "Pre")
+        try await eventually("the title") { view.state.title == "Pre" }
         #expect(try await view.engine.evaluate("history.length") == 1)
         try await view.engine.waitUntil("window.relative === '/pre/page'")
         #expect(try await view.engine.evaluate("location.href") == .string(url.absoluteString))

@@ -71,8 +71,8 @@ public final class HybridWebView {
     /// A load that failed: WebKit then shows its own error page for the same URL, whose
     /// load-finished must not count as that page loading.
     var failedLoadURL: URL?
-    private var openDialogs: [WeakDialog] = []
-    private var lastNewWindow: (url: URL, at: Double)?
+    var openDialogs: [WeakDialog] = []
+    var lastNewWindow: (url: URL, at: Double)?
     /// The URL the navigation policy last redirected to (its load is let through as is).
     var navigationRedirect: URL?
     let start = Date()
@@ -292,34 +292,7 @@ public final class HybridWebView {
         }
     }
 
-    // MARK: Dialogs
-
-    func presentDialog(_ completion: ScriptDialogCompletion) {
-        guard !isClosed, isVisible, !isInTransition, let delegate else {
-            completion.completeWithSafeDefault()
-            return
-        }
-        openDialogs.removeAll { $0.value?.isCompleted ?? true }
-        openDialogs.append(WeakDialog(completion))
-        delegate.webView(self, runDialog: completion)
-    }
-
-    /// Answers every open dialog with its safe default (hidden, closed, in transition, pooled).
-    func dismissDialogs() {
-        let dialogs = openDialogs
-        openDialogs.removeAll()
-        for dialog in dialogs { dialog.value?.completeWithSafeDefault() }
-    }
-
-    func newWindowRequested(_ action: NavigationAction) {
-        // WebKit may ask twice for one window.open (policy and create); the app hears of it once.
-        if let last = lastNewWindow, last.url == action.request.url, now - last.at < 0.5 { return }
-        lastNewWindow = (action.request.url, now)
-        delegate?.webView(self, requestsNewWindow: NewWindowRequest(
-            url: action.request.url, openerURL: engine.url, isUserGesture: action.isUserGesture))
-    }
-
-    // MARK: Visibility, media, snapshots, closing
+    // MARK: Visibility and closing
 
     /// Shows or hides the view. Hiding answers open dialogs with their safe defaults. Showing it
     /// again probes for a white screen (liveness, blank page) and recovers, then emits
@@ -333,36 +306,6 @@ public final class HybridWebView {
         } else {
             Task { [weak self] in await self?.didBecomeVisible() }
         }
-    }
-
-    /// Pauses every playing audio and video element. Returns how many were playing.
-    @discardableResult
-    public func pauseMedia() async -> Int {
-        guard !isClosed, engine.isAlive, hasNavigated else { return 0 }
-        let engine = self.engine
-        let value = await WhiteScreenDetector.withTimeout(1) { try? await engine.evaluate(ContainerScripts.pauseMedia) }
-        return (value ?? nil)?.numberValue.map { Int($0) } ?? 0
-    }
-
-    /// PNG data of the visible page. A page that registered a capture function
-    /// (`hybrid.onSnapshot(() => canvas.toDataURL())`, for WebGL/canvas content an engine
-    /// snapshot renders blank) is asked first; otherwise the engine renders the view.
-    /// - Throws: `HybridError.engine(.snapshotFailed)` and the engine's errors.
-    public func snapshot() async throws -> Data {
-        if engine.isAlive, hasNavigated {
-            let engine = self.engine
-            let value = await WhiteScreenDetector.withTimeout(2) { try? await engine.callAsync(ContainerScripts.pageSnapshot) }
-            if case .string(let dataURL)?? = value, let png = Self.pngData(fromDataURL: dataURL) { return png }
-        }
-        return try await engine.snapshot()
-    }
-
-    /// The bytes of a `data:image/png;base64,…` URL.
-    static func pngData(fromDataURL text: String) -> Data? {
-        let prefix = "data:image/png;base64,"
-        guard text.hasPrefix(prefix), let data = Data(base64Encoded: String(text.dropFirst(prefix.count))),
-              data.starts(with: [0x89, 0x50, 0x4E, 0x47]) else { return nil }
-        return data
     }
 
     /// Tears the view down: open dialogs get their safe defaults, pending bridge calls fail,
@@ -380,10 +323,4 @@ public final class HybridWebView {
         engine.setVisible(false)
         engine.close()
     }
-}
-
-/// An open dialog, held weakly: if the delegate drops it, it answers itself.
-private final class WeakDialog {
-    weak var value: ScriptDialogCompletion?
-    init(_ value: ScriptDialogCompletion) { self.value = value }
 }
