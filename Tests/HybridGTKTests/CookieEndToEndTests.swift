@@ -109,6 +109,12 @@ struct CookieEndToEndTests {
         #expect(rig.jar.allCookies.first { $0.name == "http_only" }?.httpOnly == true)
         #expect(rig.jar.allCookies.first { $0.name == "scoped" }?.path == "/cookies/scoped")
         #expect(rig.jar.allCookies.first { $0.name == "persistent" }?.expires != nil)
+        // What the page itself sees: never HttpOnly, never Secure on http, never another path's.
+        try await rig.open(rig.url("/cookies/page"), in: engine)
+        let seen = try await rig.documentCookie(engine)
+        #expect(seen.contains("plain=p1") && seen.contains("persistent=m1"))
+        for hidden in ["http_only", "secure", "scoped", "expired"] { #expect(!seen.contains(hidden), "\(hidden)") }
+        #expect(try await rig.serverSawCookies(engine).contains("http_only"))
 
         _ = try await engine.evaluate("document.cookie = 'fromjs=j1; path=/'")
         await rig.sync.pullFromEngine()
