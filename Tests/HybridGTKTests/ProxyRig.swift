@@ -17,8 +17,14 @@ final class ProxyRig {
     /// The page the tests run in (`/proxy/page` on 127.0.0.1).
     let pageURL: URL
 
-    /// - Parameter configure: Adjusts the default policy (both loopback hosts proxied).
-    init(pages: [String]? = nil, configure: (inout ProxyPolicy) -> Void = { _ in }) throws {
+    /// The offline-package stand-in: `app://pkg/…` served from a directory by the container.
+    static let packageOrigin = "app://pkg"
+    private var packageRoot: URL?
+
+    /// - Parameters:
+    ///   - package: Files to serve on `app://pkg/` (a page from an offline package).
+    ///   - configure: Adjusts the default policy (both loopback hosts proxied).
+    init(pages: [String]? = nil, package: [String: String] = [:], configure: (inout ProxyPolicy) -> Void = { _ in }) throws {
         server = try LoopbackServer()
         TestRoutes.install(on: server)
         server.route("/proxy/page") { _ in
@@ -38,13 +44,21 @@ final class ProxyRig {
         pageURL = server.url("/proxy/page")
         let port = pageURL.port ?? 0
         var policy = try ProxyPolicy(requests: ["http://127.0.0.1:\(port)/*", "http://localhost:\(port)/*"],
-                                     pages: pages ?? ["http://127.0.0.1:\(port)"])
+                                     pages: pages ?? ["http://127.0.0.1:\(port)", "\(Self.packageOrigin)/*"])
         configure(&policy)
         self.policy = policy
         let records = self.records
         let proxy = RequestProxy(policy: policy, jar: jar) { record in records.mutate { $0.append(record) } }
         var configuration = HybridWebViewConfiguration()
-        configuration.modules = [ProxyModule(proxy: proxy, allowedOrigins: [OriginPattern("http://127.0.0.1:\(port)")])]
+        if !package.isEmpty {
+            let root = FileManager.default.temporaryDirectory.appendingPathComponent("hk-proxy-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+            for (name, text) in package { try Data(text.utf8).write(to: root.appendingPathComponent(name)) }
+            configuration.serveLocalDirectory(root, scheme: "app")
+            packageRoot = root
+        }
+        configuration.modules = [ProxyModule(proxy: proxy, allowedOrigins: [OriginPattern("http://127.0.0.1:\(port)"),
+                                                                            OriginPattern(Self.packageOrigin)])]
         if let script = ProxyModule.userScript(policy: policy) { configuration.engine.userScripts.append(script) }
         view = try HybridWebView(provider: provider, configuration: configuration)
     }
@@ -65,6 +79,7 @@ final class ProxyRig {
     var recordCount: Int { records.value.count }
 
     func close() {
+        if let packageRoot { try? FileManager.default.removeItem(at: packageRoot) }
         view.close()
         server.stop()
     }
