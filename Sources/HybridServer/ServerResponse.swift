@@ -6,6 +6,7 @@ public struct ServerResponse: Sendable {
     public var status: Int
     /// Response headers; repeated fields (several `Set-Cookie`) are sent as separate lines.
     public var headers: HTTPHeaders
+    /// The complete body (the server announces its length).
     public var body: Data
     /// Hold the whole response back this long (a slow server). The server thread keeps serving
     /// other requests meanwhile: the message is paused and resumed by a GLib timeout.
@@ -24,6 +25,7 @@ public struct ServerResponse: Sendable {
         }
     }
 
+    /// A response; without a `Content-Type` header libsoup sends none.
     public init(status: Int = 200, headers: HTTPHeaders = [:], body: Data = Data(), delay: Duration? = nil, pacing: Pacing? = nil) {
         self.status = status
         self.headers = headers

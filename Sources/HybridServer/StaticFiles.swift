@@ -20,6 +20,8 @@ public struct StaticFiles: Sendable {
     private let encoder = GzipEncoding()
     #endif
 
+    /// Serves `root` for requests below `prefix` (install with ``LoopbackServer/serveDirectory(_:at:)``
+    /// or call ``respond(to:)`` from a route of your own).
     public init(root: URL, prefix: String = "/") {
         self.root = root.standardizedFileURL.resolvingSymlinksInPath()
         self.prefix = prefix

@@ -48,6 +48,7 @@ public final class CookieJar: @unchecked Sendable {
         var sequence: UInt64
     }
 
+    /// The rules this jar applies.
     public let policy: Policy
     /// The file the jar writes through to, if any.
     public let fileURL: URL?

@@ -17,7 +17,9 @@ import Foundation
 /// All work runs on the main actor, one step at a time, in the order it arrived.
 @MainActor
 public final class CookieSync {
+    /// The app's jar: the source of truth.
     public let jar: CookieJar
+    /// The engine's store (shared by every view of one provider).
     public let store: any EngineCookieStore
 
     /// What the store held after the last step, by cookie identity.
@@ -37,6 +39,7 @@ public final class CookieSync {
         case barrier(CheckedContinuation<Void, Never>)
     }
 
+    /// A sync between `jar` and `store`; nothing moves until ``start()``.
     public init(jar: CookieJar, store: any EngineCookieStore) {
         self.jar = jar
         self.store = store

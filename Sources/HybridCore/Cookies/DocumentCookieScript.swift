@@ -17,6 +17,7 @@ public struct DocumentCookieScript: Sendable {
     public let cookies: [Cookie]
     /// When the script was made; it does nothing after `created + validity`.
     public let created: Date
+    /// How long after ``created`` the script still applies (seconds).
     public let validity: TimeInterval
 
     /// The script for `url` from `jar`'s current state.
