@@ -136,8 +136,12 @@
   function envelope(call) {
     // `v` and `id` come first: the container reads the id from the first bytes of a message
     // it refuses to parse (too large), so it can still answer this call.
+    // Only objects can hold bytes; a replacer takes JSON.stringify off its fast path, so
+    // strings and numbers (a large string is the common bulk payload) go without one.
+    var params = call.params;
     return JSON.stringify({ v: 1, id: call.id, module: call.module, action: call.action,
-      params: call.params, nonce: nonce, timeout: call.timeout }, replacer);
+      params: params, nonce: nonce, timeout: call.timeout },
+      params !== null && typeof params === 'object' ? replacer : undefined);
   }
 
   function transmit(call) {
