@@ -51,6 +51,7 @@ public struct BridgeAction: Sendable {
 ///
 /// Decodes from anything (`{}`, `null`, a missing `params`), so pages may pass what they like.
 public struct BridgeEmpty: Codable, Sendable, Hashable {
+    /// The empty value.
     public init() {}
     public init(from decoder: any Decoder) throws {}
     public func encode(to encoder: any Encoder) throws {

@@ -10,8 +10,10 @@ import Foundation
 /// await hybrid.call('files', 'write', { name: 'a.bin', bytes: new Uint8Array([1, 2]) });
 /// ```
 public struct BridgeBytes: Codable, Sendable, Hashable {
+    /// The bytes.
     public var data: Data
 
+    /// Wraps `data`.
     public init(_ data: Data) { self.data = data }
 
     private enum Key: String, CodingKey { case bytes = "$bytes" }

@@ -33,6 +33,7 @@ public struct BridgeDecoder: Sendable {
 
     /// A failure to decode, with the call id when one could be read from the message's start.
     public struct Failure: Error, Sendable, Equatable {
+        /// What was wrong: `payload_too_large` or `malformed`.
         public let failure: BridgeFailure
         /// The id found by ``BridgeDecoder/peekCallID(_:)``, so the page can still be answered.
         public let callID: Int?

@@ -23,6 +23,7 @@ public final class BridgeHost {
         /// Route `scheme://module/action?…` navigations of the main frame into the modules.
         public var allowsURLCalls: Bool
 
+        /// Options with the defaults: world `hybridkit`, handler `hybrid`, scheme `hybrid`, the best transport.
         public init(worldName: String = "hybridkit", handlerName: String = "hybrid", urlScheme: String = "hybrid",
                     transport: BridgeTransport? = nil, allowsURLCalls: Bool = true) {
             self.worldName = worldName
@@ -33,10 +34,13 @@ public final class BridgeHost {
         }
     }
 
+    /// The router: register modules here, set its logger and limits, emit events.
     public let router: BridgeRouter
+    /// The options the host was made with.
     public let options: Options
     /// The transport in use.
     public let transport: BridgeTransport
+    /// The capabilities of the engine the host was made for.
     public let capabilities: EngineCapabilities
     /// The attached engine.
     public private(set) weak var engine: (any WebEngine)?

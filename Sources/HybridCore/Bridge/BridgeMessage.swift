@@ -17,7 +17,9 @@ public enum BridgeMessage: Sendable {
 public struct BridgeCall: Sendable {
     /// The page's call id (echoed in the reply).
     public let id: Int
+    /// The module named by the call.
     public let module: String
+    /// The action named by the call.
     public let action: String
     /// The document nonce the page stamped on the call.
     public let nonce: String?

@@ -34,7 +34,9 @@ extension BridgeModule {
 public struct BridgeCallContext: Sendable {
     /// The page's id for this call (unique per document).
     public let callID: Int
+    /// The module called.
     public let module: String
+    /// The action called.
     public let action: String
     /// The caller's origin (the main frame's current document), when it has one.
     public let origin: BridgeOrigin?
@@ -42,6 +44,7 @@ public struct BridgeCallContext: Sendable {
     public let availableModules: [String]
     let progressSink: @MainActor @Sendable (String) -> Void
 
+    /// A context; the router makes one per call (tests may make their own).
     public init(
         callID: Int, module: String, action: String, origin: BridgeOrigin?, availableModules: [String] = [],
         progress: @escaping @MainActor @Sendable (String) -> Void = { _ in }

@@ -23,6 +23,7 @@ public final class BridgeRouter {
         /// The longest timeout a page may ask for.
         public var maxTimeout: Duration
 
+        /// Defaults: 16 MiB messages, 256 calls and 64 MiB in flight, 30 s default and 600 s maximum timeout.
         public init(maxMessageBytes: Int = BridgeDecoder.defaultMaxMessageBytes, maxInFlight: Int = 256,
                     maxInFlightBytes: Int = 64 << 20, defaultTimeout: Duration = .seconds(30),
                     maxTimeout: Duration = .seconds(600)) {
@@ -55,7 +56,9 @@ public final class BridgeRouter {
         case mainFrame
     }
 
+    /// The bounds in force.
     public let limits: Limits
+    /// Where document nonces come from (fixed by the transport).
     public let nonceMode: NonceMode
     /// Receives log lines (refused calls, dropped replies).
     public var logger: (@MainActor (BridgeLogEntry) -> Void)?

@@ -42,8 +42,11 @@ public enum BridgeTransport: String, Sendable, CaseIterable {
 /// A call written as a URL: `hybrid://module/action?params=<JSON>` or `?key=value&…`
 /// (string params), the form links and older pages use.
 public struct BridgeURLCall: Sendable, Equatable {
+    /// The URL's host.
     public let module: String
+    /// The URL's first path component.
     public let action: String
+    /// `params=<JSON>`, or the query items as an object of strings.
     public let params: JSONValue
 
     /// Parses `url` if its scheme is `scheme`; `nil` otherwise or when it names no module/action.

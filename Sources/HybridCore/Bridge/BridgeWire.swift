@@ -52,14 +52,19 @@ public enum BridgeWire {
 /// One line for the app's log: a refused call, a dropped reply, a failure worth knowing about.
 public struct BridgeLogEntry: Sendable, Equatable, CustomStringConvertible {
     public enum Level: String, Sendable { case info, warning }
+    /// `warning` for refusals, `info` for routine drops.
     public let level: Level
     /// The failure code (`denied`, `payload_too_large`, …) or an event name (`document`).
     public let code: String
+    /// What happened, for people.
     public let message: String
+    /// The caller's origin, when known.
     public let origin: BridgeOrigin?
+    /// The module and action concerned, when known.
     public let module: String?
     public let action: String?
 
+    /// A log line.
     public init(level: Level, code: String, message: String, origin: BridgeOrigin? = nil,
                 module: String? = nil, action: String? = nil) {
         self.level = level
@@ -80,7 +85,9 @@ public struct BridgeLogEntry: Sendable, Equatable, CustomStringConvertible {
 
 /// How a call ended, for observers (tests, metrics). Reported exactly once per accepted call.
 public struct BridgeCompletion: Sendable, Equatable {
+    /// The page's id for the call.
     public let callID: Int
+    /// The module and action called.
     public let module: String
     public let action: String
     /// `nil` on success, else the failure code.

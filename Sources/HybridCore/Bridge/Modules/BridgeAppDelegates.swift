@@ -37,7 +37,9 @@ public final class BridgeDelegateSlot<Delegate>: Sendable {
         set { object = newValue.map { $0 as AnyObject } }
     }
 
+    /// An empty slot (actions fail with `unavailable` until a delegate is set).
     public nonisolated init() {}
+    /// A slot holding `delegate` weakly.
     public init(_ delegate: Delegate?) { self.delegate = delegate }
 
     func require(_ what: String) throws -> Delegate {

@@ -8,10 +8,16 @@ import Foundation
 public actor BridgeKeyValueStore {
     /// Size bounds per origin.
     public struct Limits: Sendable, Equatable {
+        /// Longest key, in UTF-8 bytes.
         public var maxKeyBytes: Int
+        /// Largest value, as JSON text in UTF-8 bytes.
         public var maxValueBytes: Int
+        /// Keys plus values of one origin, in bytes.
         public var maxBytesPerOrigin: Int
+        /// Number of keys of one origin.
         public var maxKeysPerOrigin: Int
+
+        /// Defaults: 256-byte keys, 1 MiB values, 5 MiB and 1024 keys per origin.
 
         public init(maxKeyBytes: Int = 256, maxValueBytes: Int = 1 << 20, maxBytesPerOrigin: Int = 5 << 20,
                     maxKeysPerOrigin: Int = 1024) {
@@ -22,7 +28,9 @@ public actor BridgeKeyValueStore {
         }
     }
 
+    /// Where the per-origin files live.
     public let directory: URL
+    /// The bounds in force.
     public let limits: Limits
     private var namespaces: [BridgeOrigin: [String: String]] = [:]
 

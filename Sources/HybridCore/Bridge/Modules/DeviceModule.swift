@@ -36,9 +36,11 @@ public struct DeviceInfo: Codable, Sendable, Equatable {
     public var locale: String
     /// Preferred languages, most preferred first.
     public var languages: [String]
+    /// The host app's name and version.
     public var appName: String
     public var appVersion: String
 
+    /// This device, for an app of that name and version.
     public init(appName: String, appVersion: String) {
         #if os(Linux)
         platform = "linux"

@@ -14,6 +14,7 @@ public struct NavigationModule: BridgeModule {
     /// Set ``BridgeDelegateSlot/delegate`` to the container that handles these.
     public let slot: BridgeDelegateSlot<any BridgeNavigationDelegate>
 
+    /// A navigation module for `allowedOrigins`; set `slot.delegate` to the container.
     public init(allowedOrigins: [OriginPattern], slot: BridgeDelegateSlot<any BridgeNavigationDelegate> = .init()) {
         self.allowedOrigins = allowedOrigins
         self.slot = slot

@@ -14,6 +14,7 @@ public struct StorageModule: BridgeModule {
     public let allowedOrigins: [OriginPattern]
     public let store: BridgeKeyValueStore
 
+    /// A storage module over `store`, for `allowedOrigins`.
     public init(store: BridgeKeyValueStore, allowedOrigins: [OriginPattern]) {
         self.store = store
         self.allowedOrigins = allowedOrigins

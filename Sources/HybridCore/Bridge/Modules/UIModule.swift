@@ -14,6 +14,7 @@ public struct UIModule: BridgeModule {
     /// Set ``BridgeDelegateSlot/delegate`` to the app's UI.
     public let slot: BridgeDelegateSlot<any BridgeUIDelegate>
 
+    /// A UI module for `allowedOrigins`; set `slot.delegate` to the app's UI.
     public init(allowedOrigins: [OriginPattern], slot: BridgeDelegateSlot<any BridgeUIDelegate> = .init()) {
         self.allowedOrigins = allowedOrigins
         self.slot = slot
