@@ -92,6 +92,17 @@ struct ProxyHostileTests {
         #expect(rig.recordCount == 3)
     }
 
+    /// A server cannot redirect the proxy out of http(s) (to read a local file, say).
+    @Test func redirectsOutOfHTTPAreRefused() async throws {
+        let rig = try ProxyRig()
+        defer { rig.close() }
+        try await rig.open()
+        let value = try await rig.js("""
+            try { await fetch(url); return 'ok'; } catch (e) { return [e.name, e.code]; }
+            """, ["url": .string(rig.url("/redirect?to=" + ProxyEndToEndTests.encode("file:///etc/passwd")).absoluteString)])
+        #expect(value == ["TypeError", "proxy_denied"])
+    }
+
     /// A forged Cookie header from the page never reaches the server: the jar decides.
     @Test func pagesCannotForgeCookies() async throws {
         let rig = try ProxyRig()
