@@ -50,3 +50,24 @@ struct ProxyPolicyTests {
         #expect(decoded.header("content-type") == "text/plain")
     }
 }
+
+/// Compile-time checks: the proxy's and navigation policy's public values cross threads.
+@Suite("Proxy and navigation Sendable")
+struct ProxySendableTests {
+    func requireSendable<T: Sendable>(_: T.Type) {}
+
+    @Test func conformances() {
+        requireSendable(ProxyPolicy.self)
+        requireSendable(ProxyRequest.self)
+        requireSendable(ProxyResponse.self)
+        requireSendable(ProxyProgress.self)
+        requireSendable(ProxyRecord.self)
+        requireSendable(RequestProxy.self)
+        requireSendable(ProxyModule.self)
+        requireSendable(ProxyDocumentTarget.self)
+        requireSendable(NavigationPolicy.self)
+        requireSendable(NavigationDecision.self)
+        requireSendable(ExternalNavigation.self)
+        requireSendable(BlockedNavigation.self)
+    }
+}
