@@ -32,14 +32,17 @@ public final class LoopbackServer: @unchecked Sendable {
     /// On `127.0.0.1` it also listens on `[::1]` at the same port when it can, so `localhost`
     /// works whichever address a client resolves first.
     /// - Parameter accessLog: called once per request with a one-line summary (on the server thread).
+    /// - Parameter headerTimeout: seconds a connection may take to send a request's headers (and
+    ///   stay idle between keep-alive requests) before it is closed; `nil` = no limit.
     /// - Throws: `HybridError.network(.serverStartFailed)` when the address cannot be bound.
-    public init(host: String = "127.0.0.1", port: Int = 0, accessLog: (@Sendable (String) -> Void)? = nil) throws {
+    public init(host: String = "127.0.0.1", port: Int = 0, accessLog: (@Sendable (String) -> Void)? = nil,
+                headerTimeout: Double? = nil) throws {
         let routes = RouteTable(accessLog: accessLog)
         let loop = GLibLoop()
         let startup = StartupResult()
         let exited = DispatchSemaphore(value: 0)
         let thread = Thread {
-            Self.serve(host: host, port: port, routes: routes, loop: loop, startup: startup)
+            Self.serve(host: host, port: port, routes: routes, loop: loop, startup: startup, headerTimeout: headerTimeout)
             exited.signal()
         }
         thread.name = "HybridServer \(host):\(port)"
@@ -97,13 +100,15 @@ public final class LoopbackServer: @unchecked Sendable {
 
     // MARK: The server thread
 
-    private static func serve(host: String, port: Int, routes: RouteTable, loop: GLibLoop, startup: StartupResult) {
+    private static func serve(host: String, port: Int, routes: RouteTable, loop: GLibLoop, startup: StartupResult,
+                              headerTimeout: Double?) {
         g_main_context_push_thread_default(loop.context)
         defer { g_main_context_pop_thread_default(loop.context) }
         guard let server = SoupListener.makeServer(routes: routes) else {
             startup.finish(.failure("cannot create SoupServer"))
             return
         }
+        if let headerTimeout { HeaderDeadline.install(on: server, after: headerTimeout) }
         defer { SoupListener.shutDown(server) }
         switch SoupListener.listen(server, host: host, port: port) {
         case .failure(let error):

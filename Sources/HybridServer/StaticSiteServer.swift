@@ -18,16 +18,20 @@ public final class StaticSiteServer: Sendable {
     /// - Parameters:
     ///   - host: the address to bind; loopback by default, so nothing is exposed by accident.
     ///   - accessLog: gets one line per request, timestamped, on the server thread.
+    ///   - headerTimeout: seconds a client may take to send a request's headers, or stay idle
+    ///     between keep-alive requests, before its connection is closed (nginx's
+    ///     `client_header_timeout` and `keepalive_timeout` are 60 and 75 s).
     /// - Throws: `HybridError.network(.serverStartFailed)` when `root` is not a directory or the
     ///   address cannot be bound.
-    public init(root: URL, host: String = "127.0.0.1", port: Int = 0, accessLog: (@Sendable (String) -> Void)? = nil) throws {
+    public init(root: URL, host: String = "127.0.0.1", port: Int = 0, accessLog: (@Sendable (String) -> Void)? = nil,
+                headerTimeout: Double = 60) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw HybridError.network(.serverStartFailed("\(root.path) is not a directory"))
         }
         self.root = root
         let sink = accessLog.map { log in { @Sendable (line: String) in log("\(HTTPDate.logTimestamp(Date())) \(line)") } }
-        server = try LoopbackServer(host: host, port: port, accessLog: sink)
+        server = try LoopbackServer(host: host, port: port, accessLog: sink, headerTimeout: headerTimeout)
         let files = StaticFiles(root: root, prefix: "/")
         server.route("/") { request in Self.refusal(of: request) ?? files.respond(to: request) }
     }

@@ -15,7 +15,7 @@ final class ServedSite: @unchecked Sendable {
     private var lines: [String] = []
     static let secret = "TOP-SECRET-OUTSIDE-THE-ROOT"
 
-    init() throws {
+    init(headerTimeout: Double = 60) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("hk-serve-\(UUID().uuidString)")
         let root = directory.appendingPathComponent("root")
         try FileManager.default.createDirectory(at: root.appendingPathComponent("sub"), withIntermediateDirectories: true)
@@ -26,7 +26,7 @@ final class ServedSite: @unchecked Sendable {
         try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("link.txt").path,
                                                    withDestinationPath: directory.appendingPathComponent("secret.txt").path)
         let box = LogBox()
-        server = try StaticSiteServer(root: root, accessLog: { box.append($0) })
+        server = try StaticSiteServer(root: root, accessLog: { box.append($0) }, headerTimeout: headerTimeout)
         logBox = box
     }
 
@@ -159,6 +159,37 @@ struct ServeHostileTests {
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
         #expect(reply.headers["Last-Modified"] as? String == formatter.string(from: Date(timeIntervalSince1970: 1_790_000_123)))
         #expect(site.log.last?.range(of: #"^\[\d\d/[A-Z][a-z]{2}/\d{4}:\d\d:\d\d:\d\d \+0000\] "#, options: .regularExpression) != nil)
+    }
+
+    @Test func silentAndTricklingClientsAreHungUpOnAfterTheHeaderTimeout() async throws {
+        let site = try ServedSite(headerTimeout: 0.5)
+        let port = site.port
+        let outcomes = try await offPool { () -> [String] in
+            // Silent; half a header block; one whole request, then idle on the kept-alive connection.
+            let sends = ["", "GET /data.txt HTTP/1.1\r\nHost: x\r\nX-Slow: a", "GET /data.txt HTTP/1.1\r\nHost: x\r\n\r\n"]
+            let sockets = sends.map { text -> Int32 in
+                let fd = RawSocket.open(port: port)
+                if !text.isEmpty { _ = text.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) } }
+                var wait = timeval(tv_sec: 5, tv_usec: 0)
+                setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+                return fd
+            }
+            defer { sockets.forEach { close($0) } }
+            let start = Date()
+            return sockets.map { fd in
+                var received = Data()
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                while true {
+                    let count = recv(fd, &buffer, buffer.count, 0)
+                    if count <= 0 { break }
+                    received.append(contentsOf: buffer[0..<count])
+                }
+                let status = RawSocket.status(of: String(decoding: received, as: UTF8.self)).map(String.init) ?? "none"
+                return "\(status) closed after \(Date().timeIntervalSince(start) < 3 ? "timeout" : "too long")"
+            }
+        }
+        #expect(outcomes == ["none closed after timeout", "none closed after timeout", "200 closed after timeout"])
+        #expect(try await site.stillServes())
     }
 
     @Test func everyRequestGetsOneAccessLogLine() async throws {
