@@ -69,8 +69,6 @@ struct BridgeFuzzTests {
     static let count = 100_000
 
     @Test func theDecoderSurvivesRandomAndMutatedMessages() {
-        let start = ContinuousClock.now
-        defer { print("decoder fuzz: \(ContinuousClock.now - start)") }
         var fuzzer = MessageFuzzer(rng: SeededGenerator(state: 0xB21D_6E))
         let decoder = BridgeDecoder(maxMessageBytes: 4096, modules: [ProbeModule()])
         var decoded = 0, refused = 0
@@ -87,8 +85,6 @@ struct BridgeFuzzTests {
     }
 
     @MainActor @Test func theRouterAnswersEveryFuzzedMessageAndKeepsNothingPending() async {
-        let start = ContinuousClock.now
-        defer { print("router fuzz: \(ContinuousClock.now - start)") }
         var fuzzer = MessageFuzzer(rng: SeededGenerator(state: 0x5EED))
         let router = BridgeRouter(modules: [FuzzModule()], limits: .init(maxMessageBytes: 4096, defaultTimeout: .seconds(5)))
         router.beginDocument()
