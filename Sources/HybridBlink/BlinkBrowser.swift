@@ -1,3 +1,4 @@
+#if os(Linux)  // Chromium over a pipe: Linux only (Apple platforms use WKWebView)
 import Foundation
 import HybridCore
 
@@ -162,3 +163,4 @@ final class Weak<T: AnyObject> {
 final class WeakBox<T: AnyObject>: @unchecked Sendable {
     weak var value: T?
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)  // Chromium over a pipe: Linux only (Apple platforms use WKWebView)
 import Foundation
 import HybridCore
 
@@ -126,3 +127,4 @@ final class BlinkCookieStore: EngineCookieStore {
         return .object(parameter)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)  // Chromium over a pipe: Linux only (Apple platforms use WKWebView)
 import Foundation
 import HybridCore
 
@@ -117,3 +118,4 @@ public final class BlinkEngineProvider: WebEngineProvider {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 }
+#endif

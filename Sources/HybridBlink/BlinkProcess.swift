@@ -1,6 +1,5 @@
-#if os(Linux)
+#if os(Linux)  // Chromium over a pipe: Linux only (Apple platforms use WKWebView)
 import Glibc
-#endif
 import Foundation
 import HybridCore
 
@@ -189,3 +188,4 @@ final class LiveBrowsers: @unchecked Sendable {
         }
     }
 }
+#endif

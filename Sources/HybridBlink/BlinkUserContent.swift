@@ -1,3 +1,4 @@
+#if os(Linux)  // Chromium over a pipe: Linux only (Apple platforms use WKWebView)
 import Foundation
 import HybridCore
 
@@ -127,3 +128,4 @@ enum BlinkUserContent {
         String(text.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) && $0.isASCII ? Character($0) : "_" })
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)  // Chromium over a pipe: Linux only (Apple platforms use WKWebView)
 import Foundation
 import HybridCore
 
@@ -255,3 +256,4 @@ extension BlinkWebEngine {
         if terminatedReason == nil { contentProcessDidTerminate(crashRequested ? .terminatedByClient : .crashed) }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)  // Chromium over a pipe: Linux only (Apple platforms use WKWebView)
 import Foundation
 import HybridCore
 
@@ -165,3 +166,4 @@ extension BlinkWebEngine {
         return request.string("postData").map { Data($0.utf8) }
     }
 }
+#endif

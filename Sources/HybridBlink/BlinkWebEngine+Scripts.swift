@@ -1,3 +1,4 @@
+#if os(Linux)  // Chromium over a pipe: Linux only (Apple platforms use WKWebView)
 import Foundation
 import HybridCore
 
@@ -157,3 +158,4 @@ extension BlinkWebEngine {
         }
     }
 }
+#endif

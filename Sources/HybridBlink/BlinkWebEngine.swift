@@ -1,3 +1,4 @@
+#if os(Linux)  // Chromium over a pipe: Linux only (Apple platforms use WKWebView)
 import Foundation
 import HybridCore
 
@@ -295,3 +296,4 @@ final class PendingCall {
         continuation.resume(with: result.mapError { $0 as any Error })
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)  // Chromium over a pipe: Linux only (Apple platforms use WKWebView)
 import Foundation
 import HybridCore
 
@@ -148,3 +149,4 @@ struct DevToolsError: Error, CustomStringConvertible {
 
     var hybridError: HybridError { .engine(.native(domain: "devtools", code: code, message: "\(method): \(message)")) }
 }
+#endif
