@@ -140,7 +140,7 @@ struct NavigationPolicyEndToEndTests {
         _ = try await view.page("window.open('/echo?open=1'); return true")
         try await eventually("window.open") { recorder.newWindows.count >= 2 }
         #expect(recorder.newWindows.map(\.url) == [server.url("/echo?popup=1"), server.url("/echo?open=1")])
-        #expect(recorder.newWindows.allSatisfy { $0.openerURL == page })
+        #expect(recorder.newWindows.allSatisfy { $0.openerURL == page && $0.opener === view })
         #expect(view.engine.url == page)
     }
 

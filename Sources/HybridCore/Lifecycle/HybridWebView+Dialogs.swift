@@ -26,7 +26,7 @@ extension HybridWebView {
         if let last = lastNewWindow, last.url == action.request.url, now - last.at < 0.5 { return }
         lastNewWindow = (action.request.url, now)
         delegate?.webView(self, requestsNewWindow: NewWindowRequest(
-            url: action.request.url, openerURL: engine.url, isUserGesture: action.isUserGesture))
+            url: action.request.url, openerURL: engine.url, isUserGesture: action.isUserGesture, opener: self))
     }
 }
 

@@ -7,6 +7,10 @@ public struct NewWindowRequest: Sendable {
     /// The page that asked.
     public var openerURL: URL?
     public var isUserGesture: Bool
+    /// The container whose page asked, held weakly. A page in a new container has no
+    /// `window.opener` (it is another engine view), so this is the opener relationship: the app
+    /// answers the opener through it (`opener?.bridge.emit("childClosed", …)`, a reload).
+    public weak var opener: HybridWebView?
 }
 
 /// A load that failed (not one that was cancelled or superseded).
