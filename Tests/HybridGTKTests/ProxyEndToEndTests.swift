@@ -313,6 +313,27 @@ struct ProxyEndToEndTests {
         #expect(rig.records.value.count == 1)
     }
 
+    /// `form.submit()` (no submit event) and a multipart form go through the proxy too; a GET
+    /// form stays with the engine.
+    @Test func programmaticAndMultipartFormsGoThroughTheProxy() async throws {
+        let rig = try ProxyRig()
+        defer { rig.close() }
+        try await rig.open(rig.url("/proxy/form"))
+        var recorder = EventRecorder(rig.view.engine)
+        _ = try await rig.js("document.getElementById('multi').submit(); return true")
+        try await recorder.loadFinished()
+        let reply = try await rig.js("return [location.pathname, JSON.parse(document.body.innerText)]")
+        #expect(reply.arrayValue?.first == "/multipart")
+        #expect(reply.arrayValue?.last?["fields"]?["field"] == "v1")
+        #expect(rig.recordCount == 1)
+        try await rig.open(rig.url("/proxy/form"))
+        recorder = EventRecorder(rig.view.engine)
+        _ = try await rig.js("document.getElementById('get').submit(); return true")
+        try await recorder.loadFinished()
+        #expect(try await rig.js("return location.search") == "?q=1")
+        #expect(rig.recordCount == 1)
+    }
+
     static func encode(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
     }
