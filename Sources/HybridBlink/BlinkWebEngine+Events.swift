@@ -71,7 +71,7 @@ extension BlinkWebEngine {
         guard let text = params.string("url"), let url = URL(string: text) else { return }
         let isMainFrame = params.string("frameId") == targetID
         if isMainFrame { navigationReasons[text] = params.string("reason") }
-        guard !["http", "https", "data", "about", "blob", "javascript", "file"].contains(url.scheme?.lowercased() ?? ""),
+        guard !Self.loadableSchemes.contains(url.scheme?.lowercased() ?? ""),
               configuration.schemeHandlers[url.scheme?.lowercased() ?? ""] == nil
         else { return }
         let type: NavigationType = switch params.string("reason") {
@@ -97,7 +97,11 @@ extension BlinkWebEngine {
 
     private func loadingFailed(_ params: JSONValue) {
         guard let id = params.string("requestId"), let url = documentRequests.removeValue(forKey: id) else { return }
-        let message = params.string("errorText") ?? "load failed"
+        var message = params.string("errorText") ?? "load failed"
+        if let scheme = url.scheme?.lowercased(), !Self.loadableSchemes.contains(scheme) {
+            // Chromium hands schemes it cannot load to the OS; say why the load went nowhere.
+            message += ": Blink cannot navigate to \(scheme): URLs"
+        }
         let cancelled = params.flag("canceled") || message == "net::ERR_ABORTED"
         emit(.loadFailed(url, message: message, cancelled: cancelled))
         if loading {
@@ -139,10 +143,18 @@ extension BlinkWebEngine {
     private func titleReported(_ reported: String?, url: String?) {
         // Chromium reports the URL (without its scheme) as the title of an untitled page.
         var title = reported
-        if let text = title, let url, text.isEmpty || url.hasSuffix(text) || text == url { title = nil }
+        if let text = title, Self.isPlaceholderTitle(text, url: url) { title = nil }
         guard title != currentTitle else { return }
         currentTitle = title
         emit(.titleChanged(title))
+    }
+
+    /// Chromium titles an untitled page with its URL, without the scheme for http(s).
+    static func isPlaceholderTitle(_ title: String, url: String?) -> Bool {
+        guard !title.isEmpty, let url else { return true }
+        if title == url { return true }
+        if let separator = url.range(of: "://") { return title == String(url[separator.upperBound...]) }
+        return false
     }
 
     /// Reads the back-forward list (Page.getNavigationHistory), then calls `then`.
@@ -160,7 +172,7 @@ extension BlinkWebEngine {
 
     private func historyLoaded(_ entries: [JSONValue], current: Int) {
         let items = entries.map { entry -> (id: Int, item: HistoryItem?) in
-            let title = entry.string("title").flatMap { $0.isEmpty || entry.string("url")?.hasSuffix($0) == true ? nil : $0 }
+            let title = entry.string("title").flatMap { Self.isPlaceholderTitle($0, url: entry.string("url")) ? nil : $0 }
             return (entry.int("id") ?? 0, entry.string("url").flatMap(URL.init(string:)).map { HistoryItem(url: $0, title: title) })
         }
         // The initial about:blank of a new target is not part of the view's history.

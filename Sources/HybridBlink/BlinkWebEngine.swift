@@ -117,6 +117,9 @@ public final class BlinkWebEngine: WebEngine {
         fire("Page.navigate", ["url": .string(url.absoluteString)])
     }
 
+    /// Schemes Chromium loads itself (anything else never reaches Fetch).
+    static let loadableSchemes: Set<String> = ["http", "https", "data", "about", "blob", "file", "javascript"]
+
     /// Revives a view whose renderer or browser died; `false` once closed.
     private func prepareToLoad() -> Bool {
         guard !isClosed else { return false }

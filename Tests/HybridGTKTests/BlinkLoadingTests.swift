@@ -22,10 +22,17 @@ struct BlinkLoadingTests {
         #expect(!engine.isLoading)
     }
 
-    @Test func customSchemeNavigationIsNotSupported() {
+    @Test func customSchemeNavigationFailsAtOnceWithTheReason() async throws {
         // Chromium hands a navigation to an unknown scheme to the OS; nothing reaches Fetch.
         BlinkHarness.skip("loadsACustomSchemeURL", "Chromium cannot navigate to custom schemes; serve the same handler at an https origin (interceptsHTTP)")
         #expect(BlinkWebEngine.blinkCapabilities.interceptsHTTP)
+        let engine = try BlinkHarness.makeEngine(EngineConfiguration(schemeHandlers: [TestPages.scheme: TestPages(["i.html": "<p>i</p>"])]))
+        defer { engine.close() }
+        let recorder = EventRecorder(engine)
+        engine.load(TestPages.url("i.html"))
+        let failed = try await recorder.next("failure", timeout: 5) { if case .loadFailed = $0 { true } else { false } }
+        #expect(failedMessage(failed).contains("cannot navigate to hybrid-test:"))
+        #expect(!engine.isLoading)
     }
 
     @Test func requestMethodHeadersAndBodyReachTheServer() async throws {
