@@ -1,0 +1,114 @@
+import Foundation
+import HybridCore
+import Testing
+
+/// The façade's own policy over an engine that only reports what it is told to.
+@Suite("Lifecycle: HybridWebView policy (fake engine)")
+@MainActor
+struct LifecycleFacadeTests {
+    final class Delegate: HybridWebViewDelegate {
+        var dialogs: [ScriptDialogCompletion] = []
+        var newWindows: [URL] = []
+        var whiteScreens: [WhiteScreenEvent] = []
+        var decided: [URL] = []
+        func webView(_ webView: HybridWebView, runDialog completion: ScriptDialogCompletion) { dialogs.append(completion) }
+        func webView(_ webView: HybridWebView, requestsNewWindow request: NewWindowRequest) { newWindows.append(request.url) }
+        func webView(_ webView: HybridWebView, didDetectWhiteScreen event: WhiteScreenEvent) { whiteScreens.append(event) }
+        func webView(_ webView: HybridWebView, decidePolicyFor action: NavigationAction) async -> NavigationActionPolicy {
+            decided.append(action.request.url)
+            return .allow
+        }
+    }
+
+    /// Polls `condition` for up to five seconds (a loaded machine may run timers late).
+    func until(_ condition: () -> Bool) async throws {
+        for _ in 0..<500 where !condition() { try await Task.sleep(nanoseconds: 10_000_000) }
+    }
+
+    func make() throws -> (HybridWebView, LifecycleFakeEngine, Delegate) {
+        let provider = LifecycleFakeProvider()
+        let view = try HybridWebView(provider: provider)
+        let delegate = Delegate()
+        view.delegate = delegate
+        return (view, provider.engines[0], delegate)
+    }
+
+    func action(_ url: String, newWindow: Bool = false) -> NavigationAction {
+        NavigationAction(request: EngineRequest(url: URL(string: url)!), type: .linkActivated, isMainFrame: true, targetsNewWindow: newWindow)
+    }
+
+    @Test func navigationsAreChainedContainerBridgeNewWindowThenApp() async throws {
+        let (view, engine, delegate) = try make()
+        #expect(await view.engine(engine, decidePolicyFor: action("hybridkit-container://retry")) == .cancel)
+        #expect(await view.engine(engine, decidePolicyFor: action("hybrid://device/info")) == .cancel)
+        #expect(await view.engine(engine, decidePolicyFor: action("https://m.example.com/new", newWindow: true)) == .cancel)
+        #expect(await view.engine(engine, decidePolicyFor: action("https://m.example.com/new", newWindow: true)) == .cancel)
+        #expect(delegate.newWindows == [URL(string: "https://m.example.com/new")!])  // asked twice, told once
+        #expect(await view.engine(engine, decidePolicyFor: action("https://m.example.com/page")) == .allow)
+        #expect(delegate.decided == [URL(string: "https://m.example.com/page")!])
+        view.close()
+        #expect(await view.engine(engine, decidePolicyFor: action("https://m.example.com/late")) == .cancel)
+        #expect(engine.closed)
+    }
+
+    @Test func dialogsAreShownOnlyWhileTheViewCanShowThem() throws {
+        let (view, engine, delegate) = try make()
+        var answers: [ScriptDialogResult] = []
+        func open(_ kind: ScriptDialog.Kind) -> ScriptDialogCompletion {
+            let completion = ScriptDialogCompletion(dialog: ScriptDialog(kind: kind, message: "?")) { answers.append($0) }
+            view.engine(engine, runScriptDialog: completion)
+            return completion
+        }
+        let shown = open(.confirm)
+        #expect(delegate.dialogs.count == 1 && !shown.isCompleted)
+        view.isInTransition = true
+        #expect(answers == [.cancelled])
+        _ = open(.prompt)
+        #expect(answers == [.cancelled, .cancelled] && delegate.dialogs.count == 1)
+        view.isInTransition = false
+        _ = open(.alert)
+        view.setVisible(false)
+        #expect(answers == [.cancelled, .cancelled, .accepted()])
+        _ = open(.beforeUnload)
+        #expect(answers.last == .accepted())  // a hidden page never traps its container
+        view.setVisible(true)
+        let last = open(.confirm)
+        view.close()
+        #expect(last.isCompleted && answers.count == 5)
+        #expect(!last.complete(.accepted()))
+    }
+
+    @Test func terminationsReloadThenShowTheErrorPage() async throws {
+        let (view, engine, delegate) = try make()
+        let page = URL(string: "https://m.example.com/page")!
+        view.load(page)
+        engine.runLoad(page, title: "Page")
+        engine.emit(.contentProcessTerminated(.crashed))
+        #expect(delegate.whiteScreens.map(\.recovery) == [.reload(after: 0.1)])
+        #expect(delegate.whiteScreens.first?.url == page)
+        try await until { engine.calls.last == "reload" }
+        #expect(engine.calls.last == "reload")
+        engine.emit(.contentProcessTerminated(.exceededMemoryLimit))
+        let last = try #require(delegate.whiteScreens.last)
+        #expect(last.reason == .contentProcessTerminated(.exceededMemoryLimit) && last.recovery == .showErrorPage && last.url == page)
+        #expect(engine.calls.suffix(2) == ["stop", "html"])
+        #expect(view.errorPage != nil)
+        view.retry()
+        #expect(engine.calls.last == "load \(page.absoluteString)")
+        #expect(view.errorPage == nil)
+    }
+
+    @Test func stateCarriesOneProgressPerNavigation() async throws {
+        let (view, engine, _) = try make()
+        var progress: [LoadProgress] = []
+        let token = view.observe { state in if progress.last != state.progress { progress.append(state.progress) } }
+        let page = URL(string: "https://m.example.com/page")!
+        view.load(page)
+        engine.runLoad(page, title: "Page")
+        try await until { view.state.progress.isComplete }
+        try await Task.sleep(nanoseconds: 100_000_000)
+        #expect(progress.filter { $0.fraction == 1 }.map(\.navigation) == [1])
+        #expect(view.state.url == page && view.state.title == "Page")
+        token.cancel()
+    }
+}
