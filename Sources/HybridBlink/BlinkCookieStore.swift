@@ -11,6 +11,8 @@ import HybridCore
 @MainActor
 final class BlinkCookieStore: EngineCookieStore {
     private let browser: () throws -> BlinkBrowser
+    /// The browser if one runs now (polling must not start one).
+    private let runningBrowser: () -> BlinkBrowser?
     private var observers: [UInt64: @MainActor () -> Void] = [:]
     private var nextObserverID: UInt64 = 0
     private var poller: Task<Void, Never>?
@@ -21,10 +23,12 @@ final class BlinkCookieStore: EngineCookieStore {
             guard let provider else { throw HybridError.engine(.closed) }
             return try provider.runningBrowser()
         }
+        runningBrowser = { [weak provider] in provider?.currentBrowser }
     }
 
     init(browser fixed: BlinkBrowser) {
         browser = { fixed }
+        runningBrowser = { fixed.hasExited ? nil : fixed }
     }
 
     isolated deinit { poller?.cancel() }
@@ -69,7 +73,7 @@ final class BlinkCookieStore: EngineCookieStore {
         poller = Task { @MainActor [weak self] in
             while !Task.isCancelled {
                 guard let self else { return }
-                if let cookies = try? await self.allCookies() {
+                if self.runningBrowser() != nil, let cookies = try? await self.allCookies() {
                     let current = Set(cookies)
                     if let last = self.lastSeen, last != current, !Task.isCancelled {
                         for id in self.observers.keys.sorted() { self.observers[id]?() }

@@ -69,6 +69,9 @@ public final class BlinkEngineProvider: WebEngineProvider {
         browser = nil
     }
 
+    /// The browser if it runs now (nil before the first view or after it died).
+    var currentBrowser: BlinkBrowser? { browser.flatMap { $0.hasExited ? nil : $0 } }
+
     /// The running browser, started now if there is none or the last one died.
     func runningBrowser() throws -> BlinkBrowser {
         if let browser, !browser.hasExited { return browser }
