@@ -57,6 +57,24 @@ struct BlinkPolicyTests {
         #expect(token.value == "t-1")
     }
 
+    @Test func aServerRedirectIsReportedAndAskedAboutAsARedirect() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        server.route("/from") { _ in ServerResponse(status: 302, headers: ["Location": "/to"], body: Data()) }
+        server.route("/to") { _ in .html("<title>To</title>") }
+        let engine = try BlinkHarness.makeEngine()
+        defer { engine.close() }
+        let delegate = ScriptedDelegate()
+        engine.delegate = delegate
+        let recorder = EventRecorder(engine)
+        engine.load(server.url("/from"))
+        try await recorder.loadFinished()
+        #expect(recorder.events.contains(.loadRedirected(server.url("/to"))))
+        #expect(engine.url == server.url("/to"))
+        #expect(delegate.actions.map(\.request.url.path) == ["/from", "/to"])
+        #expect(delegate.actions.last?.isRedirect == true)
+    }
+
     @Test func responsePolicySeesStatusAndTypeAndCanCancel() async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
