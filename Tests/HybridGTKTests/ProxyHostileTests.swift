@@ -110,7 +110,7 @@ struct ProxyHostileTests {
         try await rig.open()
         let value = try await rig.js("""
             const r = await window.hybrid.call('proxy', 'request', { url, method: 'GET', headers: [['Cookie', 'forged=1'], ['Host', 'evil.example']] });
-            return JSON.parse(atob(r.body));
+            return JSON.parse(r.text);
             """, ["url": .string(rig.url("/cookies/echo").absoluteString)])
         #expect(value["header"] == nil)
         #expect(value["cookies"] == [])

@@ -16,7 +16,7 @@ public final class ProxyDocumentTarget: Sendable {
     /// Loads `response` as the document at its final URL.
     func present(_ response: ProxyResponse) throws {
         guard let engine else { throw HybridError.network(.internalError("no engine to show the form response in")) }
-        guard let url = URL(string: response.url), let body = Data(base64Encoded: response.body) else {
+        guard let url = URL(string: response.url), let body = response.bodyData else {
             throw HybridError.network(.internalError("unreadable form response"))
         }
         let type = response.headers.first { $0.first == "content-type" }?.last ?? "text/html"

@@ -40,16 +40,34 @@ public struct ProxyResponse: Codable, Sendable, Hashable {
     public var redirected: Bool
     /// `[name, value]` pairs; `Set-Cookie` is left out, as a browser hides it from pages.
     public var headers: [[String]]
-    /// The body as base64.
+    /// The body as base64, empty when it travels as ``text``.
     public var body: String
+    /// The body itself when it is UTF-8 text of a textual type (JSON, `text/*`, XML, JavaScript):
+    /// most API replies cross the bridge without base64 and the page decodes nothing.
+    public var text: String?
+    /// The body's length in bytes.
+    public var size: Int
 
-    public init(status: Int, statusText: String, url: String, redirected: Bool, headers: [[String]], body: String) {
+    public init(status: Int, statusText: String, url: String, redirected: Bool, headers: [[String]], body: Data) {
         self.status = status
         self.statusText = statusText
         self.url = url
         self.redirected = redirected
         self.headers = headers
-        self.body = body
+        size = body.count
+        let type = headers.first { $0.first == "content-type" }?.last
+        if ProxyHeaders.isUTF8Text(type), let text = String(data: body, encoding: .utf8) {
+            self.text = text
+            self.body = ""
+        } else {
+            self.body = body.base64EncodedString()
+        }
+    }
+
+    /// The body's bytes, whichever way it travels.
+    public var bodyData: Data? {
+        if let text { return Data(text.utf8) }
+        return Data(base64Encoded: body)
     }
 }
 

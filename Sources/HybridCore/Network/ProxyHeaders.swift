@@ -68,6 +68,20 @@ enum ProxyHeaders {
         return parts.filter { !$0.isEmpty }
     }
 
+    /// Whether a body of this Content-Type is text in UTF-8 (or in no declared charset, where
+    /// the bytes are then checked to be UTF-8 before travelling as text).
+    static func isUTF8Text(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let parts = contentType.lowercased().split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let type = parts.first else { return false }
+        let textual = type.hasPrefix("text/") || type.hasSuffix("/json") || type.hasSuffix("+json")
+            || type.hasSuffix("/xml") || type.hasSuffix("+xml") || type.hasSuffix("/javascript")
+            || type == "application/x-www-form-urlencoded"
+        guard textual else { return false }
+        let charset = parts.dropFirst().first { $0.hasPrefix("charset=") }?.dropFirst(8).trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
+        return charset == nil || charset == "utf-8" || charset == "utf8"
+    }
+
     /// The standard reason phrase for `status` (Foundation on Linux does not keep the server's).
     static func reasonPhrase(_ status: Int) -> String {
         let phrases = [

@@ -117,7 +117,7 @@ public final class RequestProxy: Sendable {
             record.responseBodyBytes = data.count
             return ProxyResponse(status: status, statusText: ProxyHeaders.reasonPhrase(status),
                                  url: url.absoluteString, redirected: record.hops.count > 1,
-                                 headers: responseHeaders, body: data.base64EncodedString())
+                                 headers: responseHeaders, body: data)
         }
     }
 

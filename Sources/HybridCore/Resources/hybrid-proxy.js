@@ -157,7 +157,7 @@
   function makeResponse(reply) {
     var headers = new Headers();
     reply.headers.forEach(function (pair) { try { headers.append(pair[0], pair[1]); } catch (e) { /* skip */ } });
-    var body = nullBodyStatus.indexOf(reply.status) >= 0 ? null : fromBase64(reply.body);
+    var body = nullBodyStatus.indexOf(reply.status) >= 0 ? null : typeof reply.text === 'string' ? reply.text : fromBase64(reply.body);
     var response = new Response(body, { status: reply.status, statusText: reply.statusText, headers: headers });
     Object.defineProperty(response, 'url', { value: reply.url });
     Object.defineProperty(response, 'redirected', { value: reply.redirected });
@@ -215,17 +215,25 @@
         if (xhr.responseType !== '' && xhr.responseType !== 'text') {
           throw invalidState("responseText is only available if responseType is '' or 'text'");
         }
-        return state.readyState === 4 && state.bytes ? text(state) : '';
+        return state.readyState === 4 && state.hasBody ? text(state) : '';
       case 'responseXML':
-        if (state.readyState !== 4 || !state.bytes) return null;
+        if (state.readyState !== 4 || !state.hasBody) return null;
         return documentOf(state);
       case 'response':
         return response(xhr, state);
     }
   }
+  // The reply's bytes, made on first use (a text reply needs none for responseText/json).
+  function bytesOf(state) {
+    if (!state.bytes) {
+      var reply = state.reply;
+      state.bytes = typeof reply.text === 'string' ? new TextEncoder().encode(reply.text) : fromBase64(reply.body);
+    }
+    return state.bytes;
+  }
   function contentType(state) { return headerValue(state, 'content-type') || ''; }
   function text(state) {
-    if (state.text === undefined) state.text = decodeText(state.bytes, state.mime || contentType(state));
+    if (state.text === undefined) state.text = decodeText(bytesOf(state), state.mime || contentType(state));
     return state.text;
   }
   function documentOf(state) {
@@ -236,13 +244,13 @@
   }
   function response(xhr, state) {
     var type = xhr.responseType;
-    if (type === '' || type === 'text') return state.readyState >= 3 && state.bytes ? text(state) : '';
-    if (state.readyState !== 4 || !state.bytes || state.failed) return null;
+    if (type === '' || type === 'text') return state.readyState >= 3 && state.hasBody ? text(state) : '';
+    if (state.readyState !== 4 || !state.hasBody || state.failed) return null;
     if (!('value' in state)) {
       switch (type) {
         case 'json': try { state.value = JSON.parse(text(state)); } catch (e) { state.value = null; } break;
-        case 'arraybuffer': state.value = state.bytes.buffer; break;
-        case 'blob': state.value = new Blob([state.bytes], { type: state.mime || contentType(state) }); break;
+        case 'arraybuffer': state.value = bytesOf(state).buffer; break;
+        case 'blob': state.value = new Blob([bytesOf(state)], { type: state.mime || contentType(state) }); break;
         case 'document': state.value = documentOf(state); break;
         default: state.value = null;
       }
@@ -272,6 +280,8 @@
     state.failed = true;
     state.reply = null;
     state.bytes = null;
+    state.hasBody = false;
+    state.text = undefined;
     if (state.timer) clearTimeout(state.timer);
     setReadyState(xhr, state, 4);
     if (wasSending && state.uploading) {
@@ -387,8 +397,10 @@
         finishUpload();
         state.sending = false;
         state.reply = reply;
-        state.bytes = fromBase64(reply.body);
-        var length = state.bytes.byteLength;
+        state.hasBody = true;
+        // A UTF-8 text reply arrives as text: no base64 either way, no decoding here.
+        if (typeof reply.text === 'string' && !state.mime) state.text = reply.text;
+        var length = reply.size;
         setReadyState(xhr, state, 2);
         setReadyState(xhr, state, 3);
         fire(xhr, 'progress', length, length);
