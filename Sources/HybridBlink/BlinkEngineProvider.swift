@@ -5,9 +5,9 @@ import HybridCore
 /// Blink's process pool and profile: one Chromium browser (started on first use, restarted
 /// after it dies) serving every view this provider makes, each view a DevTools target.
 ///
-/// Chromium runs with `--no-sandbox`: the tests and CI here run as root, where Chromium's
-/// sandbox refuses to start. An app running as an ordinary user may drop that flag with
-/// ``extraArguments`` replaced (see `docs/engines.md`). Site isolation is off, as in Android's
+/// Chromium runs with `--no-sandbox` by default: the tests and CI here run as root, where
+/// Chromium's sandbox refuses to start. An app running as an ordinary user should set
+/// ``usesSandbox`` (see `docs/engines.md`). Site isolation is off, as in Android's
 /// WebView, so every frame of a view lives in its target (user scripts and interception see them).
 @MainActor
 public final class BlinkEngineProvider: WebEngineProvider {
@@ -86,7 +86,7 @@ public final class BlinkEngineProvider: WebEngineProvider {
         }
         try? FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
         var arguments = [
-            "--remote-debugging-pipe", "--no-sandbox", "--user-data-dir=\(profile.path)",
+            "--remote-debugging-pipe", "--user-data-dir=\(profile.path)",
             "--no-first-run", "--no-default-browser-check", "--disable-dev-shm-usage",
             "--disable-features=IsolateOrigins,site-per-process,BackForwardCache,Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider",
             "--disable-background-networking", "--disable-sync", "--disable-component-update", "--disable-extensions",
@@ -96,6 +96,7 @@ public final class BlinkEngineProvider: WebEngineProvider {
             "--disable-ipc-flooding-protection",
         ]
         if headless { arguments.insert("--headless=new", at: 0) }
+        if !usesSandbox { arguments.append("--no-sandbox") }
         arguments += extraArguments
         arguments.append("about:blank")  // the first tab; views are targets of their own
         // setpriv asks the kernel to SIGKILL the browser if this process dies without cleaning up.
@@ -111,6 +112,9 @@ public final class BlinkEngineProvider: WebEngineProvider {
 
     /// Kills the browser as a crash would (tests of recovery).
     public func killBrowserForTesting() { browser?.kill() }
+
+    /// Keep Chromium's sandbox (not possible as root). Read when a browser starts.
+    public var usesSandbox = false
 
     /// Flags added to every browser this provider starts (before it starts).
     public var extraArguments: [String] = []
