@@ -53,7 +53,9 @@ public enum BridgeTransportScript {
             });
           }
           document.addEventListener('hybridkit:send', function (event) {
-            if (nonce !== null && typeof event.detail === 'string') post(event.detail);
+            // Read `detail` once: across script worlds every read may copy it.
+            var detail = event.detail;
+            if (nonce !== null && typeof detail === 'string') post(detail);
           });
           document.addEventListener('hybridkit:hello', function () {
             if (readyText !== null) toPage(readyText);

@@ -56,6 +56,19 @@
     return bytes;
   }
 
+  function mayCarryBytes(text) {
+    var at = text.indexOf('"value":');
+    if (at < 0) at = text.indexOf('"payload":') + 2;
+    if (at < 2) return false;
+    var first = text.charCodeAt(at + 8);
+    return (first === 123 || first === 91) && text.indexOf('"$bytes"', at) >= 0;  // '{' or '['
+  }
+
+  function hasOwnKeys(object) {
+    for (var key in object) return true;
+    return false;
+  }
+
   function replacer(key, value) {
     if (value !== null && typeof value === 'object' && (value instanceof ArrayBuffer || ArrayBuffer.isView(value))) {
       return { $bytes: toBase64(value) };
@@ -73,8 +86,9 @@
   // ---- receiving -------------------------------------------------------------------------
   function receive(text) {
     var message;
-    // The reviver costs a call per value, so it runs only when the text carries bytes.
-    try { message = text.indexOf('"$bytes"') < 0 ? JSON.parse(text) : JSON.parse(text, reviver); } catch (e) { return; }
+    // The reviver costs a call per value, so it runs only when the text may carry bytes: its
+    // value or payload is an object or array that mentions "$bytes" (a large string never is).
+    try { message = mayCarryBytes(text) ? JSON.parse(text, reviver) : JSON.parse(text); } catch (e) { return; }
     if (!message || typeof message !== 'object') return;
     switch (message.t) {
       case 'ready': becomeReady(message); break;
@@ -123,7 +137,9 @@
   function report(error) { setTimeout(function () { throw error; }, 0); }
 
   document.addEventListener(RECV, function (event) {
-    if (typeof event.detail === 'string') receive(event.detail);
+    // Read `detail` once: across script worlds every read may copy it.
+    var detail = event.detail;
+    if (typeof detail === 'string') receive(detail);
   });
 
   // ---- sending ---------------------------------------------------------------------------
@@ -141,7 +157,8 @@
     var params = call.params;
     return JSON.stringify({ v: 1, id: call.id, module: call.module, action: call.action,
       params: params, nonce: nonce, timeout: call.timeout },
-      params !== null && typeof params === 'object' ? replacer : undefined);
+      params !== null && typeof params === 'object' && (ArrayBuffer.isView(params) || params instanceof ArrayBuffer || hasOwnKeys(params))
+        ? replacer : undefined);
   }
 
   function transmit(call) {
