@@ -9,7 +9,7 @@ import HybridServer
 enum PoolBenchSuite: BenchSuite {
     static let name = "pool"
     static let keys = """
-        Opens a small page on a loopback HybridServer N times each way (default 10, medians,
+        Opens a small page on a loopback HybridServer N times each way (default 15, medians,
         interleaved so every side sees the same machine; every view ends up visible):
         cold_open_ms        an app's first container: a new engine context and view, load to load-finished
         cold_shared_open_ms a new view beside others (WebKit may hand it a process it kept warm)
@@ -21,7 +21,7 @@ enum PoolBenchSuite: BenchSuite {
         """
 
     @MainActor static func run(_ options: BenchOptions) async throws -> BenchReport {
-        let rounds = options.iterations ?? 10
+        let rounds = options.iterations ?? 15
         let debug = ProcessInfo.processInfo.environment["HYBRID_BENCH_DEBUG"] != nil
         let provider = try GTKEngineProvider(session: .ephemeral)
         let server = try LoopbackServer()
