@@ -43,6 +43,26 @@ struct ProxyPolicyTests {
         #expect(ProxyHeaders.splitSetCookie("solo=1") == ["solo=1"])
     }
 
+    /// Text replies travel as text only when they are UTF-8 of a textual type.
+    @Test func textRepliesTravelAsText() {
+        let json = ProxyResponse(status: 200, statusText: "OK", url: "https://a.b/", redirected: false,
+                                 headers: [["content-type", "application/json; charset=utf-8"]], body: Data(#"{"é":1}"#.utf8))
+        #expect(json.text == #"{"é":1}"#)
+        #expect(json.body.isEmpty)
+        #expect(json.size == 8)
+        let latin1 = ProxyResponse(status: 200, statusText: "OK", url: "https://a.b/", redirected: false,
+                                   headers: [["content-type", "text/plain; charset=iso-8859-1"]], body: Data([0xE9]))
+        #expect(latin1.text == nil)
+        #expect(latin1.bodyData == Data([0xE9]))
+        let broken = ProxyResponse(status: 200, statusText: "OK", url: "https://a.b/", redirected: false,
+                                   headers: [["content-type", "text/html"]], body: Data([0xFF, 0xFE, 0x00]))
+        #expect(broken.text == nil)
+        #expect(broken.bodyData == Data([0xFF, 0xFE, 0x00]))
+        #expect(!ProxyHeaders.isUTF8Text("application/octet-stream"))
+        #expect(ProxyHeaders.isUTF8Text("application/vnd.api+json"))
+        #expect(!ProxyHeaders.isUTF8Text(nil))
+    }
+
     @Test func wireTypesRoundTrip() throws {
         let request = ProxyRequest(url: "https://a.b/", method: "POST", headers: [["Content-Type", "text/plain"]], body: "aGk=")
         let decoded = try JSONDecoder().decode(ProxyRequest.self, from: JSONEncoder().encode(request))
