@@ -83,6 +83,9 @@ struct ProxyEndToEndTests {
             out.status = [r.x.status, r.x.statusText, r.x.readyState];
             r = await run('text', base + '/redirect/chain?n=2&to=/echo');
             out.redirect = [r.x.responseURL, JSON.parse(r.x.responseText).path];
+            // A text reply read as bytes: the bytes are the server's, made on demand.
+            r = await run('arraybuffer', base + '/echo?bytes=%C3%A9');
+            out.textAsBytes = [r.x.response.byteLength, JSON.parse(new TextDecoder().decode(r.x.response)).query];
             let threw = '';
             try { r.x.responseType = 'json'; void r.x.responseText; } catch (e) { threw = e.name; }
             out.headers = r.x.getAllResponseHeaders().includes('content-type: application/json');
@@ -95,6 +98,7 @@ struct ProxyEndToEndTests {
         #expect(value["status"] == [418, "I'm a teapot", 4])
         #expect(value["redirect"] == [.string(rig.url("/echo").absoluteString), "/echo"])
         #expect(value["headers"] == true)
+        #expect(value["textAsBytes"]?.arrayValue?.last == "bytes=%C3%A9")
     }
 
     @Test func uploadAndDownloadProgress() async throws {
