@@ -8,13 +8,15 @@ enum ServeCommand: HybridCommand {
     static let name = "serve"
     static let summary = "Serve a package repository (and its config) or any static directory over HTTP"
     static let usage = """
-        USAGE: hybrid serve REPO [--port 8080] [--host 127.0.0.1] [--quiet]
+        USAGE: hybrid serve REPO [--port 8080] [--host 127.0.0.1] [--header-timeout 60] [--quiet]
 
         Serves the directory REPO read-only: content types, ETag/If-None-Match → 304,
         Last-Modified, gzip for text when the client accepts it, single byte ranges (206/416),
         index.html for directories, and 404 for anything outside REPO (.., encoded dots and
-        slashes, symbolic links leading out). One access-log line per request on standard output
-        (--quiet turns it off). Binds to loopback unless --host says otherwise; --port 0 picks a
+        slashes, symbolic links leading out); 414/431 for request targets over 8 KB and header
+        blocks over 16 KB; connections that do not send their headers within --header-timeout
+        seconds (default 60), or idle that long between requests, are closed. One access-log
+        line per request on standard output (--quiet turns it off). Binds to loopback unless --host says otherwise; --port 0 picks a
         free port. Prints the URL and then 'ready' once it accepts connections; SIGINT or SIGTERM
         close every connection and exit 0.
 
@@ -27,13 +29,17 @@ enum ServeCommand: HybridCommand {
         let port = try arguments.int("--port") ?? 8080
         let host = try arguments.option("--host") ?? "127.0.0.1"
         let quiet = arguments.flag("--quiet")
+        let headerTimeout = try arguments.double("--header-timeout") ?? 60
         let positionals = try arguments.finish(maxPositionals: 1)
         guard let repo = positionals.first else { throw Arguments.Error.missingRequired("REPO") }
         guard (0...65_535).contains(port) else {
             throw Arguments.Error.invalid(option: "--port", value: "\(port)", expected: "0–65535")
         }
+        guard headerTimeout > 0 else {
+            throw Arguments.Error.invalid(option: "--header-timeout", value: "\(headerTimeout)", expected: "seconds above 0")
+        }
         #if os(Linux)
-        return try serve(root: URL(fileURLWithPath: repo), host: host, port: port, quiet: quiet)
+        return try serve(root: URL(fileURLWithPath: repo), host: host, port: port, headerTimeout: headerTimeout, quiet: quiet)
         #else
         FileHandle.standardError.write(Data("hybrid serve: needs libsoup (Linux)\n".utf8))
         return 1
@@ -41,7 +47,7 @@ enum ServeCommand: HybridCommand {
     }
 
     #if os(Linux)
-    private static func serve(root: URL, host: String, port: Int, quiet: Bool) throws -> Int32 {
+    private static func serve(root: URL, host: String, port: Int, headerTimeout: Double, quiet: Bool) throws -> Int32 {
         let output = LineWriter()
         // Handled by dispatch sources, not by the default action, so the server can close cleanly.
         signal(SIGINT, SIG_IGN)
@@ -55,7 +61,7 @@ enum ServeCommand: HybridCommand {
         }
         var log: (@Sendable (String) -> Void)?
         if !quiet { log = { @Sendable line in output.write(line) } }
-        let server = try StaticSiteServer(root: root, host: host, port: port, accessLog: log)
+        let server = try StaticSiteServer(root: root, host: host, port: port, accessLog: log, headerTimeout: headerTimeout)
         output.write("serving \(server.root.path) at \(server.url.absoluteString)")
         if host != "127.0.0.1" && host != "::1" {
             output.write("warning: listening on \(host), not loopback: other machines can fetch these files")
