@@ -225,6 +225,10 @@ struct ServeHostileTests {
                     text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
                 }
                 kill(process.processIdentifier, signal)
+                // Never hang the suite on a server that ignores the signal: kill it and fail.
+                let stopBy = Date().addingTimeInterval(10)
+                while process.isRunning, Date() < stopBy { usleep(20_000) }
+                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
                 process.waitUntilExit()
                 text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
                 outcomes.append((signal, process.terminationStatus, process.terminationReason, text))

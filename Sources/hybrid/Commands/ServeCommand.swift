@@ -49,16 +49,7 @@ enum ServeCommand: HybridCommand {
     #if os(Linux)
     private static func serve(root: URL, host: String, port: Int, headerTimeout: Double, quiet: Bool) throws -> Int32 {
         let output = LineWriter()
-        // Handled by dispatch sources, not by the default action, so the server can close cleanly.
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        let stopRequested = DispatchSemaphore(value: 0)
-        let sources = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { stopRequested.signal() }
-            source.resume()
-            return source
-        }
+        let stop = StopSignal()
         var log: (@Sendable (String) -> Void)?
         if !quiet { log = { @Sendable line in output.write(line) } }
         let server = try StaticSiteServer(root: root, host: host, port: port, accessLog: log, headerTimeout: headerTimeout)
@@ -67,14 +58,42 @@ enum ServeCommand: HybridCommand {
             output.write("warning: listening on \(host), not loopback: other machines can fetch these files")
         }
         output.write("ready")
-        stopRequested.wait()
+        stop.wait()
         server.stop()
-        sources.forEach { $0.cancel() }
         output.write("stopped")
         return 0
     }
     #endif
 }
+
+#if os(Linux)
+/// SIGINT and SIGTERM as a byte on a pipe (the self-pipe trick): the handler is installed
+/// synchronously, before `ready` is printed, so a signal sent the moment a supervisor sees
+/// `ready` is never lost — a dispatch signal source registers asynchronously, and until it has,
+/// a signal would take its default action or, ignored, vanish.
+private struct StopSignal {
+    init() {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { return }
+        stopPipe = (fds[0], fds[1])
+        for number in [SIGINT, SIGTERM] {
+            signal(number) { _ in
+                var byte: UInt8 = 1
+                _ = write(stopPipe.write, &byte, 1)   // async-signal-safe
+            }
+        }
+    }
+
+    /// Blocks until SIGINT or SIGTERM arrives.
+    func wait() {
+        var byte: UInt8 = 0
+        while read(stopPipe.read, &byte, 1) < 0 && errno == EINTR {}
+    }
+}
+
+/// The pipe the signal handler writes to; set once before the handlers are installed.
+nonisolated(unsafe) private var stopPipe: (read: Int32, write: Int32) = (-1, -1)
+#endif
 
 /// Whole lines to standard output from any thread, flushed at once (a log reader or a test
 /// waiting for `ready` must not wait for a buffer to fill).
