@@ -71,6 +71,8 @@ public final class HybridWebView {
     /// A load that failed: WebKit then shows its own error page for the same URL, whose
     /// load-finished must not count as that page loading.
     var failedLoadURL: URL?
+    /// A title the page set through the bridge (`navigation.setTitle`), until its next document.
+    var titleOverride: String?
     var openDialogs: [WeakDialog] = []
     var lastNewWindow: (url: URL, at: Double)?
     /// The URL the navigation policy last redirected to (its load is let through as is).
@@ -81,12 +83,18 @@ public final class HybridWebView {
     /// - Throws: what the provider throws when it cannot make a view.
     public init(provider: any WebEngineProvider, configuration: HybridWebViewConfiguration = HybridWebViewConfiguration()) throws {
         self.configuration = configuration
-        bridge = BridgeHost(capabilities: provider.capabilities, modules: configuration.modules,
+        let navigationSlot = BridgeDelegateSlot<any BridgeNavigationDelegate>()
+        var modules = configuration.modules
+        if let origins = configuration.navigationModuleOrigins {
+            modules.append(NavigationModule(allowedOrigins: origins, slot: navigationSlot))
+        }
+        bridge = BridgeHost(capabilities: provider.capabilities, modules: modules,
                             limits: configuration.bridgeLimits, options: configuration.bridgeOptions)
         engine = try provider.makeEngine(configuration.engineConfiguration(bridge: bridge))
         progressModel = ProgressModel(options: configuration.progress)
         whiteScreenPolicy = configuration.whiteScreen
         engine.delegate = self
+        navigationSlot.delegate = self
         bridge.attach(engine)
         // A proxied form POST's response is shown in this view.
         for case let proxy as ProxyModule in configuration.modules { proxy.documents.engine = engine }
@@ -222,7 +230,7 @@ public final class HybridWebView {
         guard !isClosed else { return }
         var next = state
         next.url = hasNavigated ? engine.url : nil
-        next.title = hasNavigated ? engine.title : nil
+        next.title = hasNavigated ? (titleOverride ?? engine.title) : nil
         next.isLoading = hasNavigated && engine.isLoading
         next.progress = progressModel.value
         next.canGoBack = engine.canGoBack
@@ -260,6 +268,7 @@ public final class HybridWebView {
         case .loadCommitted(let url):
             if isPlaceholder(url) { return }
             // A new document: its title arrives (often after load-finished) as titleChanged.
+            titleOverride = nil
             if errorPage == nil { lastGoodTitle = nil }
         case .titleChanged(let title):
             if let title, !title.isEmpty, errorPage == nil, hasNavigated { lastGoodTitle = title }

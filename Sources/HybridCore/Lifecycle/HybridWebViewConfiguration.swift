@@ -47,6 +47,10 @@ public struct HybridWebViewConfiguration {
     /// Interception, token parameters, system/payment schemes and unknown schemes
     /// (``NavigationPolicy``); `nil` leaves every navigation to the app's delegate.
     public var navigation: NavigationPolicy?
+    /// Pages of these origins get the bridge's `navigation` module (open, close, setTitle, back)
+    /// served by their own container; `nil` registers none. Each view gets its own module, so
+    /// a pooled configuration still routes every page to the view that shows it.
+    public var navigationModuleOrigins: [OriginPattern]?
 
     public init(engine: EngineConfiguration = EngineConfiguration(), modules: [any BridgeModule] = [],
                 bridgeOptions: BridgeHost.Options = BridgeHost.Options(), bridgeLimits: BridgeRouter.Limits = BridgeRouter.Limits(),
