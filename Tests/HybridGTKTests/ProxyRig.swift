@@ -40,7 +40,8 @@ final class ProxyRig {
                 </body></html>
                 """)
         }
-        provider = try EngineHarness.provider()
+        // Its own session: cookies for 127.0.0.1 set by other suites (ports do not separate cookies) must not leak in.
+        provider = try EngineHarness.isolatedProvider()
         pageURL = server.url("/proxy/page")
         let port = pageURL.port ?? 0
         var policy = try ProxyPolicy(requests: ["http://127.0.0.1:\(port)/*", "http://localhost:\(port)/*"],
