@@ -15,6 +15,11 @@ enum RunCommand: HybridCommand {
         or a URL. The page gets the bridge (hybrid.js) with the device, storage and test modules.
 
         OPTIONS:
+          --engine webkit|blink the engine (default webkit: WebKitGTK). blink runs headless Chromium
+                                (no window shell; the run ends on load, done or timeout) and, since
+                                Blink cannot navigate to a custom scheme, serves a directory TARGET at
+                                https://local.hybrid-run.invalid/ instead of hybrid-app://local/ (every
+                                https request of the page is then answered from the directory)
           --entry FILE          the directory's entry page (default index.html)
           --headless            run on a private Xvfb display even when DISPLAY is set; without it and
                                 with a display, the page opens in a window (back, forward, reload/stop,
@@ -43,10 +48,17 @@ enum RunCommand: HybridCommand {
         let timeout = try arguments.double("--timeout")
         let allow = try arguments.values("--allow")
         let size = try arguments.option("--size")
+        let engine = try arguments.option("--engine")
         let positionals = try arguments.finish(maxPositionals: 1)
         guard let target = positionals.first else { throw Arguments.Error.missingRequired("TARGET") }
         var options = RunOptions(target: target)
         if let entry { options.entry = entry }
+        if let engine {
+            guard let value = RunOptions.Engine(rawValue: engine) else {
+                throw Arguments.Error.invalid(option: "--engine", value: engine, expected: "webkit or blink")
+            }
+            options.engine = value
+        }
         options.screenshot = screenshot
         options.report = report
         options.verbose = verbose
@@ -65,11 +77,12 @@ enum RunCommand: HybridCommand {
         }
         #if os(Linux)
         var display: HeadlessDisplay?
-        if headless || ProcessInfo.processInfo.environment["DISPLAY"].map({ $0.isEmpty }) ?? true {
+        // Blink runs headless Chromium: it needs no display.
+        if options.engine == .webkit, headless || ProcessInfo.processInfo.environment["DISPLAY"].map({ $0.isEmpty }) ?? true {
             display = try HeadlessDisplay()
             display?.export()
         }
-        options.windowed = display == nil
+        options.windowed = options.engine == .webkit && display == nil
         defer { display?.stop() }
         let runOptions = options
         let outcome = try GLibMainLoop.run { try await RunSession(options: runOptions).run() }

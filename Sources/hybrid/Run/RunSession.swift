@@ -1,12 +1,16 @@
 #if os(Linux)
 import Foundation
 import HybridCore
+import HybridBlink
 import HybridGTK
 
 /// What `hybrid run` was asked to do.
 struct RunOptions: Sendable {
     enum Until: String, Sendable { case load, done }
+    /// The engine the page opens on (`--engine`).
+    enum Engine: String, Sendable { case webkit, blink }
     var target: String
+    var engine: Engine = .webkit
     var entry = "index.html"
     var screenshot: URL?
     var report: URL?
@@ -32,10 +36,14 @@ struct RunOutcome: Sendable {
 @MainActor
 final class RunSession: WebEngineDelegate {
     static let localScheme = "hybrid-app"
+    /// Where Blink serves a directory target: it cannot navigate to a custom scheme, so the
+    /// directory is served at an https origin through Fetch interception (a reserved TLD, never
+    /// a real site).
+    static let blinkLocalOrigin = "https://local.hybrid-run.invalid"
     private let options: RunOptions
     private var finished: CheckedContinuation<RunOutcome, Never>?
     private var outcome: RunOutcome?
-    private var engine: GTKWebEngine?
+    private var engine: (any WebEngine)?
     private var host: BridgeHost?
     private var token: ObservationToken?
     private var shell: WindowShell?
@@ -47,8 +55,9 @@ final class RunSession: WebEngineDelegate {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: options.target, isDirectory: &isDirectory), isDirectory.boolValue {
             let root = URL(fileURLWithPath: options.target, isDirectory: true)
-            let url = URL(string: "\(Self.localScheme)://local/")!.appendingPathComponent(options.entry)
-            return (url, [Self.localScheme: DirectorySchemeHandler(root: root)])
+            let url = URL(string: "\(localOrigin)/")!.appendingPathComponent(options.entry)
+            let scheme = options.engine == .blink ? "https" : Self.localScheme
+            return (url, [scheme: DirectorySchemeHandler(root: root)])
         }
         guard let url = URL(string: options.target), url.scheme != nil else {
             throw RunError("TARGET is neither a directory nor a URL: \(options.target)")
@@ -56,10 +65,18 @@ final class RunSession: WebEngineDelegate {
         return (url, [:])
     }
 
+    /// The origin a directory target is served at on the chosen engine.
+    private var localOrigin: String {
+        options.engine == .blink ? Self.blinkLocalOrigin : "\(Self.localScheme)://local"
+    }
+
     func run() async throws -> RunOutcome {
         let (url, schemes) = try resolveTarget()
-        let provider = try GTKEngineProvider(session: .ephemeral)
-        var origins: [OriginPattern] = schemes.isEmpty ? [] : [OriginPattern(stringLiteral: "\(Self.localScheme)://local")]
+        let provider: any WebEngineProvider = switch options.engine {
+        case .webkit: try GTKEngineProvider(session: .ephemeral)
+        case .blink: try BlinkEngineProvider(session: .ephemeral)
+        }
+        var origins: [OriginPattern] = schemes.isEmpty ? [] : [OriginPattern(stringLiteral: localOrigin)]
         if let origin = BridgeOrigin(url: url), schemes.isEmpty { origins.append(.exact(origin)) }
         origins += options.allow.map { OriginPattern(stringLiteral: $0) }
         let test = TestModule(
@@ -82,13 +99,13 @@ final class RunSession: WebEngineDelegate {
         }
         var configuration = EngineConfiguration(schemeHandlers: schemes, viewportSize: options.viewport)
         host.configure(&configuration)
-        let engine = try provider.makeGTKEngine(configuration)
+        let engine = try provider.makeEngine(configuration)
         engine.delegate = self
         host.attach(engine)
         self.engine = engine
         self.host = host
         token = engine.observe { [weak self] event in self?.observe(event) }
-        if options.windowed {
+        if options.windowed, let engine = engine as? GTKWebEngine {
             shell = WindowShell(engine: engine, size: options.viewport)
             shell?.onClose = { [weak self] in self?.finish(RunOutcome(exitCode: 0, summary: "window closed")) }
         }
