@@ -28,8 +28,7 @@ public final class BlinkWebEngine: WebEngine {
     private(set) var sessionID: String?
     /// Work waiting for the session (nil once attached).
     private var attachQueue: [(String) -> Void]? = []
-    private var observers: [UInt64: @MainActor (EngineEvent) -> Void] = [:]
-    private var nextObserverID: UInt64 = 0
+    private let observers = EngineObservers()
     private var pendingCalls: [Int: PendingCall] = [:]
     private var nextCallID = 0
     var openDialogs: [Weak<ScriptDialogCompletion>] = []
@@ -73,15 +72,12 @@ public final class BlinkWebEngine: WebEngine {
     // MARK: Observation
 
     public func observe(_ handler: @escaping @MainActor (EngineEvent) -> Void) -> ObservationToken {
-        nextObserverID += 1
-        let id = nextObserverID
-        observers[id] = handler
-        return ObservationToken { [weak self] in self?.observers[id] = nil }
+        observers.add(handler)
     }
 
     func emit(_ event: EngineEvent) {
         guard !isClosed else { return }
-        for id in observers.keys.sorted() { observers[id]?(event) }
+        observers.emit(event)
     }
 
     // MARK: Loading

@@ -26,8 +26,7 @@ public final class GTKWebEngine: WebEngine {
     private let contentManager: OpaquePointer
     private let cancellable: UnsafeMutablePointer<GCancellable>
     private var connections: [SignalConnection] = []
-    private var observers: [UInt64: @MainActor (EngineEvent) -> Void] = [:]
-    private var nextObserverID: UInt64 = 0
+    private let observers = EngineObservers()
     private var pendingCalls: [ObjectIdentifier: @MainActor (any Error) -> Void] = [:]
     private var openDialogs: [Weak<ScriptDialogCompletion>] = []
     private var terminatedReason: TerminationReason?
@@ -74,15 +73,12 @@ public final class GTKWebEngine: WebEngine {
     // MARK: Observation
 
     public func observe(_ handler: @escaping @MainActor (EngineEvent) -> Void) -> ObservationToken {
-        nextObserverID += 1
-        let id = nextObserverID
-        observers[id] = handler
-        return ObservationToken { [weak self] in self?.observers[id] = nil }
+        observers.add(handler)
     }
 
     func emit(_ event: EngineEvent) {
         guard !closed else { return }
-        for id in observers.keys.sorted() { observers[id]?(event) }
+        observers.emit(event)
     }
 
     // MARK: Loading

@@ -35,8 +35,7 @@ public final class WKWebEngine: WebEngine {
     private let messageProxy: WKMessageProxy
     private let schemeProxy: WKSchemeProxy?
     private var keyValueObservations: [NSKeyValueObservation] = []
-    private var observers: [UInt64: @MainActor (EngineEvent) -> Void] = [:]
-    private var nextObserverID: UInt64 = 0
+    private let observers = EngineObservers()
     var pendingCalls: [UInt64: @MainActor (any Error) -> Void] = [:]
     var nextCallID: UInt64 = 0
     private var openDialogs: [WeakDialog] = []
@@ -89,15 +88,12 @@ public final class WKWebEngine: WebEngine {
     // MARK: Observation
 
     public func observe(_ handler: @escaping @MainActor (EngineEvent) -> Void) -> ObservationToken {
-        nextObserverID += 1
-        let id = nextObserverID
-        observers[id] = handler
-        return ObservationToken { [weak self] in self?.observers[id] = nil }
+        observers.add(handler)
     }
 
     func emit(_ event: EngineEvent) {
         guard !closed else { return }
-        for id in observers.keys.sorted() { observers[id]?(event) }
+        observers.emit(event)
     }
 
     /// KVO is WKWebView's only report of these; WebKit changes them on the main thread.
