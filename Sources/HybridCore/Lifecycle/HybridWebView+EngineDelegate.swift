@@ -59,7 +59,7 @@ extension HybridWebView: WebEngineDelegate {
         failedLoadURL = nil
         guard let package = configuration.package, url?.scheme?.lowercased() == package.scheme else { return }
         if packageFailed {
-            rollBackPackage(package)
+            rollBackPackage(package, url: url)
         } else if !isErrorPage {
             // The version loaded once: the previous one can go (file work off the main thread).
             Task.detached { try? package.installer.markLoaded(package.id) }
@@ -70,17 +70,19 @@ extension HybridWebView: WebEngineDelegate {
         failedLoadURL = url
         delegate?.webView(self, didFailLoad: LoadFailure(url: url, message: message, statusCode: nil))
         if let package = configuration.package, url?.scheme?.lowercased() == package.scheme {
-            rollBackPackage(package)
+            rollBackPackage(package, url: url)
         }
     }
 
     /// The active package version failed to load: go back to the previous one and reload once.
-    private func rollBackPackage(_ package: PackageBinding) {
+    private func rollBackPackage(_ package: PackageBinding, url: URL?) {
         packageFailed = false
         Task { [weak self] in
             let rolledBack = await Task.detached { (try? package.installer.rollback(package.id)) != nil }.value
             guard rolledBack, let self, !self.isClosed else { return }
-            self.engine.reload()
+            // Load the page itself, not `reload()`: WebKit may be showing (or still loading) its
+            // own error page for the failed URL, and a reload of that races with it.
+            if let url { self.engine.load(EngineRequest(url: url)) } else { self.engine.reload() }
         }
     }
 

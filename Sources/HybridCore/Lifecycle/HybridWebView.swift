@@ -134,9 +134,8 @@ public final class HybridWebView {
         let page = await preloaded.value
         guard !isClosed else { return }
         if let page {
-            // A navigation that replaces the warm-up document before it committed makes WebKit
-            // start the content process over; the fetch is shorter than a process start anyway.
-            await waitUntilWarm(whileNavigating: true)
+            // Shown at once, whether or not the warm-up document finished: the content process
+            // it started is kept, and waiting for it would add a navigation (measured slower).
             await configuration.cookieSync?.prepareNavigation(to: page.url)
             engine.loadSimulatedResponse(page.data, mimeType: page.mimeType, encoding: page.encoding, for: page.url)
         } else {
