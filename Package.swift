@@ -67,6 +67,7 @@ var targets: [Target] = [
         dependencies: [
             "HybridCore",
             "HybridCrypto",
+            "HybridTestSupport",  // page and image fixtures for `hybrid bench`
             .target(name: "HybridBlink", condition: linux),
             .target(name: "HybridGTK", condition: linux),
             .target(name: "HybridServer", condition: linux),

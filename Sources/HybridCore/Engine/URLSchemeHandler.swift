@@ -1,26 +1,8 @@
 import Foundation
 
-/// A request the engine made to a custom URL scheme.
-public struct SchemeRequest: Sendable {
-    public var url: URL
-    public var method: String
-    /// Header names as sent (case preserved); look up with ``header(_:)``.
-    public var headers: [(name: String, value: String)]
-    /// The request body (POST, PUT), when the engine exposes one.
-    public var body: Data?
-
-    public init(url: URL, method: String = "GET", headers: [(name: String, value: String)] = [], body: Data? = nil) {
-        self.url = url
-        self.method = method
-        self.headers = headers
-        self.body = body
-    }
-
-    /// The first value of a header, matched case-insensitively.
-    public func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
-    }
-}
+/// A request the engine made to a custom URL scheme (or, on engines that intercept HTTP, to
+/// http/https): the same shape as a request the app asks an engine to load.
+public typealias SchemeRequest = EngineRequest
 
 /// The answer to a ``SchemeRequest``: status, headers and a body that may be streamed.
 public struct SchemeResponse: Sendable {
