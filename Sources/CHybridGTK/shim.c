@@ -11,16 +11,6 @@ extern int _dispatch_get_main_queue_handle_4CF(void);
 extern void _dispatch_main_queue_callback_4CF(void *msg);
 
 WebKitWebView *hk_web_view_new(WebKitWebContext *context, WebKitNetworkSession *session,
-                               WebKitUserContentManager *manager, WebKitSettings *settings) {
-    return WEBKIT_WEB_VIEW(g_object_new(WEBKIT_TYPE_WEB_VIEW,
-                                        "web-context", context,
-                                        "network-session", session,
-                                        "user-content-manager", manager,
-                                        "settings", settings,
-                                        NULL));
-}
-
-WebKitWebView *hk_web_view_new_with_autoplay(WebKitWebContext *context, WebKitNetworkSession *session,
                                              WebKitUserContentManager *manager, WebKitSettings *settings,
                                              WebKitAutoplayPolicy autoplay) {
     WebKitWebsitePolicies *policies = webkit_website_policies_new_with_policies("autoplay", autoplay, NULL);
@@ -39,9 +29,7 @@ WebKitWebContext *hk_web_context_new(void) {
     return WEBKIT_WEB_CONTEXT(g_object_new(WEBKIT_TYPE_WEB_CONTEXT, NULL));
 }
 
-int hk_dispatch_main_queue_fd(void) { return _dispatch_get_main_queue_handle_4CF(); }
-
-void hk_dispatch_drain_main_queue(void) {
+static void hk_dispatch_drain_main_queue(void) {
     // Read the eventfd first: otherwise the source stays ready and starves WebKit's sources.
     eventfd_t value;
     eventfd_read(_dispatch_get_main_queue_handle_4CF(), &value);
@@ -69,11 +57,8 @@ GInputStream *hk_pipe_input_stream(int *write_fd, GError **error) {
     return g_unix_input_stream_new(fds[0], TRUE);
 }
 
-GObject *hk_object(gpointer instance) { return G_OBJECT(instance); }
 GtkWidget *hk_widget(gpointer instance) { return GTK_WIDGET(instance); }
 GtkWindow *hk_window(gpointer instance) { return GTK_WINDOW(instance); }
-gboolean hk_is_navigation_policy_decision(gpointer instance) { return WEBKIT_IS_NAVIGATION_POLICY_DECISION(instance); }
-gboolean hk_is_response_policy_decision(gpointer instance) { return WEBKIT_IS_RESPONSE_POLICY_DECISION(instance); }
 
 gulong hk_signal_connect(gpointer instance, const char *signal, const void *callback, gpointer data,
                          GClosureNotify destroy, gboolean after) {

@@ -48,7 +48,7 @@ public final class GTKWebEngine: WebEngine {
         // Sound autoplay is a website policy in WebKitGTK (the default allows only muted media),
         // so the gesture setting alone does not let audible media start.
         let autoplay = configuration.media.autoplayWithoutGesture ? WEBKIT_AUTOPLAY_ALLOW : WEBKIT_AUTOPLAY_ALLOW_WITHOUT_SOUND
-        let created = hk_web_view_new_with_autoplay(provider.context, provider.session, contentManager, settings, autoplay)
+        let created = hk_web_view_new(provider.context, provider.session, contentManager, settings, autoplay)
         g_object_unref(UnsafeMutableRawPointer(settings))
         guard let created, let window = gtk_window_new() else {
             g_object_unref(UnsafeMutableRawPointer(contentManager))

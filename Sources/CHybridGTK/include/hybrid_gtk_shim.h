@@ -9,20 +9,15 @@
 #include <libsoup/soup.h>
 #include <glib-unix.h>
 
-/// g_object_new(WEBKIT_TYPE_WEB_VIEW, ...) with the construct-only properties of 6.0.
+/// g_object_new(WEBKIT_TYPE_WEB_VIEW, ...) with the construct-only properties of 6.0, including
+/// the view's autoplay policy (a construct-only website policy).
 WebKitWebView *hk_web_view_new(WebKitWebContext *context, WebKitNetworkSession *session,
-                               WebKitUserContentManager *manager, WebKitSettings *settings);
-/// As hk_web_view_new, with the view's autoplay policy (a construct-only website policy).
-WebKitWebView *hk_web_view_new_with_autoplay(WebKitWebContext *context, WebKitNetworkSession *session,
-                                             WebKitUserContentManager *manager, WebKitSettings *settings,
-                                             WebKitAutoplayPolicy autoplay);
+                               WebKitUserContentManager *manager, WebKitSettings *settings,
+                               WebKitAutoplayPolicy autoplay);
 /// g_object_new(WEBKIT_TYPE_WEB_CONTEXT, ...) — a context that never shares processes
 /// with another context (one process pool).
 WebKitWebContext *hk_web_context_new(void);
 
-/// libdispatch's main-queue handle (an eventfd on Linux) and its drain function.
-int hk_dispatch_main_queue_fd(void);
-void hk_dispatch_drain_main_queue(void);
 /// Adds a GLib source that drains Swift's main queue whenever libdispatch signals it.
 guint hk_attach_dispatch_main_queue_source(GMainContext *context);
 
@@ -31,11 +26,8 @@ guint hk_attach_dispatch_main_queue_source(GMainContext *context);
 GInputStream *hk_pipe_input_stream(int *write_fd, GError **error);
 
 /// GObject casts, as functions (Swift cannot expand the macros).
-GObject *hk_object(gpointer instance);
 GtkWidget *hk_widget(gpointer instance);
 GtkWindow *hk_window(gpointer instance);
-gboolean hk_is_navigation_policy_decision(gpointer instance);
-gboolean hk_is_response_policy_decision(gpointer instance);
 
 /// g_signal_connect_data with any C function pointer (Swift passes a typed @convention(c) fn).
 gulong hk_signal_connect(gpointer instance, const char *signal, const void *callback, gpointer data,
