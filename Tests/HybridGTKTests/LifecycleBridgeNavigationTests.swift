@@ -40,11 +40,8 @@ struct LifecycleBridgeNavigationTests {
         #expect(try await view.page("return await hybrid.call('navigation', 'back');") == true)
         try await recorder.next("back") { if case .loadFinished(let url) = $0 { url?.path == "/first" } else { false } }
         try await eventually("the page's own title again") { view.state.title == "First" }
-        // Known: a page restored from the page cache keeps its old bridge document, so its calls
-        // are refused until it reloads (BridgeHost begins a new document on the restore's commit).
-        await withKnownIssue("bridge calls after a page-cache restore are denied") {
-            _ = try await view.page("return await hybrid.call('navigation', 'back');")
-        }
+        // A page restored from the page cache announces its document again: its calls work.
+        #expect(try await view.page("return await hybrid.call('navigation', 'back');") == false)
         // The other pooled view's page was never the target of any of this.
         #expect(other.state.url == nil)
     }

@@ -69,7 +69,16 @@ extension HybridWebView {
     }
 
     /// Runs an async function body in the page world.
-    func page(_ body: String) async throws -> JSONValue { try await engine.callAsync(body) }
+    /// Runs `body` as an async function in the page. It settles within 10 s (a bridge call that
+    /// never answers becomes a failure, not a hung suite).
+    func page(_ body: String) async throws -> JSONValue {
+        try await engine.callAsync("""
+            return await Promise.race([
+              (async () => { \(body) })(),
+              new Promise((_, reject) => setTimeout(() => reject(new Error('page call did not settle in 10 s')), 10000)),
+            ]);
+            """)
+    }
 }
 
 /// Records what a view asks of the app.

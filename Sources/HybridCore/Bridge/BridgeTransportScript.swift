@@ -84,6 +84,11 @@ public enum BridgeTransportScript {
           crypto.getRandomValues(bytes);
           nonce = Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join('');
           post(JSON.stringify({ t: 'hello', v: 1, nonce: nonce }));
+          // A document restored from the page cache is committed again without running this script:
+          // announce it again, or the container would take its calls for a stale document's.
+          window.addEventListener('pageshow', function (event) {
+            if (event.persisted) post(JSON.stringify({ t: 'hello', v: 1, nonce: nonce }));
+          });
         })();
         """
     }
