@@ -1,4 +1,6 @@
 import Foundation
+import HybridCore
+import HybridServer
 import Testing
 
 /// `hybrid run` as page authors use it: a test page decides the exit status.
@@ -23,6 +25,20 @@ struct RunCommandTests {
         let process = Process()
         process.executableURL = hybrid
         process.arguments = ["run", directory.path] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+    }
+
+    /// Runs `hybrid ARGUMENTS` and collects its standard output.
+    static func hybrid(_ arguments: [String]) throws -> Run {
+        let process = Process()
+        process.executableURL = hybrid
+        process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -73,5 +89,31 @@ struct RunCommandTests {
         let report = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("report.json"))) as? [String: Any]
         #expect(report?["exit"] as? Double == 0)
         #expect(report?["title"] as? String == "t")
+    }
+
+    @Test func aCookiesFileReachesTheFirstRequestAndOnlyNonHttpOnlyReachJS() throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        server.route("/page") { request in
+            let header = JSONValue.string(request.headers["Cookie"] ?? "").jsonText
+            return .html("<script>hybrid.ready.then(() => hybrid.call('test', 'done', { ok: true, details: { header: \(header), js: document.cookie } }))</script>")
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("hk-cookies-\(UUID().uuidString).txt")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data("""
+            # Netscape HTTP Cookie File
+            127.0.0.1\tFALSE\t/\tFALSE\t0\tsid\tabc
+            #HttpOnly_127.0.0.1\tFALSE\t/\tFALSE\t0\ttoken\tsecret
+            other.example\tFALSE\t/\tFALSE\t0\tforeign\tno
+
+            """.utf8).write(to: file)
+        let origin = "http://127.0.0.1:\(server.port)"
+        let run = try Self.hybrid(["run", server.url("/page").absoluteString, "--cookies", file.path, "--allow", origin,
+                                   "--until", "done", "--headless", "--timeout", "30"])
+        #expect(run.status == 0)
+        let details = try JSONValue(jsonText: run.output.split(separator: "\n").last.map(String.init) ?? "null")
+        let header = details["header"]?.stringValue ?? ""
+        #expect(header.contains("sid=abc") && header.contains("token=secret") && !header.contains("foreign"))
+        #expect(details["js"] == "sid=abc")
     }
 }

@@ -31,6 +31,7 @@ enum RunCommand: HybridCommand {
                                 hybrid.call('test', 'done', { ok, details })
           --timeout SECONDS     give up after this long (default 30): exit 2
           --allow ORIGIN        allow bridge modules for this origin too (repeatable)
+          --cookies FILE        load a Netscape cookies.txt (curl, wget) into the session first
           --size WxH            viewport size (default 1024x768)
           --verbose             print bridge traffic, engine events, policy decisions and page logs
 
@@ -48,6 +49,7 @@ enum RunCommand: HybridCommand {
         let timeout = try arguments.double("--timeout")
         let allow = try arguments.values("--allow")
         let size = try arguments.option("--size")
+        let cookiesFile = try arguments.option("--cookies")
         let engine = try arguments.option("--engine")
         let positionals = try arguments.finish(maxPositionals: 1)
         guard let target = positionals.first else { throw Arguments.Error.missingRequired("TARGET") }
@@ -64,6 +66,9 @@ enum RunCommand: HybridCommand {
         options.verbose = verbose
         options.allow = allow
         if let timeout { options.timeout = timeout }
+        if let cookiesFile {
+            options.cookies = try NetscapeCookieFile.parse(String(contentsOfFile: cookiesFile, encoding: .utf8))
+        }
         if let until {
             guard let value = RunOptions.Until(rawValue: until) else {
                 throw Arguments.Error.invalid(option: "--until", value: until, expected: "load or done")

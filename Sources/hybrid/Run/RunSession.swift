@@ -21,6 +21,8 @@ struct RunOptions: Sendable {
     var viewport = ViewportSize(width: 1024, height: 768)
     /// Show the window shell (header bar, progress) and run until it is closed.
     var windowed = false
+    /// Cookies (Netscape cookies.txt) put into the engine's store before the page loads.
+    var cookies: [Cookie] = []
 }
 
 /// How a run ended; the exit code follows test-runner conventions (0 ok, 1 failed, 2 timeout/crash).
@@ -114,6 +116,7 @@ final class RunSession: WebEngineDelegate {
             engine.close()
         }
 
+        for cookie in options.cookies { try await engine.cookieStore.setCookie(cookie) }
         engine.load(url)
         let timeout = Task { @MainActor [weak self] in
             guard self?.options.windowed == false || self?.options.until == .done else { return }

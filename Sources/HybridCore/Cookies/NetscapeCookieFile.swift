@@ -1,0 +1,53 @@
+import Foundation
+
+/// Reads the Netscape `cookies.txt` format that curl, wget and browser extensions write: one
+/// cookie per line, seven tab-separated fields (domain, include-subdomains, path, secure,
+/// expiry as Unix seconds, name, value); `#HttpOnly_` before the domain marks HttpOnly; other
+/// lines starting with `#`, and blank lines, are comments.
+public enum NetscapeCookieFile {
+    /// A line that is not a cookie.
+    public struct LineError: Error, CustomStringConvertible, Equatable {
+        public let line: Int
+        public let reason: String
+        public var description: String { "cookies file line \(line): \(reason)" }
+        public init(line: Int, reason: String) {
+            self.line = line
+            self.reason = reason
+        }
+    }
+
+    /// The cookies in `text`, in file order. Expiry 0 means a session cookie.
+    /// - Throws: ``LineError`` for the first malformed line (nothing is half-read).
+    public static func parse(_ text: String) throws -> [Cookie] {
+        var cookies: [Cookie] = []
+        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            var line = String(rawLine)
+            if line.hasSuffix("\r") { line.removeLast() }
+            var httpOnly = false
+            if line.hasPrefix("#HttpOnly_") {
+                httpOnly = true
+                line.removeFirst("#HttpOnly_".count)
+            } else if line.hasPrefix("#") || line.trimmingCharacters(in: .whitespaces).isEmpty {
+                continue
+            }
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count == 7 else {
+                throw LineError(line: index + 1, reason: "expected 7 tab-separated fields, found \(fields.count)")
+            }
+            guard let expiry = Int64(fields[4]), expiry >= 0 else {
+                throw LineError(line: index + 1, reason: "expiry '\(fields[4])' is not Unix seconds")
+            }
+            let domain = fields[0]
+            guard !domain.isEmpty, !fields[5].isEmpty else {
+                throw LineError(line: index + 1, reason: "a cookie needs a domain and a name")
+            }
+            let subdomains = fields[1].uppercased() == "TRUE"
+            cookies.append(Cookie(
+                name: fields[5], value: fields[6], domain: domain, path: fields[2].isEmpty ? "/" : fields[2],
+                expires: expiry == 0 ? nil : Date(timeIntervalSince1970: TimeInterval(expiry)),
+                secure: fields[3].uppercased() == "TRUE", httpOnly: httpOnly,
+                hostOnly: !(subdomains || domain.hasPrefix("."))))
+        }
+        return cookies
+    }
+}

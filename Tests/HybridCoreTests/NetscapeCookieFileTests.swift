@@ -1,0 +1,30 @@
+import Foundation
+import HybridCore
+import Testing
+
+@Suite("Netscape cookies.txt")
+struct NetscapeCookieFileTests {
+    @Test func readsFieldsFlagsAndHttpOnly() throws {
+        let text = """
+            # Netscape HTTP Cookie File
+            .example.com\tTRUE\t/\tFALSE\t0\tsid\tabc
+            #HttpOnly_shop.example.com\tFALSE\t/cart\tTRUE\t2000000000\ttoken\tt=1;x
+
+            """
+        let cookies = try NetscapeCookieFile.parse(text)
+        #expect(cookies.count == 2)
+        #expect(cookies[0] == Cookie(name: "sid", value: "abc", domain: "example.com", hostOnly: false))
+        #expect(cookies[1].httpOnly && cookies[1].secure && cookies[1].hostOnly)
+        #expect(cookies[1].path == "/cart" && cookies[1].value == "t=1;x")
+        #expect(cookies[1].expires == Date(timeIntervalSince1970: 2_000_000_000))
+    }
+
+    @Test func aMalformedLineIsATypedErrorWithItsNumber() {
+        #expect(throws: NetscapeCookieFile.LineError(line: 2, reason: "expected 7 tab-separated fields, found 3")) {
+            try NetscapeCookieFile.parse("# c\nexample.com\tTRUE\t/\n")
+        }
+        #expect(throws: NetscapeCookieFile.LineError.self) {
+            try NetscapeCookieFile.parse("example.com\tTRUE\t/\tFALSE\tsoon\tn\tv")
+        }
+    }
+}
