@@ -117,8 +117,11 @@ struct CookieEndToEndTests {
         #expect(try await rig.serverSawCookies(engine).contains("http_only"))
 
         _ = try await engine.evaluate("document.cookie = 'fromjs=j1; path=/'")
-        await rig.sync.pullFromEngine()
-        #expect(rig.jar.cookies(for: rig.url("/")).first { $0.name == "fromjs" }?.value == "j1")
+        // The web process hands a script's cookie to the network process asynchronously.
+        try await eventually("the script's cookie in the jar") {
+            await rig.sync.pullFromEngine()
+            return rig.jar.cookies(for: rig.url("/")).first { $0.name == "fromjs" }?.value == "j1"
+        }
 
         // Server deletes → jar deletes.
         try await rig.open(rig.url("/cookies/delete?name=plain&path=/"), in: engine)

@@ -36,8 +36,10 @@ struct EngineCookieTests {
         defer { engine.close() }
         try await engine.loadAndWait(server.url("/c"))
         _ = try await engine.evaluate("document.cookie = 'fromScript=1; path=/'")
-        try await Task.sleep(nanoseconds: 200_000_000)
-        #expect(changes >= 2)
+        // A script's cookie reaches the network process asynchronously.
+        try await eventually("both changes observed") {
+            try await provider.cookieStore.cookies(for: server.url("/")).contains { $0.name == "fromScript" } && changes >= 2
+        }
         let cookies = try await provider.cookieStore.cookies(for: server.url("/"))
         #expect(cookies.first { $0.name == "fromServer" }?.httpOnly == true)
         #expect(cookies.contains { $0.name == "fromScript" && $0.value == "1" })
