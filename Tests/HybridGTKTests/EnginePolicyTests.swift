@@ -48,7 +48,8 @@ struct EnginePolicyTests {
         engine.delegate = delegate
         try await engine.loadAndWait(TestPages.url("a.html"))
         _ = try await engine.evaluate("document.getElementById('go').click()")
-        try await Task.sleep(nanoseconds: 300_000_000)
+        try await eventually("the blocked link's decision") { delegate.actions.contains { $0.request.url.lastPathComponent == "blocked.html" } }
+        try await Task.sleep(nanoseconds: 300_000_000)  // a load that was allowed by mistake would have started
         #expect(engine.url?.lastPathComponent == "a.html")
         #expect(!pages.requests.contains { $0.url.lastPathComponent == "blocked.html" })
         let blocked = delegate.actions.last
@@ -113,7 +114,7 @@ struct EnginePolicyTests {
         engine.delegate = delegate
         try await engine.loadAndWait(TestPages.url("w.html"))
         #expect(try await engine.evaluate("window.open('other.html?via=open') === null") == true)
-        try await Task.sleep(nanoseconds: 200_000_000)
+        try await eventually("the new-window request") { delegate.actions.contains { $0.targetsNewWindow } }
         let newWindow = try #require(delegate.actions.first { $0.targetsNewWindow })
         #expect(newWindow.request.url.absoluteString == "hybrid-test://app/other.html?via=open")
         #expect(engine.url?.lastPathComponent == "w.html")
@@ -205,7 +206,9 @@ struct EngineDialogTests {
         _ = try await engine.evaluate("document.body.click()")
         let recorder = EventRecorder(engine)
         _ = try await engine.evaluate("location.href = 'next.html'")
-        try await Task.sleep(nanoseconds: 400_000_000)
+        try await eventually("the question or the next page") {
+            delegate.dialogsSeen.contains { $0.kind == .beforeUnload } || engine.title == "Next"
+        }
         if delegate.dialogsSeen.contains(where: { $0.kind == .beforeUnload }) {
             #expect(engine.title == "Stay")
             answer = .accepted()
