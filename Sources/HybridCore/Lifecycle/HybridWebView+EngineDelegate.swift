@@ -80,8 +80,12 @@ extension HybridWebView: WebEngineDelegate {
         Task { [weak self] in
             let rolledBack = await Task.detached { (try? package.installer.rollback(package.id)) != nil }.value
             guard rolledBack, let self, !self.isClosed else { return }
-            // Load the page itself, not `reload()`: WebKit may be showing (or still loading) its
-            // own error page for the failed URL, and a reload of that races with it.
+            // Load the page itself, not `reload()`, and only once WebKit's own error page for the
+            // failed URL has finished loading: a load started before that is cancelled by it.
+            for _ in 0..<100 where self.engine.isLoading {
+                try? await Task.sleep(nanoseconds: 20_000_000)
+            }
+            guard !self.isClosed else { return }
             if let url { self.engine.load(EngineRequest(url: url)) } else { self.engine.reload() }
         }
     }
