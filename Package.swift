@@ -78,9 +78,9 @@ var targets: [Target] = [
     .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridCrypto"]),
     // Offline packages over real HTTP (updater, resume, faults) against HybridServer's loopback server.
     .testTarget(name: "HybridPackageTests", dependencies: ["HybridCore", "HybridCrypto", "HybridServer"]),
-    .testTarget(name: "HybridServerTests", dependencies: ["HybridServer", "HybridCore"]),
+    .testTarget(name: "HybridServerTests", dependencies: ["HybridServer", "HybridCore", "HybridTestSupport"]),
     // Remote config (rollout, signatures, cache) and static serving: hybrid serve and nginx, same clients.
-    .testTarget(name: "HybridConfigTests", dependencies: ["HybridCore", "HybridCrypto", "HybridServer"]),
+    .testTarget(name: "HybridConfigTests", dependencies: ["HybridCore", "HybridCrypto", "HybridServer", "HybridTestSupport"]),
     // The end-to-end suite on the real engine. An executable, not a test bundle: the Swift test
     // runner keeps the main thread to itself and drains the main queue on whichever worker thread
     // is free, but WebKit must stay on one thread. Here GLib owns the main thread and runs the

@@ -1,4 +1,5 @@
 import Foundation
+import HybridTestSupport
 import HybridCore
 import HybridServer
 import Testing
@@ -80,8 +81,8 @@ struct ServeHostileTests {
         ]
         for path in attempts {
             let port = site.port
-            let response = try await offPool { RawSocket.exchange(port: port, "GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") }
-            let status = RawSocket.status(of: response)
+            let response = try await offPool { RawHTTP.exchange(port: port, "GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", untilFirstResponse: true) }
+            let status = RawHTTP.status(of: response)
             #expect(status.map { (400...499).contains($0) } == true, "\(path) → \(String(describing: status))")
             #expect(!response.contains(ServedSite.secret), "\(path) leaked the secret")
         }
@@ -98,7 +99,7 @@ struct ServeHostileTests {
         ]
         for (request, expected) in refused {
             let port = site.port
-            let status = RawSocket.status(of: try await offPool { RawSocket.exchange(port: port, request) })
+            let status = RawHTTP.status(of: try await offPool { RawHTTP.exchange(port: port, request, untilFirstResponse: true) })
             #expect(status == expected, "\(request.prefix(30)) → \(String(describing: status))")
             #expect(try await site.stillServes())
         }
@@ -107,7 +108,7 @@ struct ServeHostileTests {
         for request in ["GET /data.txt HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 300_000))\r\n\r\n",
                         "GET /data.txt HTTP/1.1\r\nHost: x\r\n" + (0..<20_000).map { "X-H\($0): v\r\n" }.joined() + "\r\n"] {
             let port = site.port
-            let status = RawSocket.status(of: try await offPool { RawSocket.exchange(port: port, request) })
+            let status = RawHTTP.status(of: try await offPool { RawHTTP.exchange(port: port, request, untilFirstResponse: true) })
             #expect(status.map { (400...499).contains($0) } ?? true, "\(request.prefix(30)) → \(String(describing: status))")
             #expect(try await site.stillServes())
         }
@@ -119,7 +120,7 @@ struct ServeHostileTests {
                         "POST /data.txt HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc", "DELETE /data.txt HTTP/1.1\r\nHost: x\r\n\r\n",
                         "GET /data.txt HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab"] {
             let port = site.port
-            let status = RawSocket.status(of: try await offPool { RawSocket.exchange(port: port, request) })
+            let status = RawHTTP.status(of: try await offPool { RawHTTP.exchange(port: port, request, untilFirstResponse: true) })
             #expect(status.map { (400...499).contains($0) } == true, "\(request.prefix(40)) → \(String(describing: status))")
         }
         #expect(try await site.stillServes())
@@ -130,7 +131,7 @@ struct ServeHostileTests {
         var stalled: [Int32] = []
         defer { stalled.forEach { close($0) } }
         for index in 0..<60 {
-            let fd = RawSocket.open(port: site.port)
+            let fd = RawHTTP.connectTo(port: site.port)
             #expect(fd >= 0)
             // Half a request line, half a header block, or a big download never read.
             let partial = ["GET /data.t", "GET /data.txt HTTP/1.1\r\nHost: x\r\nX-Slow:", "GET /big.html HTTP/1.1\r\nHost: x\r\n\r\n"][index % 3]
@@ -168,7 +169,7 @@ struct ServeHostileTests {
             // Silent; half a header block; one whole request, then idle on the kept-alive connection.
             let sends = ["", "GET /data.txt HTTP/1.1\r\nHost: x\r\nX-Slow: a", "GET /data.txt HTTP/1.1\r\nHost: x\r\n\r\n"]
             let sockets = sends.map { text -> Int32 in
-                let fd = RawSocket.open(port: port)
+                let fd = RawHTTP.connectTo(port: port)
                 if !text.isEmpty { _ = text.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) } }
                 var wait = timeval(tv_sec: 5, tv_usec: 0)
                 setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
@@ -184,7 +185,7 @@ struct ServeHostileTests {
                     if count <= 0 { break }
                     received.append(contentsOf: buffer[0..<count])
                 }
-                let status = RawSocket.status(of: String(decoding: received, as: UTF8.self)).map(String.init) ?? "none"
+                let status = RawHTTP.status(of: String(decoding: received, as: UTF8.self)).map(String.init) ?? "none"
                 return "\(status) closed after \(Date().timeIntervalSince(start) < 3 ? "timeout" : "too long")"
             }
         }

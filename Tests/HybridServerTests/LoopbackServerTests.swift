@@ -1,4 +1,5 @@
 import Foundation
+import HybridTestSupport
 import HybridCore
 import HybridServer
 import Testing

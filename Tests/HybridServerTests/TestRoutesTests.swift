@@ -1,4 +1,5 @@
 import Foundation
+import HybridTestSupport
 import HybridServer
 import Testing
 

@@ -4,13 +4,16 @@ import Glibc
 #endif
 
 /// Sends bytes no well-behaved client would send (malformed request lines, huge headers) over a
-/// plain TCP socket and returns whatever the server answers before closing or timing out.
-enum RawHTTP {
-    static func exchange(port: Int, _ request: Data, timeout: TimeInterval = 5) -> String {
+/// plain TCP socket to 127.0.0.1 and returns whatever the server answers.
+public enum RawHTTP {
+    /// Sends `request`, half-closes, and returns everything answered before the server closes or
+    /// `timeout` passes; with `untilFirstResponse`, stops as soon as one whole response (head and
+    /// `Content-Length` body) arrived, so a server that keeps the connection open is not waited out.
+    public static func exchange(port: Int, _ request: Data, timeout: Int = 5, untilFirstResponse: Bool = false) -> String {
         let fd = connectTo(port: port)
         guard fd >= 0 else { return "" }
         defer { close(fd) }
-        var wait = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        var wait = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
         _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         shutdown(fd, Int32(SHUT_WR))
@@ -20,21 +23,33 @@ enum RawHTTP {
             let count = recv(fd, &buffer, buffer.count, 0)
             if count <= 0 { break }
             received.append(contentsOf: buffer[0..<count])
+            if untilFirstResponse, isComplete(received) { break }
         }
         return String(decoding: received, as: UTF8.self)
     }
 
-    static func exchange(port: Int, _ request: String) -> String { exchange(port: port, Data(request.utf8)) }
+    public static func exchange(port: Int, _ request: String, untilFirstResponse: Bool = false) -> String {
+        exchange(port: port, Data(request.utf8), untilFirstResponse: untilFirstResponse)
+    }
+
+    /// Whether `bytes` hold one whole response (head and `Content-Length` body).
+    public static func isComplete(_ bytes: Data) -> Bool {
+        guard let end = bytes.range(of: Data("\r\n\r\n".utf8)) else { return false }
+        let head = String(decoding: bytes[..<end.lowerBound], as: UTF8.self).lowercased()
+        let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+            .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+        return bytes.count - end.upperBound >= length
+    }
 
     /// A slow client: connects, sends `partial` and then nothing. Close the descriptor to hang up.
-    static func stall(port: Int, sending partial: String) -> Int32 {
+    public static func stall(port: Int, sending partial: String) -> Int32 {
         let fd = connectTo(port: port)
         if fd >= 0 { _ = partial.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) } }
         return fd
     }
 
     /// A connected TCP socket to 127.0.0.1:`port`, or -1.
-    static func connectTo(port: Int) -> Int32 {
+    public static func connectTo(port: Int) -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return -1 }
         var address = sockaddr_in()
@@ -52,7 +67,7 @@ enum RawHTTP {
     }
 
     /// The status code of the first response line, or `nil` when the server answered nothing.
-    static func status(of response: String) -> Int? {
+    public static func status(of response: String) -> Int? {
         guard response.hasPrefix("HTTP/") else { return nil }
         return response.split(separator: " ").dropFirst().first.flatMap { Int($0) }
     }
