@@ -48,6 +48,20 @@ struct RunCommandTests {
         return Run(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
     }
 
+    /// Runs `hybrid ARGUMENTS` and collects its standard output and error together.
+    static func hybridWithErrors(_ arguments: [String]) throws -> Run {
+        let process = Process()
+        process.executableURL = hybrid
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+    }
+
     static func done(_ ok: Bool) -> String {
         "<title>t</title><script>hybrid.ready.then(() => hybrid.call('test', 'done', { ok: \(ok), details: { checked: 3 } }))</script>"
     }

@@ -11,8 +11,14 @@ enum RunCommand: HybridCommand {
     static let usage = """
         USAGE: hybrid run TARGET [OPTIONS]
 
-        TARGET is a directory (served through the custom scheme hybrid-app://local/, never file://)
-        or a URL. The page gets the bridge (hybrid.js) with the device, storage and test modules.
+        TARGET is one of:
+          DIR                   a directory, served through the custom scheme hybrid-app://local/
+                                (never file://) as an ad-hoc package
+          URL                   a page from the network (http://127.0.0.1:8000/, https://…)
+          PACKAGE_ID            an offline package installed in --store by 'hybrid update': its
+                                active version, served through app://HOST/PATH/ (the manifest's
+                                origin with the custom scheme), the network for what it lacks
+        The page gets the bridge (hybrid.js) with the device, storage and test modules.
 
         OPTIONS:
           --engine webkit|blink the engine (default webkit: WebKitGTK). blink runs headless Chromium
@@ -32,10 +38,29 @@ enum RunCommand: HybridCommand {
           --timeout SECONDS     give up after this long (default 30): exit 2
           --allow ORIGIN        allow bridge modules for this origin too (repeatable)
           --cookies FILE        load a Netscape cookies.txt (curl, wget) into the session first
+          --store DIR           the package store a PACKAGE_ID target is served from
+                                (default: $HYBRID_STORE)
+          --config FILE         a remote-config document (the JSON of 'hybrid config template'):
+                                its decision for the target URL picks the engine (webkit|blink) and
+                                turns on cookie sync (the jar, seeded by --cookies, is the source of
+                                truth), the request proxy (every http(s) request of the page through
+                                native), URL interception (system and payment schemes handed to the
+                                app, unknown schemes blocked) and the offline package (a PACKAGE_ID
+                                target it does not name opens from the network). A kill switch or an
+                                expired document gives safe defaults. Prints the decision (the rule
+                                trace with --verbose). A file that cannot be read, parsed, validated
+                                or verified stops the run with exit 2.
+          --key PUB             verify FILE.sig (detached Ed25519) with this public key before using
+                                --config, as an app's client does; without --key the document is
+                                used unsigned (a draft) and the run says so
+          --install-id ID       the install whose rollout buckets --config decides for
+                                (default hybrid-run)
           --size WxH            viewport size (default 1024x768)
           --verbose             print bridge traffic, engine events, policy decisions and page logs
 
-        EXIT STATUS: 0 loaded / page reported ok, 1 page reported failure, 2 timeout or crash.
+        EXIT STATUS: 0 loaded / page reported ok, 1 page reported failure, 2 timeout, crash the
+        container could not recover from, HTTP error on the document, or a TARGET/--config that
+        cannot be used.
         """
 
     static func run(_ arguments: Arguments) throws -> Int32 {
@@ -51,6 +76,10 @@ enum RunCommand: HybridCommand {
         let size = try arguments.option("--size")
         let cookiesFile = try arguments.option("--cookies")
         let engine = try arguments.option("--engine")
+        let store = try arguments.option("--store") ?? ProcessInfo.processInfo.environment["HYBRID_STORE"]
+        let configPath = try arguments.option("--config")
+        let key = try arguments.option("--key")
+        let installID = try arguments.option("--install-id") ?? "hybrid-run"
         let positionals = try arguments.finish(maxPositionals: 1)
         guard let target = positionals.first else { throw Arguments.Error.missingRequired("TARGET") }
         var options = RunOptions(target: target)
@@ -62,6 +91,17 @@ enum RunCommand: HybridCommand {
             options.engine = value
         }
         options.screenshot = screenshot
+        options.store = store.map { URL(fileURLWithPath: $0, isDirectory: true) }
+        if let configPath {
+            do {
+                options.config = try RunConfigFile(path: configPath, key: key, installID: installID)
+            } catch {
+                FileHandle.standardError.write(Data("hybrid run: \(error)\n".utf8))
+                return 2
+            }
+        } else if key != nil {
+            throw Arguments.Error.invalid(option: "--key", value: key ?? "", expected: "--config FILE to verify")
+        }
         options.report = report
         options.verbose = verbose
         options.allow = allow
@@ -83,14 +123,20 @@ enum RunCommand: HybridCommand {
         #if os(Linux)
         var display: HeadlessDisplay?
         // Blink runs headless Chromium: it needs no display.
-        if options.engine == .webkit, headless || ProcessInfo.processInfo.environment["DISPLAY"].map({ $0.isEmpty }) ?? true {
+        if options.engine == .webkit || options.config != nil, headless || ProcessInfo.processInfo.environment["DISPLAY"].map({ $0.isEmpty }) ?? true {
             display = try HeadlessDisplay()
             display?.export()
         }
         options.windowed = options.engine == .webkit && display == nil
         defer { display?.stop() }
         let runOptions = options
-        let outcome = try GLibMainLoop.run { try await RunSession(options: runOptions).run() }
+        let outcome: RunOutcome
+        do {
+            outcome = try GLibMainLoop.run { try await RunSession(options: runOptions).run() }
+        } catch let error as RunError {
+            FileHandle.standardError.write(Data("hybrid run: \(error)\n".utf8))
+            return 2
+        }
         print("hybrid run: \(outcome.summary) (exit \(outcome.exitCode))")
         if let details = outcome.details { print(details.jsonText) }
         if let report {

@@ -1,86 +1,23 @@
 #if os(Linux)
 import Foundation
 import HybridCore
-import HybridBlink
 import HybridGTK
 
-/// What `hybrid run` was asked to do.
-struct RunOptions: Sendable {
-    enum Until: String, Sendable { case load, done }
-    /// The engine the page opens on (`--engine`).
-    enum Engine: String, Sendable { case webkit, blink }
-    var target: String
-    var engine: Engine = .webkit
-    var entry = "index.html"
-    var screenshot: URL?
-    var report: URL?
-    var timeout: Double = 30
-    var allow: [String] = []
-    var verbose = false
-    var until: Until = .load
-    var viewport = ViewportSize(width: 1024, height: 768)
-    /// Show the window shell (header bar, progress) and run until it is closed.
-    var windowed = false
-    /// Cookies (Netscape cookies.txt) put into the engine's store before the page loads.
-    var cookies: [Cookie] = []
-}
-
-/// How a run ended; the exit code follows test-runner conventions (0 ok, 1 failed, 2 timeout/crash).
-struct RunOutcome: Sendable {
-    var exitCode: Int32
-    var summary: String
-    var details: JSONValue?
-    var url: String?
-    var title: String?
-}
-
-/// One container run: a view with the bridge, the page, the `test` module, a screenshot.
+/// One container run: a ``HybridWebView`` with the bridge, the page, the `test` module, a screenshot.
 @MainActor
-final class RunSession: WebEngineDelegate {
-    static let localScheme = "hybrid-app"
-    /// Where Blink serves a directory target: it cannot navigate to a custom scheme, so the
-    /// directory is served at an https origin through Fetch interception (a reserved TLD, never
-    /// a real site).
-    static let blinkLocalOrigin = "https://local.hybrid-run.invalid"
+final class RunSession: HybridWebViewDelegate {
     private let options: RunOptions
     private var finished: CheckedContinuation<RunOutcome, Never>?
     private var outcome: RunOutcome?
-    private var engine: (any WebEngine)?
-    private var host: BridgeHost?
+    private var view: HybridWebView?
     private var token: ObservationToken?
     private var shell: WindowShell?
 
     init(options: RunOptions) { self.options = options }
 
-    /// The URL to open and, for a directory, the handler that serves it.
-    private func resolveTarget() throws -> (URL, [String: any URLSchemeHandler]) {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: options.target, isDirectory: &isDirectory), isDirectory.boolValue {
-            let root = URL(fileURLWithPath: options.target, isDirectory: true)
-            let url = URL(string: "\(localOrigin)/")!.appendingPathComponent(options.entry)
-            let scheme = options.engine == .blink ? "https" : Self.localScheme
-            return (url, [scheme: DirectorySchemeHandler(root: root)])
-        }
-        guard let url = URL(string: options.target), url.scheme != nil else {
-            throw RunError("TARGET is neither a directory nor a URL: \(options.target)")
-        }
-        return (url, [:])
-    }
-
-    /// The origin a directory target is served at on the chosen engine.
-    private var localOrigin: String {
-        options.engine == .blink ? Self.blinkLocalOrigin : "\(Self.localScheme)://local"
-    }
-
     func run() async throws -> RunOutcome {
-        let (url, schemes) = try resolveTarget()
-        let provider: any WebEngineProvider = switch options.engine {
-        case .webkit: try GTKEngineProvider(session: .ephemeral)
-        case .blink: try BlinkEngineProvider(session: .ephemeral)
-        }
-        var origins: [OriginPattern] = schemes.isEmpty ? [] : [OriginPattern(stringLiteral: localOrigin)]
-        if let origin = BridgeOrigin(url: url), schemes.isEmpty { origins.append(.exact(origin)) }
-        origins += options.allow.map { OriginPattern(stringLiteral: $0) }
+        let target = try RunTarget.resolve(options.target, entry: options.entry, store: options.store)
+        let origins = target.origins + options.allow.map { OriginPattern(stringLiteral: $0) }
         let test = TestModule(
             allowedOrigins: origins,
             onDone: { [weak self] done in
@@ -95,44 +32,53 @@ final class RunSession: WebEngineDelegate {
             StorageModule(store: BridgeKeyValueStore(directory: storage), allowedOrigins: origins),
             test,
         ]
-        let host = BridgeHost(capabilities: provider.capabilities, modules: modules)
-        if options.verbose {
-            host.router.logger = { print("[bridge] \($0)") }
-        }
-        var configuration = EngineConfiguration(schemeHandlers: schemes, viewportSize: options.viewport)
-        host.configure(&configuration)
-        let engine = try provider.makeEngine(configuration)
-        engine.delegate = self
-        host.attach(engine)
-        self.engine = engine
-        self.host = host
-        token = engine.observe { [weak self] event in self?.observe(event) }
-        if options.windowed, let engine = engine as? GTKWebEngine {
+        let container = RunContainer(options: options, target: target, modules: modules, origins: origins)
+        let (view, decision) = try await container.make()
+        if let config = options.config, let decision { print(config.describe(decision, verbose: options.verbose)) }
+        view.delegate = self
+        self.view = view
+        if options.verbose { view.bridge.router.logger = { print("[bridge] \($0)") } }
+        token = view.engine.observe { [weak self] event in self?.observe(event) }
+        if options.windowed, let engine = view.engine as? GTKWebEngine {
             shell = WindowShell(engine: engine, size: options.viewport)
             shell?.onClose = { [weak self] in self?.finish(RunOutcome(exitCode: 0, summary: "window closed")) }
         }
         defer {
             shell?.close()
-            engine.close()
+            view.close()
         }
 
-        for cookie in options.cookies { try await engine.cookieStore.setCookie(cookie) }
-        engine.load(url)
+        if container.cookiesGoToEngine(view) {
+            for cookie in options.cookies { try await view.engine.cookieStore.setCookie(cookie) }
+        }
+        view.load(url(for: target, in: view))
         let timeout = Task { @MainActor [weak self] in
             guard self?.options.windowed == false || self?.options.until == .done else { return }
-            try await Task.sleep(nanoseconds: UInt64(self?.options.timeout ?? 30) * 1_000_000_000)
+            try await Task.sleep(nanoseconds: UInt64((self?.options.timeout ?? 30) * 1e9))
             self?.finish(RunOutcome(exitCode: 2, summary: "timed out after \(Int(self?.options.timeout ?? 0)) s"))
         }
         defer { timeout.cancel() }
         var result = await withCheckedContinuation { continuation in
             if let outcome { continuation.resume(returning: outcome) } else { finished = continuation }
         }
-        result.url = engine.url?.absoluteString
-        result.title = engine.title
-        if options.screenshot != nil, result.exitCode != 2 || engine.isAlive {
+        result.url = view.engine.url?.absoluteString
+        result.title = view.engine.title
+        if options.screenshot != nil, result.exitCode != 2 || view.engine.isAlive {
             do { _ = try await takeScreenshot() } catch { print("hybrid run: screenshot failed: \(error)") }
         }
         return result
+    }
+
+    /// The URL to load: the target's on the engine the view runs on; for a package the decision
+    /// left out, the package's real origin (the page then comes from the network, the safe default).
+    private func url(for target: RunTarget, in view: HybridWebView) -> URL {
+        guard case .package(let id) = target.kind, view.configuration.package == nil,
+              var components = URLComponents(url: target.url, resolvingAgainstBaseURL: false) else {
+            return target.url(onEngine: view.engineName)
+        }
+        components.scheme = "https"
+        print("hybrid run: the config does not give this page the offline package '\(id)'; opening it from the network")
+        return components.url ?? target.url
     }
 
     private func finish(_ outcome: RunOutcome) {
@@ -144,8 +90,8 @@ final class RunSession: WebEngineDelegate {
 
     @discardableResult
     private func takeScreenshot() async throws -> String? {
-        guard let engine, let path = options.screenshot else { return nil }
-        let png = try await engine.snapshot()
+        guard let view, let path = options.screenshot else { return nil }
+        let png = try await view.snapshot()
         try FileManager.default.createDirectory(at: path.deletingLastPathComponent(), withIntermediateDirectories: true)
         try png.write(to: path)
         return path.path
@@ -161,36 +107,45 @@ final class RunSession: WebEngineDelegate {
             }
         case .loadFailed(let url, let message, let cancelled) where !cancelled:
             finish(RunOutcome(exitCode: 2, summary: "load of \(url?.absoluteString ?? "?") failed: \(message)"))
-        case .contentProcessTerminated(let reason):
-            finish(RunOutcome(exitCode: 2, summary: "web content process terminated (\(reason))"))
         default:
             break
         }
     }
 
-    // MARK: WebEngineDelegate
+    // MARK: HybridWebViewDelegate
 
-    func engine(_ engine: any WebEngine, decidePolicyFor action: NavigationAction) async -> NavigationActionPolicy {
-        if let host, host.handleNavigation(action) { return .cancel }
+    func webView(_ webView: HybridWebView, decidePolicyFor action: NavigationAction) async -> NavigationActionPolicy {
         if options.verbose { print("[policy] allow \(action.type.rawValue) \(action.request.url.absoluteString)") }
         return .allow
     }
 
-    func engine(_ engine: any WebEngine, decidePolicyFor response: NavigationResponse) async -> NavigationResponsePolicy {
+    func webView(_ webView: HybridWebView, decidePolicyFor response: NavigationResponse) async -> NavigationResponsePolicy {
         if response.isMainFrame, response.statusCode >= 400 {
             finish(RunOutcome(exitCode: 2, summary: "\(response.url.absoluteString) answered HTTP \(response.statusCode)"))
         }
         return response.canShowMIMEType ? .allow : .cancel
     }
 
-    func engine(_ engine: any WebEngine, runScriptDialog completion: ScriptDialogCompletion) {
+    func webView(_ webView: HybridWebView, runDialog completion: ScriptDialogCompletion) {
         if options.verbose { print("[dialog] \(completion.dialog.kind.rawValue): \(completion.dialog.message) → safe default") }
         completion.completeWithSafeDefault()
     }
-}
 
-struct RunError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+    func webView(_ webView: HybridWebView, didDetectWhiteScreen event: WhiteScreenEvent) {
+        switch event.recovery {
+        case .reload(let delay):
+            print("hybrid run: white screen (\(event.reason)); reloading after \(delay) s")
+        case .showErrorPage:
+            finish(RunOutcome(exitCode: 2, summary: "unrecoverable: \(event.reason)"))
+        }
+    }
+
+    func webView(_ webView: HybridWebView, openExternal navigation: ExternalNavigation) {
+        print("hybrid run: the page hands \(navigation.url.absoluteString) to the app (not opened here)")
+    }
+
+    func webView(_ webView: HybridWebView, didBlockNavigation navigation: BlockedNavigation) {
+        print("hybrid run: blocked \(navigation.url.absoluteString): \(navigation.reason)")
+    }
 }
 #endif

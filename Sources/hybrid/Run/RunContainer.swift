@@ -1,0 +1,80 @@
+#if os(Linux)
+import Foundation
+import HybridBlink
+import HybridCore
+import HybridGTK
+
+/// Makes `hybrid run`'s container: a ``HybridWebView`` with the bridge modules page authors get
+/// (device, storage, test), for the target, and — with `--config` — the engine and features
+/// the document decides for the target URL, applied as ``HybridWebView/make(for:engines:configuration:packages:)``
+/// applies them in an app.
+@MainActor
+struct RunContainer {
+    let options: RunOptions
+    let target: RunTarget
+    let modules: [any BridgeModule]
+    /// Origins that get the bridge modules (the target's and `--allow`'s).
+    let origins: [OriginPattern]
+    /// The app's cookie jar: the source of truth when the decision turns cookie sync on.
+    let jar = CookieJar()
+    private let providers = ProviderCache()
+
+    /// The view, and the decision when a config decided.
+    func make() async throws -> (view: HybridWebView, decision: FeatureDecision?) {
+        let engines = EngineRegistry(defaultProvider: try providers.provider(options.engine))
+        engines.register(kind: "webkit") { _ in try providers.provider(.webkit) }
+        engines.register(kind: "blink") { _ in try providers.provider(.blink) }
+        var base = HybridWebViewConfiguration(engine: EngineConfiguration(schemeHandlers: target.schemeHandlers, viewportSize: options.viewport),
+                                              modules: modules)
+        base.package = target.package
+        guard let config = options.config else {
+            let provider = engines.defaultProvider
+            if !provider.capabilities.interceptsHTTP {
+                base.engine.schemeHandlers["https"] = nil
+            }
+            return (try HybridWebView(provider: provider, configuration: base), nil)
+        }
+        let decision = config.decision(for: target.url)
+        let features = decision.features
+        // The jar syncs with the store of the engine the decision picks (made once, cached).
+        let chosen = (try? engines.provider(for: decision)) ?? engines.defaultProvider
+        if features.cookieSync {
+            for cookie in options.cookies { jar.setCookie(cookie) }
+            let sync = CookieSync(jar: jar, store: chosen.cookieStore)
+            await sync.start()
+            base.cookieSync = sync
+        }
+        if features.requestProxy {
+            let policy = try ProxyPolicy(requests: ["*"]).applying(features)
+            let verbose = options.verbose
+            let proxy = RequestProxy(policy: policy, jar: jar) { record in
+                if verbose { print("[proxy] \(record)") }
+            }
+            base.modules.append(ProxyModule(proxy: proxy, allowedOrigins: origins))
+            if let script = ProxyModule.userScript(policy: policy) { base.engine.userScripts.append(script) }
+        }
+        if features.urlInterception { base.navigation = NavigationPolicy() }
+        let packages = target.package.map { [$0.id: $0] } ?? [:]
+        return (try HybridWebView.make(for: decision, engines: engines, configuration: base, packages: packages), decision)
+    }
+
+    /// Whether the cookies file must go straight into the engine's store (no cookie sync).
+    func cookiesGoToEngine(_ view: HybridWebView) -> Bool { view.configuration.cookieSync == nil }
+}
+
+/// One provider per engine kind for the run, made on first use.
+@MainActor
+private final class ProviderCache {
+    private var made: [RunOptions.Engine: any WebEngineProvider] = [:]
+
+    func provider(_ engine: RunOptions.Engine) throws -> any WebEngineProvider {
+        if let provider = made[engine] { return provider }
+        let provider: any WebEngineProvider = switch engine {
+        case .webkit: try GTKEngineProvider(session: .ephemeral)
+        case .blink: try BlinkEngineProvider(session: .ephemeral)
+        }
+        made[engine] = provider
+        return provider
+    }
+}
+#endif

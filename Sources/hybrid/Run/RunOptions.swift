@@ -1,0 +1,36 @@
+import Foundation
+import HybridCore
+
+/// What `hybrid run` was asked to do.
+struct RunOptions: Sendable {
+    enum Until: String, Sendable { case load, done }
+    /// The engine the page opens on (`--engine`) unless `--config` picks another.
+    enum Engine: String, Sendable { case webkit, blink }
+    var target: String
+    var engine: Engine = .webkit
+    var entry = "index.html"
+    var screenshot: URL?
+    var report: URL?
+    var timeout: Double = 30
+    var allow: [String] = []
+    var verbose = false
+    var until: Until = .load
+    var viewport = ViewportSize(width: 1024, height: 768)
+    /// Show the window shell (header bar, progress) and run until it is closed.
+    var windowed = false
+    /// Cookies (Netscape cookies.txt) put into the session before the page loads.
+    var cookies: [Cookie] = []
+    /// The package store a package-id TARGET is served from (`--store`).
+    var store: URL?
+    /// A remote-config document deciding the features for the target URL (`--config`).
+    var config: RunConfigFile?
+}
+
+/// How a run ended; the exit code follows test-runner conventions (0 ok, 1 failed, 2 timeout/crash).
+struct RunOutcome: Sendable {
+    var exitCode: Int32
+    var summary: String
+    var details: JSONValue?
+    var url: String?
+    var title: String?
+}
