@@ -29,6 +29,11 @@ enum CommandLineTool {
 
     static func run(_ argv: [String]) -> Int32 {
         guard let name = argv.first, name != "--help", name != "-h", name != "help" else {
+            // `hybrid help COMMAND` is `hybrid COMMAND --help`.
+            if argv.first == "help", argv.count > 1, let command = commands.first(where: { $0.name == argv[1] }) {
+                print(command.usage)
+                return 0
+            }
             print(helpText)
             return argv.isEmpty ? 64 : 0
         }
@@ -58,7 +63,15 @@ enum CommandLineTool {
             lines.append("  " + command.name.padding(toLength: 10, withPad: " ", startingAt: 0) + command.summary)
         }
         lines.append("")
-        lines.append("Run 'hybrid COMMAND --help' for a command's options.")
+        lines.append("Run 'hybrid COMMAND --help' (or 'hybrid help COMMAND') for a command's options.")
+        lines.append("")
+        lines.append("START HERE:")
+        lines.append("  hybrid demo                          the tour of every feature (what 'make demo' runs)")
+        lines.append("  hybrid run ./site --until done       your pages in the container, as a headless test")
+        lines.append("  hybrid doctor                        what is installed, what is missing")
+        lines.append("")
+        lines.append("Long operations (pack, update, serve start-up, the demo) report progress on standard error;")
+        lines.append("results go to standard output.")
         return lines.joined(separator: "\n")
     }
 }

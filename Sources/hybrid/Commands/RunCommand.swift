@@ -7,7 +7,7 @@ import HybridGTK
 /// `hybrid run TARGET`: the container for page authors, and a headless test runner.
 enum RunCommand: HybridCommand {
     static let name = "run"
-    static let summary = "Open a directory or URL in the container (headless test runner with --until done)"
+    static let summary = "Open a directory, installed package or URL in the container (a headless test runner with --until done)"
     static let usage = """
         USAGE: hybrid run TARGET [OPTIONS]
 
@@ -29,7 +29,8 @@ enum RunCommand: HybridCommand {
           --entry FILE          the directory's entry page (default index.html)
           --headless            run on a private Xvfb display even when DISPLAY is set; without it and
                                 with a display, the page opens in a window (back, forward, reload/stop,
-                                title, progress) and the run lasts until the window is closed
+                                title, spinner, the container's progress bar) and the run lasts until
+                                the window is closed
           --screenshot PATH     write a PNG of the page when the run ends (or when the page calls
                                 hybrid.call('test', 'screenshot'))
           --report PATH         write the outcome as JSON (exit code, summary, details, url, title)

@@ -52,6 +52,7 @@ enum ServeCommand: HybridCommand {
         let stop = StopSignal()
         var log: (@Sendable (String) -> Void)?
         if !quiet { log = { @Sendable line in output.write(line) } }
+        FileHandle.standardError.write(Data("hybrid serve: starting on \(host):\(port == 0 ? "a free port" : String(port))…\n".utf8))
         let server = try StaticSiteServer(root: root, host: host, port: port, accessLog: log, headerTimeout: headerTimeout)
         output.write("serving \(server.root.path) at \(server.url.absoluteString)")
         if host != "127.0.0.1" && host != "::1" {

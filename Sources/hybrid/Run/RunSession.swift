@@ -40,7 +40,7 @@ final class RunSession: HybridWebViewDelegate {
         if options.verbose { view.bridge.router.logger = { print("[bridge] \($0)") } }
         token = view.engine.observe { [weak self] event in self?.observe(event) }
         if options.windowed, let engine = view.engine as? GTKWebEngine {
-            shell = WindowShell(engine: engine, size: options.viewport)
+            shell = WindowShell(view: view, engine: engine, size: options.viewport)
             shell?.onClose = { [weak self] in self?.finish(RunOutcome(exitCode: 0, summary: "window closed")) }
         }
         defer {

@@ -7,7 +7,7 @@ import HybridGTK
 
 /// The desktop twin of the view controller an iOS app would use: a GTK 4 window with a header
 /// bar (back, forward, reload/stop, close), the page title, a loading spinner and a progress bar
-/// under the header, hosting one engine view.
+/// under the header — driven by the container's ``ProgressModel`` — hosting one engine view.
 @MainActor
 final class WindowShell {
     private let window: UnsafeMutablePointer<GtkWidget>
@@ -18,12 +18,14 @@ final class WindowShell {
     private let forward: UnsafeMutablePointer<GtkWidget>
     private let reload: UnsafeMutablePointer<GtkWidget>
     private weak var engine: GTKWebEngine?
+    private weak var container: HybridWebView?
     private var token: ObservationToken?
+    private var stateToken: ObservationToken?
     private var boxes: [Unmanaged<ShellAction>] = []
     /// Called once when the user closes the window.
     var onClose: (@MainActor () -> Void)?
 
-    init?(engine: GTKWebEngine, size: ViewportSize) {
+    init?(view container: HybridWebView, engine: GTKWebEngine, size: ViewportSize) {
         guard let window = gtk_window_new(), let header = gtk_header_bar_new(), let box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0),
               let title = gtk_label_new("HybridKit"), let spinner = gtk_spinner_new(), let progress = gtk_progress_bar_new(),
               let back = gtk_button_new_from_icon_name("go-previous-symbolic"),
@@ -38,6 +40,7 @@ final class WindowShell {
         self.forward = forward
         self.reload = reload
         self.engine = engine
+        self.container = container
         gtk_window_set_default_size(hk_window(window), gint(size.width), gint(size.height))
         gtk_label_set_ellipsize(OpaquePointer(title), PANGO_ELLIPSIZE_END)
         gtk_header_bar_set_title_widget(OpaquePointer(header), title)
@@ -51,9 +54,10 @@ final class WindowShell {
         gtk_box_append(UnsafeMutableRawPointer(box).assumingMemoryBound(to: GtkBox.self), progress)
         gtk_box_append(UnsafeMutableRawPointer(box).assumingMemoryBound(to: GtkBox.self), view)
         gtk_window_set_child(hk_window(window), box)
+        // Through the container, so its progress, back policy and recovery see every navigation.
         connect(back) { $0.goBack() }
         connect(forward) { $0.goForward() }
-        connect(reload) { engine in engine.isLoading ? engine.stopLoading() : engine.reload() }
+        connect(reload) { view in view.state.isLoading ? view.stopLoading() : view.reload() }
         let closing = Unmanaged.passRetained(ShellAction { [weak self] _ in self?.closed() })
         boxes.append(closing)
         let closeRequest: @convention(c) (gpointer?, gpointer?) -> gboolean = { _, data in
@@ -64,13 +68,14 @@ final class WindowShell {
         }
         _ = hk_signal_connect(window, "close-request", unsafeBitCast(closeRequest, to: UnsafeRawPointer.self), closing.toOpaque(), nil, 0)
         token = engine.observe { [weak self] event in self?.update(event) }
+        stateToken = container.observe { [weak self] state in self?.show(state.progress) }
         update(.loadingChanged(engine.isLoading))
         gtk_window_present(hk_window(window))
     }
 
-    private func connect(_ button: UnsafeMutablePointer<GtkWidget>, _ action: @escaping @MainActor (GTKWebEngine) -> Void) {
+    private func connect(_ button: UnsafeMutablePointer<GtkWidget>, _ action: @escaping @MainActor (HybridWebView) -> Void) {
         let box = Unmanaged.passRetained(ShellAction { [weak self] _ in
-            if let engine = self?.engine { action(engine) }
+            if let container = self?.container { action(container) }
         })
         boxes.append(box)
         let clicked: @convention(c) (gpointer?, gpointer?) -> Void = { _, data in
@@ -86,13 +91,9 @@ final class WindowShell {
         switch event {
         case .titleChanged(let text):
             gtk_label_set_text(OpaquePointer(title), text ?? engine.url?.absoluteString ?? "")
-        case .progressChanged(let value):
-            gtk_progress_bar_set_fraction(OpaquePointer(progress), value)
-            gtk_widget_set_visible(progress, value < 1 ? 1 : 0)
         case .loadingChanged(let loading):
             loading ? gtk_spinner_start(OpaquePointer(spinner)) : gtk_spinner_stop(OpaquePointer(spinner))
             gtk_button_set_icon_name(UnsafeMutableRawPointer(reload).assumingMemoryBound(to: GtkButton.self), loading ? "process-stop-symbolic" : "view-refresh-symbolic")
-            gtk_widget_set_visible(progress, loading ? 1 : 0)
         case .backForwardChanged(let canGoBack, let canGoForward):
             gtk_widget_set_sensitive(back, canGoBack ? 1 : 0)
             gtk_widget_set_sensitive(forward, canGoForward ? 1 : 0)
@@ -101,6 +102,12 @@ final class WindowShell {
         }
         gtk_widget_set_sensitive(back, engine.canGoBack ? 1 : 0)
         gtk_widget_set_sensitive(forward, engine.canGoForward ? 1 : 0)
+    }
+
+    /// The container's progress: it never goes backwards within a navigation and ends at 1 once.
+    private func show(_ value: LoadProgress) {
+        gtk_progress_bar_set_fraction(OpaquePointer(progress), value.fraction)
+        gtk_widget_set_visible(progress, value.isComplete ? 0 : 1)
     }
 
     private func closed() {
@@ -112,6 +119,7 @@ final class WindowShell {
     /// Closes the window (the engine view is closed by its owner).
     func close() {
         token?.cancel()
+        stateToken?.cancel()
         gtk_window_destroy(hk_window(window))
         for box in boxes { box.release() }
         boxes.removeAll()
