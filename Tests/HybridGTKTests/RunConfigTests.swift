@@ -135,4 +135,23 @@ struct RunConfigTests {
         #expect(noStore.status == 2)
         #expect(noStore.output.contains("--store"))
     }
+
+    @Test func everyCommandHasItsHelpAndRunsHelpNamesItsOptions() throws {
+        let help = try RunCommandTests.hybrid(["--help"])
+        #expect(help.status == 0)
+        let commands = help.output.split(separator: "\n", omittingEmptySubsequences: false).drop { !$0.hasPrefix("COMMANDS:") }.dropFirst()
+            .prefix { !$0.isEmpty }.compactMap { $0.split(separator: " ").first.map(String.init) }
+        #expect(commands.count >= 10)
+        for command in commands {
+            let usage = try RunCommandTests.hybrid([command, "--help"])
+            #expect(usage.status == 0, "\(command)")
+            #expect(usage.output.hasPrefix("USAGE: hybrid \(command)"), "\(command)")
+            #expect(try RunCommandTests.hybrid(["help", command]).output == usage.output)
+        }
+        let run = try RunCommandTests.hybrid(["run", "--help"]).output
+        for option in ["--engine", "--entry", "--headless", "--screenshot", "--report", "--until", "--timeout", "--allow",
+                       "--cookies", "--store", "--config", "--key", "--install-id", "--size", "--verbose", "PACKAGE_ID"] {
+            #expect(run.contains(option), "run --help lacks \(option)")
+        }
+    }
 }

@@ -41,6 +41,11 @@ enum BenchCommand: HybridCommand {
         standard output is one JSON object. Never compare the absolute times across machines: the
         ratios, measured in the same run, are the result. Needs a display (run under xvfb-run -a).
 
+        OPTIONS:
+          --json            after the table, print one JSON object of every key as the last line
+          --iterations N    repetitions per measurement (at least 10; each suite has its default)
+          --engine NAME     the engine of the suites that take one (bridge): webkit (default) or blink
+
         SUITES:
         \(suites.map { "  \($0.name)\n" + $0.keys.split(separator: "\n").map { "      " + $0 }.joined(separator: "\n") }.joined(separator: "\n"))
         """
