@@ -131,3 +131,28 @@ struct RunCommandTests {
         #expect(details["js"] == "sid=abc")
     }
 }
+
+/// The container's white-screen recovery as `hybrid run` reports it.
+@Suite("hybrid run and crashes", .serialized)
+struct RunCrashTests {
+    @Test func aPageThatCrashesOnceIsReloadedAndItsReportCounts() throws {
+        // The storage module keeps the count across the reload (it is the app's, not the page's).
+        let page = """
+            <title>t</title><script>hybrid.ready.then(async () => {
+              const seen = await hybrid.call('storage', 'get', { key: 'crashed' });
+              if (!seen) { await hybrid.call('storage', 'set', { key: 'crashed', value: 'yes' }); await hybrid.call('test', 'crash'); return; }
+              await hybrid.call('test', 'done', { ok: true, details: { recovered: true } });
+            })</script>
+            """
+        let run = try RunCommandTests.run(page: page, ["--until", "done", "--headless", "--timeout", "30"])
+        #expect(run.status == 0)
+        #expect(run.output.contains("white screen") && run.output.contains("{\"recovered\":true}"))
+    }
+
+    @Test func aPageThatKeepsCrashingIsUnrecoverableAndExitsTwo() throws {
+        let page = "<title>t</title><script>hybrid.ready.then(() => hybrid.call('test', 'crash'))</script>"
+        let run = try RunCommandTests.run(page: page, ["--until", "done", "--headless", "--timeout", "30"])
+        #expect(run.status == 2)
+        #expect(run.output.contains("unrecoverable"))
+    }
+}

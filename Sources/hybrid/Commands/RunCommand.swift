@@ -18,7 +18,11 @@ enum RunCommand: HybridCommand {
           PACKAGE_ID            an offline package installed in --store by 'hybrid update': its
                                 active version, served through app://HOST/PATH/ (the manifest's
                                 origin with the custom scheme), the network for what it lacks
-        The page gets the bridge (hybrid.js) with the device, storage and test modules.
+        The page gets the bridge (hybrid.js) with the device, storage and test modules. The test
+        module: done { ok, details } ends the run (--until done); screenshot writes --screenshot now;
+        log { level, message } prints with --verbose; crash kills the page's web content process, so
+        a page can test its white-screen recovery (the container reloads it once; another crash
+        soon after is unrecoverable: exit 2).
 
         OPTIONS:
           --engine webkit|blink the engine (default webkit: WebKitGTK). blink runs headless Chromium

@@ -24,7 +24,15 @@ final class RunSession: HybridWebViewDelegate {
                 self?.finish(RunOutcome(exitCode: done.ok ? 0 : 1, summary: done.ok ? "page reported ok" : "page reported failure", details: done.details))
             },
             onScreenshot: { [weak self] in try await self?.takeScreenshot() },
-            onLog: { [weak self] log in if self?.options.verbose == true { print("[page \(log.level ?? "log")] \(log.message)") } })
+            onLog: { [weak self] log in if self?.options.verbose == true { print("[page \(log.level ?? "log")] \(log.message)") } },
+            onCrash: { [weak self] in
+                let engine = self?.view?.engine
+                // After the reply has gone out: the page asked for this.
+                Task { @MainActor in
+                    try? await Task.sleep(nanoseconds: 150_000_000)
+                    engine?.terminateContentProcess()
+                }
+            })
         let storage = FileManager.default.temporaryDirectory.appendingPathComponent("hybrid-run-storage-\(getpid())")
         defer { try? FileManager.default.removeItem(at: storage) }
         let modules: [any BridgeModule] = [
