@@ -54,16 +54,6 @@ window.demo = {
       result.className = ok ? 'ok' : 'fail';
       result.textContent = `${ok ? '✔ ok' : '✘ FAILED'} — ${figure}`;
     }
-    // A page just restored from the page cache may be refused ('denied') until the container has
-    // taken its re-announcement; retry briefly rather than lose the report.
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await hybrid.call('demo', 'report', { feature, ok, figure, details });
-        return;
-      } catch (error) {
-        if (error.code !== 'denied' || attempt >= 20) throw error;
-        await demo.sleep(100);
-      }
-    }
+    await hybrid.call('demo', 'report', { feature, ok, figure, details });
   },
 };

@@ -72,6 +72,13 @@ public enum BridgeTransportScript {
               toPage(readyText);
             }
           }) });
+          // A document going into the page cache is a new bridge document when it comes back:
+          // the container issues it a new nonce, or it announces itself again (below).
+          window.addEventListener('pagehide', function (event) {
+            if (!event.persisted) return;
+            readyText = null;
+            if (ISSUED) nonce = null;
+          });
           if (ISSUED) {
             if (typeof window.__hybridkitIssued === 'object' && window.__hybridkitIssued) {
               var early = window.__hybridkitIssued;

@@ -21,6 +21,9 @@
 
   var nonce = null;
   var info = null;
+  // The container knows this document: set by `ready`, cleared when the page goes into the
+  // page cache (a restored document is announced again before its calls are sent).
+  var announced = false;
   // A random first id: a late reply meant for a previous document can never match a call here.
   var nextId = 1 + Math.floor(Math.random() * 1e9);
   var pending = new Map();
@@ -102,6 +105,7 @@
   function becomeReady(message) {
     if (typeof message.nonce === 'string') nonce = message.nonce;
     info = message.info || info || {};
+    announced = true;
     var queued = waiting;
     waiting = [];
     for (var i = 0; i < queued.length; i++) transmit(queued[i]);
@@ -235,7 +239,7 @@
         };
         signal.addEventListener('abort', entry.onAbort);
       }
-      if (info === null && entry.transport !== 'url') waiting.push(entry);
+      if (!announced && entry.transport !== 'url') waiting.push(entry);
       else transmit(entry);
     });
   }
@@ -273,6 +277,11 @@
   // ---- container lifecycle ---------------------------------------------------------------
   // Returning to a page from the page cache does not fire `load`: tell the page it resumed.
   // (The container emits the same event when it becomes visible again.)
+  // Calls made from then on (a `resume` handler's, say) wait for the container to know the
+  // restored document again, or it would refuse them as a stale document's.
+  window.addEventListener('pagehide', function (event) {
+    if (event.persisted && defaultTransport !== 'url') announced = false;
+  });
   window.addEventListener('pageshow', function (event) {
     if (event.persisted) dispatchEvent('resume', { reason: 'pageshow', persisted: true });
   });
