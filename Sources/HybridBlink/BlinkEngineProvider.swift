@@ -13,6 +13,7 @@ import HybridCore
 public final class BlinkEngineProvider: WebEngineProvider {
     public let engineName = "blink"
     public let capabilities = BlinkWebEngine.blinkCapabilities
+    public let limitations = BlinkWebEngine.blinkLimitations
     public let sessionKind: EngineSessionKind
     /// Run without a window (`--headless=new`); a window needs a display.
     public let headless: Bool

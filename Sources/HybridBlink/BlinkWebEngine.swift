@@ -12,9 +12,22 @@ import HybridCore
 public final class BlinkWebEngine: WebEngine {
     /// What Blink can do here. Custom schemes cannot be navigated to (Chromium hands unknown
     /// schemes to the OS); they are served for http(s) URLs instead (`interceptsHTTP`).
-    public static let blinkCapabilities = EngineCapabilities(
-        scriptWorlds: true, messageReplies: true, schemeRequestBodies: true, interceptsHTTP: true,
-        clearsHistory: true, consoleMessages: true)
+    public static let blinkCapabilities: EngineCapabilities = [
+        .scriptWorlds, .messageReplies, .schemeRequestBodies, .interceptsHTTP, .clearsHistory, .consoleMessages,
+        .requestBodyLoads,
+    ]
+
+    /// Why Blink lacks what it lacks (``WebEngineProvider/limitations``).
+    public static let blinkLimitations: [EngineCapabilities: String] = [
+        .customSchemeNavigation: "Chromium hands unknown schemes to the OS, so nothing reaches Fetch: serve the handler at an https origin (interceptsHTTP)",
+        .streamedSchemeResponses: "Fetch.fulfillRequest takes the whole body: a streamed response is collected, then fulfilled at once",
+        .userOriginStyleSheets: "DevTools cannot add user-origin sheets: a user style sheet is a `<style>` the page can see",
+        .documentElementAtDocumentStart: "addScriptToEvaluateOnNewDocument runs before `<html>` exists: touch the DOM from DOMContentLoaded",
+        .windowOpenReturnsNull: "Chromium has made the window before Page.windowOpen arrives: window.open returns a window that is closed at once",
+        .perViewMediaPolicy: "autoplay is a browser-wide Chromium flag, not a per-target setting",
+        .downloads: "no download manager over DevTools: a .download response policy cancels the response",
+        .cookieChangeEvents: "the protocol has no cookie event: the store is polled every 100 ms, so changes within one poll are one notification",
+    ]
 
     public let engineName = "blink"
     public var capabilities: EngineCapabilities { Self.blinkCapabilities }

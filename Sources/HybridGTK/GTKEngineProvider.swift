@@ -10,6 +10,7 @@ import HybridCore
 public final class GTKEngineProvider: WebEngineProvider {
     public let engineName = "webkitgtk"
     public let capabilities = GTKWebEngine.webKitCapabilities
+    public let limitations = GTKWebEngine.webKitLimitations
 
     let context: OpaquePointer  // WebKitWebContext*
     let session: OpaquePointer  // WebKitNetworkSession*

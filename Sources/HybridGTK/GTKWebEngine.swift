@@ -9,9 +9,19 @@ import HybridCore
 /// closures released by GLib on disconnect; nothing calls back into it after ``close()``.
 @MainActor
 public final class GTKWebEngine: WebEngine {
-    public static let webKitCapabilities = EngineCapabilities(
-        scriptWorlds: true, messageReplies: true, schemeRequestBodies: true, interceptsHTTP: false,
-        clearsHistory: false, consoleMessages: false)
+    public static let webKitCapabilities: EngineCapabilities = [
+        .scriptWorlds, .messageReplies, .schemeRequestBodies, .customSchemeNavigation, .streamedSchemeResponses,
+        .userOriginStyleSheets, .documentElementAtDocumentStart, .windowOpenReturnsNull, .perViewMediaPolicy,
+        .downloads, .cookieChangeEvents,
+    ]
+
+    /// Why WebKitGTK lacks what it lacks (``WebEngineProvider/limitations``).
+    public static let webKitLimitations: [EngineCapabilities: String] = [
+        .interceptsHTTP: "WebKit never hands http/https requests to a URI scheme handler (nor does WKURLSchemeHandler)",
+        .clearsHistory: "WebKitGTK has no call that clears the back-forward list",
+        .consoleMessages: "WebKitGTK 6.0 has no console-message signal",
+        .requestBodyLoads: "webkit_web_view_load_request sends GET: a request's method and body are dropped",
+    ]
 
     public let engineName = "webkitgtk"
     public var capabilities: EngineCapabilities { Self.webKitCapabilities }

@@ -28,6 +28,7 @@ public final class WKEngineProvider: WebEngineProvider {
 
     public let engineName = "wkwebview"
     public var capabilities: EngineCapabilities { WKWebEngine.webKitCapabilities }
+    public var limitations: [EngineCapabilities: String] { WKWebEngine.webKitLimitations }
 
     /// The pool every view's configuration names. WebKit has shared one pool per app since
     /// iOS 15 anyway; naming it keeps older behaviour identical and costs nothing.

@@ -16,9 +16,19 @@ import WebKit
 public final class WKWebEngine: WebEngine {
     /// What WKWebView can do. It cannot clear history, forward console messages (without a
     /// script of our own), or take over http/https.
-    public static let webKitCapabilities = EngineCapabilities(
-        scriptWorlds: true, messageReplies: true, schemeRequestBodies: true, interceptsHTTP: false,
-        clearsHistory: false, consoleMessages: false)
+    public static let webKitCapabilities: EngineCapabilities = [
+        .scriptWorlds, .messageReplies, .schemeRequestBodies, .customSchemeNavigation, .streamedSchemeResponses,
+        .userOriginStyleSheets, .documentElementAtDocumentStart, .windowOpenReturnsNull, .perViewMediaPolicy,
+        .downloads, .cookieChangeEvents,
+    ]
+
+    /// Why WKWebView lacks what it lacks (``WebEngineProvider/limitations``).
+    public static let webKitLimitations: [EngineCapabilities: String] = [
+        .interceptsHTTP: "WKURLSchemeHandler cannot be registered for http/https",
+        .clearsHistory: "WKWebView has no call that clears the back-forward list",
+        .consoleMessages: "WKWebView forwards no console messages",
+        .requestBodyLoads: "not claimed: a loaded request's body is not verified to reach the server on every OS version",
+    ]
 
     public let engineName = "wkwebview"
     public var capabilities: EngineCapabilities { Self.webKitCapabilities }

@@ -8,8 +8,7 @@ final class NamedProvider: WebEngineProvider {
     let engineName: String
     init(_ name: String) { engineName = name }
     var capabilities: EngineCapabilities {
-        EngineCapabilities(scriptWorlds: true, messageReplies: true, schemeRequestBodies: true, interceptsHTTP: false,
-                           clearsHistory: false, consoleMessages: true)
+        [.scriptWorlds, .messageReplies, .schemeRequestBodies, .consoleMessages]
     }
     var cookieStore: any EngineCookieStore { fatalError("engine choice never touches cookies") }
     func makeEngine(_ configuration: EngineConfiguration) throws -> any WebEngine {

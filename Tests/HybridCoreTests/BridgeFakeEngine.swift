@@ -71,7 +71,9 @@ final class BridgeFakeCookies: EngineCookieStore {
 
 extension EngineCapabilities {
     static func fake(worlds: Bool = true, replies: Bool = true) -> EngineCapabilities {
-        EngineCapabilities(scriptWorlds: worlds, messageReplies: replies, schemeRequestBodies: true, interceptsHTTP: false,
-                           clearsHistory: true, consoleMessages: true)
+        var capabilities: EngineCapabilities = [.schemeRequestBodies, .clearsHistory, .consoleMessages]
+        if worlds { capabilities.insert(.scriptWorlds) }
+        if replies { capabilities.insert(.messageReplies) }
+        return capabilities
     }
 }

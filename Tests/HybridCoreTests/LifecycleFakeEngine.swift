@@ -6,8 +6,7 @@ import HybridCore
 @MainActor
 final class LifecycleFakeEngine: WebEngine {
     let engineName = "fake"
-    let capabilities = EngineCapabilities(scriptWorlds: true, messageReplies: true, schemeRequestBodies: true,
-                                          interceptsHTTP: false, clearsHistory: false, consoleMessages: false)
+    let capabilities: EngineCapabilities = [.scriptWorlds, .messageReplies, .schemeRequestBodies]
     weak var delegate: (any WebEngineDelegate)?
     var url: URL?
     var title: String?
@@ -64,8 +63,7 @@ final class LifecycleFakeEngine: WebEngine {
 @MainActor
 final class LifecycleFakeProvider: WebEngineProvider {
     let engineName = "fake"
-    let capabilities = EngineCapabilities(scriptWorlds: true, messageReplies: true, schemeRequestBodies: true,
-                                          interceptsHTTP: false, clearsHistory: false, consoleMessages: false)
+    let capabilities: EngineCapabilities = [.scriptWorlds, .messageReplies, .schemeRequestBodies]
     var cookieStore: any EngineCookieStore { fatalError("not used") }
     var engines: [LifecycleFakeEngine] = []
     func makeEngine(_ configuration: EngineConfiguration) throws -> any WebEngine {

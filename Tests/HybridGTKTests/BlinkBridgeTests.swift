@@ -16,11 +16,11 @@ struct BlinkBridgeTests {
         let navigation: BridgeRigDelegate
 
         init(pages: [String: String], options: BridgeHost.Options = .init()) throws {
-            let provider = try BlinkHarness.provider()
+            let provider = try BlinkSuiteBrowser.provider()
             var module = RigModule()
-            module.allowedOrigins = [OriginPattern(stringLiteral: BlinkHarness.origin)]
+            module.allowedOrigins = [OriginPattern(stringLiteral: EngineKind.blink.origin())]
             host = BridgeHost(capabilities: provider.capabilities, modules: [module], options: options)
-            var configuration = BlinkHarness.pages(TestPages(pages))
+            var configuration = EngineKind.blink.pages(TestPages(pages))
             host.configure(&configuration)
             engine = try provider.makeBlinkEngine(configuration)
             navigation = BridgeRigDelegate(host)
@@ -29,7 +29,7 @@ struct BlinkBridgeTests {
         }
 
         func open(_ path: String) async throws {
-            try await engine.loadAndWait(BlinkHarness.url(path))
+            try await engine.loadAndWait(EngineKind.blink.url(path))
             try await engine.waitUntil("window.hybrid && hybrid.modules.length > 0")
         }
 

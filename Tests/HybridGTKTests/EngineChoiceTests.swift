@@ -17,7 +17,7 @@ struct EngineChoiceEndToEndTests {
         let webkit = try EngineHarness.provider()
         let registry = EngineRegistry(defaultProvider: webkit)
         registry.register(kind: "webkit") { _ in webkit }
-        registry.register(kind: "blink") { _ in try BlinkHarness.provider() }
+        registry.register(kind: "blink") { _ in try BlinkSuiteBrowser.provider() }
         return registry
     }
 

@@ -1,37 +1,20 @@
 import Foundation
 import HybridCore
-import HybridGTK
 import HybridServer
 import HybridTestSupport
 import Testing
 
-/// A scheme handler that records every request it sees.
-@MainActor
-final class RecordingPages: URLSchemeHandler {
-    let pages: TestPages
-    var requests: [SchemeRequest] = []
-    init(_ files: [String: String]) { pages = TestPages(files) }
-    func respond(to request: SchemeRequest) async throws -> SchemeResponse {
-        requests.append(request)
-        return try await pages.respond(to: request)
-    }
-}
-
-@MainActor
-func pagesConfiguration(_ handler: any URLSchemeHandler, scripts: [UserScript] = []) -> EngineConfiguration {
-    EngineConfiguration(userScripts: scripts, schemeHandlers: [TestPages.scheme: handler])
-}
-
 @Suite("Engine loading and navigation", .serialized)
 @MainActor
 struct EngineLoadingTests {
-    @Test func loadsACustomSchemeURLAndReportsURLAndTitle() async throws {
+    @Test(arguments: EngineKind.allCases)
+    func loadsAPageFromAHandlerAndReportsURLAndTitle(_ kind: EngineKind) async throws {
         let pages = RecordingPages(["index.html": "<title>Index</title><p>hi</p>"])
-        let engine = try EngineHarness.makeEngine(pagesConfiguration(pages))
+        let engine = try kind.makeEngine(kind.pages(pages))
         defer { engine.close() }
         let recorder = EventRecorder(engine)
-        try await engine.loadAndWait(TestPages.url("index.html"))
-        #expect(engine.url == TestPages.url("index.html"))
+        try await engine.loadAndWait(kind.url("index.html"))
+        #expect(engine.url == kind.url("index.html"))
         // The title reaches the UI process asynchronously; it may trail load-finished.
         try await recorder.next("title") { $0 == .titleChanged("Index") }
         #expect(engine.title == "Index")
@@ -40,37 +23,70 @@ struct EngineLoadingTests {
         #expect(!engine.isLoading)
     }
 
-    @Test func requestHeadersReachTheServer() async throws {
+    @Test(arguments: EngineKind.allCases)
+    func loadsACustomSchemeURL(_ kind: EngineKind) async throws {
+        try kind.require(.customSchemeNavigation)
+        let engine = try kind.makeEngine(EngineConfiguration(schemeHandlers: [TestPages.scheme: TestPages(["i.html": "<title>I</title>"])]))
+        defer { engine.close() }
+        try await engine.loadAndWait(TestPages.url("i.html"))
+        #expect(try await engine.evaluate("location.origin + ' ' + document.title") == "hybrid-test://app I")
+    }
+
+    @Test(arguments: EngineKind.allCases)
+    func requestHeadersReachTheServer(_ kind: EngineKind) async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
         let seen = Locked<[String: String]>([:])
         server.route("/h") { request in
-            seen.set(["token": request.headers["X-Hybrid-Token"] ?? "", "method": request.method])
+            seen.set(["token": request.headers["X-Hybrid-Token"] ?? "", "method": request.method,
+                      "body": String(decoding: request.body, as: UTF8.self)])
             return .html("<p>h</p>")
         }
-        let engine = try EngineHarness.makeEngine()
+        let engine = try kind.makeEngine()
         defer { engine.close() }
         let recorder = EventRecorder(engine)
         engine.load(EngineRequest(url: server.url("/h"), headers: [("X-Hybrid-Token", "abc 123")]))
         try await recorder.loadFinished()
-        #expect(seen.value == ["token": "abc 123", "method": "GET"])
+        #expect(seen.value == ["token": "abc 123", "method": "GET", "body": ""])
     }
 
-    @Test func htmlWithBaseURLResolvesRelativeResourcesAndOrigin() async throws {
-        let pages = RecordingPages(["lib/app.js": "window.loadedFromBase = location.origin;"])
-        let engine = try EngineHarness.makeEngine(pagesConfiguration(pages))
-        defer { engine.close() }
-        try await engine.loadHTMLAndWait("<script src='lib/app.js'></script>", baseURL: TestPages.url(""))
-        #expect(try await engine.evaluate("window.loadedFromBase") == .string("hybrid-test://app"))
-        #expect(try await engine.evaluate("location.href") == .string("hybrid-test://app/"))
-    }
-
-    @Test func simulatedResponseLooksLikeANormalLoad() async throws {
-        let pages = RecordingPages(["style.css": "p { color: rgb(1, 2, 3) }"])
-        let engine = try EngineHarness.makeEngine(pagesConfiguration(pages))
+    @Test(arguments: EngineKind.allCases)
+    func aLoadedPOSTSendsItsMethodAndBody(_ kind: EngineKind) async throws {
+        try kind.require(.requestBodyLoads)
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let seen = Locked<[String: String]>([:])
+        server.route("/h") { request in
+            seen.set(["token": request.headers["X-Hybrid-Token"] ?? "", "method": request.method,
+                      "body": String(decoding: request.body, as: UTF8.self)])
+            return .html("<p>h</p>")
+        }
+        let engine = try kind.makeEngine()
         defer { engine.close() }
         let recorder = EventRecorder(engine)
-        let url = TestPages.url("page/sim.html")
+        engine.load(EngineRequest(url: server.url("/h"), method: "POST", headers: [("Content-Type", "text/plain")], body: Data("a=1".utf8)))
+        try await recorder.loadFinished()
+        #expect(seen.value == ["token": "", "method": "POST", "body": "a=1"])
+    }
+
+    @Test(arguments: EngineKind.allCases)
+    func htmlWithBaseURLResolvesRelativeResourcesAndOrigin(_ kind: EngineKind) async throws {
+        let pages = RecordingPages(["lib/app.js": "window.loadedFromBase = location.origin;"])
+        let engine = try kind.makeEngine(kind.pages(pages))
+        defer { engine.close() }
+        try await engine.loadHTMLAndWait("<script src='lib/app.js'></script>", baseURL: kind.url(""))
+        #expect(try await engine.evaluate("window.loadedFromBase") == .string(kind.origin()))
+        #expect(try await engine.evaluate("location.href") == .string(kind.origin() + "/"))
+        #expect(pages.requests.map(\.url.path) == ["/lib/app.js"])
+    }
+
+    @Test(arguments: EngineKind.allCases)
+    func simulatedResponseLooksLikeANormalLoad(_ kind: EngineKind) async throws {
+        let pages = RecordingPages(["style.css": "p { color: rgb(1, 2, 3) }"])
+        let engine = try kind.makeEngine(kind.pages(pages))
+        defer { engine.close() }
+        let recorder = EventRecorder(engine)
+        let url = kind.url("page/sim.html")
         engine.loadSimulatedResponse(Data("<link rel=stylesheet href='../style.css'><p id=p>sim</p>".utf8), mimeType: "text/html", encoding: "utf-8", for: url)
         try await recorder.loadFinished()
         #expect(engine.url == url)
@@ -79,39 +95,42 @@ struct EngineLoadingTests {
         #expect(pages.requests.map(\.url.path) == ["/style.css"])  // the page itself came from memory
     }
 
-    @Test func reloadLoadsTheDocumentAgain() async throws {
+    @Test(arguments: EngineKind.allCases)
+    func reloadLoadsTheDocumentAgain(_ kind: EngineKind) async throws {
         let pages = RecordingPages(["r.html": "<p>r</p>"])
-        let engine = try EngineHarness.makeEngine(pagesConfiguration(pages))
+        let engine = try kind.makeEngine(kind.pages(pages))
         defer { engine.close() }
-        try await engine.loadAndWait(TestPages.url("r.html"))
+        try await engine.loadAndWait(kind.url("r.html"))
         let recorder = EventRecorder(engine)
         engine.reload()
         try await recorder.loadFinished()
         #expect(pages.requests.count == 2)
     }
 
-    @Test func stopCancelsALoadThatNeverAnswers() async throws {
+    @Test(arguments: EngineKind.allCases)
+    func stopCancelsALoadThatNeverAnswers(_ kind: EngineKind) async throws {
         let never = ClosureSchemeHandler { _ in
             try await Task.sleep(nanoseconds: 30_000_000_000)
             return SchemeResponse(contentType: "text/html", data: Data())
         }
-        let engine = try EngineHarness.makeEngine(pagesConfiguration(never))
+        let engine = try kind.makeEngine(kind.pages(never))
         defer { engine.close() }
         let recorder = EventRecorder(engine)
-        engine.load(TestPages.url("slow.html"))
+        engine.load(kind.url("slow.html"))
         try await recorder.next("load start") { if case .loadStarted = $0 { true } else { false } }
         #expect(engine.isLoading)
         engine.stopLoading()
         let failed = try await recorder.next("cancelled") { if case .loadFailed = $0 { true } else { false } }
-        #expect(failed == .loadFailed(TestPages.url("slow.html"), message: failedMessage(failed), cancelled: true))
+        #expect(failed == .loadFailed(kind.url("slow.html"), message: failedMessage(failed), cancelled: true))
         #expect(!engine.isLoading)
     }
 
-    @Test func backForwardListAndNavigation() async throws {
+    @Test(arguments: EngineKind.allCases)
+    func backForwardListAndNavigation(_ kind: EngineKind) async throws {
         let pages = RecordingPages(["a.html": "<title>A</title>", "b.html": "<title>B</title>", "c.html": "<title>C</title>"])
-        let engine = try EngineHarness.makeEngine(pagesConfiguration(pages))
+        let engine = try kind.makeEngine(kind.pages(pages))
         defer { engine.close() }
-        for name in ["a", "b", "c"] { try await engine.loadAndWait(TestPages.url("\(name).html")) }
+        for name in ["a", "b", "c"] { try await engine.loadAndWait(kind.url("\(name).html")) }
         #expect(engine.canGoBack)
         #expect(!engine.canGoForward)
         var list = engine.backForwardList
@@ -131,12 +150,13 @@ struct EngineLoadingTests {
         #expect(engine.url?.lastPathComponent == "c.html")
     }
 
-    @Test func progressRisesToOneAndLoadingToggles() async throws {
+    @Test(arguments: EngineKind.allCases)
+    func progressRisesToOneAndLoadingToggles(_ kind: EngineKind) async throws {
         let pages = RecordingPages(["p.html": "<img src='missing.png'><p>p</p>"])
-        let engine = try EngineHarness.makeEngine(pagesConfiguration(pages))
+        let engine = try kind.makeEngine(kind.pages(pages))
         defer { engine.close() }
         let recorder = EventRecorder(engine)
-        try await engine.loadAndWait(TestPages.url("p.html"))
+        try await engine.loadAndWait(kind.url("p.html"))
         let progress = recorder.events.compactMap { if case .progressChanged(let p) = $0 { p } else { nil } }
         #expect(progress.last == 1.0)
         #expect(progress.allSatisfy { $0 >= 0 && $0 <= 1 })

@@ -1,6 +1,5 @@
 import Foundation
 import HybridCore
-import HybridGTK
 import HybridServer
 import HybridTestSupport
 import Testing
@@ -8,11 +7,12 @@ import Testing
 @Suite("Engine process, snapshot and lifetime", .serialized)
 @MainActor
 struct EngineProcessTests {
-    @Test func killingTheContentProcessIsReportedWithItsReason() async throws {
+    @Test(arguments: EngineKind.allCases)
+    func killingTheContentProcessIsReportedWithItsReason(_ kind: EngineKind) async throws {
         let pages = RecordingPages(["alive.html": "<p>alive</p>"])
-        let engine = try EngineHarness.makeEngine(pagesConfiguration(pages))
+        let engine = try kind.makeEngine(kind.pages(pages))
         defer { engine.close() }
-        try await engine.loadAndWait(TestPages.url("alive.html"))
+        try await engine.loadAndWait(kind.url("alive.html"))
         let recorder = EventRecorder(engine)
         engine.terminateContentProcess()
         try await recorder.next("termination") { $0 == .contentProcessTerminated(.terminatedByClient) }
@@ -28,8 +28,9 @@ struct EngineProcessTests {
         #expect(try await engine.evaluate("document.body.textContent") == "alive")
     }
 
-    @Test func pendingCallsFailExactlyOnceWhenTheProcessDies() async throws {
-        let engine = try EngineHarness.makeEngine()
+    @Test(arguments: EngineKind.allCases)
+    func pendingCallsFailExactlyOnceWhenTheProcessDies(_ kind: EngineKind) async throws {
+        let engine = try kind.makeEngine()
         defer { engine.close() }
         try await engine.loadHTMLAndWait("<p>x</p>")
         let calls = (0..<20).map { _ in Task { @MainActor in try await engine.callAsync("return await new Promise(() => {})") } }
@@ -42,8 +43,9 @@ struct EngineProcessTests {
         #expect(failures == 20)
     }
 
-    @Test func closeFailsPendingCallsAndSilencesEvents() async throws {
-        let engine = try EngineHarness.makeEngine()
+    @Test(arguments: EngineKind.allCases)
+    func closeFailsPendingCallsAndSilencesEvents(_ kind: EngineKind) async throws {
+        let engine = try kind.makeEngine()
         try await engine.loadHTMLAndWait("<p>x</p>")
         var eventsAfterClose = 0
         var closed = false
@@ -62,8 +64,9 @@ struct EngineProcessTests {
         token.cancel()
     }
 
-    @Test func snapshotIsAPNGOfTheRenderedPage() async throws {
-        let engine = try EngineHarness.makeEngine(EngineConfiguration(viewportSize: ViewportSize(width: 320, height: 240)))
+    @Test(arguments: EngineKind.allCases)
+    func snapshotIsAPNGOfTheRenderedPage(_ kind: EngineKind) async throws {
+        let engine = try kind.makeEngine(EngineConfiguration(viewportSize: ViewportSize(width: 320, height: 240)))
         defer { engine.close() }
         try await engine.loadHTMLAndWait("<body style='margin:0;background:rgb(255,0,0)'><div style='height:100px;background:rgb(0,0,255)'></div></body>")
         try await Task.sleep(nanoseconds: 200_000_000)  // let the first frame reach the compositor
@@ -74,34 +77,50 @@ struct EngineProcessTests {
         #expect(png.count > 200)
     }
 
-    @Test func viewsOfOneProviderShareCookies() async throws {
+    @Test(arguments: EngineKind.allCases)
+    func viewsOfOneProviderShareCookies(_ kind: EngineKind) async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
         server.route("/set") { _ in ServerResponse(headers: ["Set-Cookie": "shared=1; Path=/", "Content-Type": "text/html"], body: Data("<p>set</p>".utf8)) }
         server.route("/read") { _ in .html("<p>read</p>") }
-        let first = try EngineHarness.makeEngine()
+        let first = try kind.makeEngine()
         defer { first.close() }
-        let second = try EngineHarness.makeEngine()
+        let second = try kind.makeEngine()
         defer { second.close() }
         try await first.loadAndWait(server.url("/set"))
         try await second.loadAndWait(server.url("/read"))
         #expect(try await second.evaluate("document.cookie").stringValue?.contains("shared=1") == true)
     }
 
-    @Test func persistentSessionKeepsCookiesAcrossProviders() async throws {
+    @Test(arguments: EngineKind.allCases)
+    func persistentSessionKeepsCookiesAcrossProviders(_ kind: EngineKind) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hk-session-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let expiry = Date().addingTimeInterval(3600)
         do {
-            let provider = try EngineHarness.isolatedProvider(session: .persistent(directory: directory))
-            try await provider.cookieStore.setCookie(Cookie(name: "kept", value: "v1", domain: "persist.example", expires: expiry))
+            let provider = try kind.isolatedProvider(session: .persistent(directory: directory))
+            try await provider.cookieStore.setCookie(Cookie(name: "kept", value: "v1", domain: "persist.example.com", expires: expiry))
+            await kind.release(provider)
         }
-        try await Task.sleep(nanoseconds: 300_000_000)
-        let reopened = try EngineHarness.isolatedProvider(session: .persistent(directory: directory))
+        let reopened = try kind.isolatedProvider(session: .persistent(directory: directory))
         let cookies = try await reopened.cookieStore.allCookies()
-        #expect(cookies.contains { $0.name == "kept" && $0.value == "v1" && $0.domain == "persist.example" })
-        let ephemeral = try EngineHarness.isolatedProvider()
+        #expect(cookies.contains { $0.name == "kept" && $0.value == "v1" && $0.domain == "persist.example.com" })
+        await kind.release(reopened)
+        let ephemeral = try kind.isolatedProvider()
         #expect(try await ephemeral.cookieStore.allCookies().isEmpty)
+        await kind.release(ephemeral)
+    }
+
+    @Test(arguments: EngineKind.allCases)
+    func setVisibleChangesThePagesVisibility(_ kind: EngineKind) async throws {
+        let engine = try kind.makeEngine()
+        defer { engine.close() }
+        try await engine.loadHTMLAndWait("<p>v</p>")
+        #expect(try await engine.evaluate("document.visibilityState") == "visible")
+        engine.setVisible(false)
+        try await engine.waitUntil("document.visibilityState === 'hidden'", timeout: 5)
+        engine.setVisible(true)
+        try await engine.waitUntil("document.visibilityState === 'visible'", timeout: 5)
     }
 }
 

@@ -1,14 +1,14 @@
 import Foundation
 import HybridCore
-import HybridGTK
 import HybridTestSupport
 import Testing
 
 @Suite("Engine scripts", .serialized)
 @MainActor
 struct EngineScriptTests {
-    @Test func evaluateReturnsJSONValues() async throws {
-        let engine = try EngineHarness.makeEngine()
+    @Test(arguments: EngineKind.allCases)
+    func evaluateReturnsJSONValues(_ kind: EngineKind) async throws {
+        let engine = try kind.makeEngine()
         defer { engine.close() }
         try await engine.loadHTMLAndWait("<title>T</title><p id=p>hello</p>")
         #expect(try await engine.evaluate("1 + 2") == .number(3))
@@ -17,8 +17,9 @@ struct EngineScriptTests {
         #expect(try await engine.evaluate("undefined") == .null)
     }
 
-    @Test func javaScriptExceptionsSurfaceWithTheirMessage() async throws {
-        let engine = try EngineHarness.makeEngine()
+    @Test(arguments: EngineKind.allCases)
+    func javaScriptExceptionsSurfaceWithTheirMessage(_ kind: EngineKind) async throws {
+        let engine = try kind.makeEngine()
         defer { engine.close() }
         try await engine.loadHTMLAndWait("<p>x</p>")
         do {
@@ -35,8 +36,9 @@ struct EngineScriptTests {
         }
     }
 
-    @Test func callAsyncAwaitsPromisesWithTypedArguments() async throws {
-        let engine = try EngineHarness.makeEngine()
+    @Test(arguments: EngineKind.allCases)
+    func callAsyncAwaitsPromisesWithTypedArguments(_ kind: EngineKind) async throws {
+        let engine = try kind.makeEngine()
         defer { engine.close() }
         try await engine.loadHTMLAndWait("<p>x</p>")
         let value = try await engine.callAsync(
@@ -45,8 +47,9 @@ struct EngineScriptTests {
         #expect(value == ["sum": 42, "s": "string", "s2": "quote\"and\\slash"])
     }
 
-    @Test func callAsyncRejectionIsATypedError() async throws {
-        let engine = try EngineHarness.makeEngine()
+    @Test(arguments: EngineKind.allCases)
+    func callAsyncRejectionIsATypedError(_ kind: EngineKind) async throws {
+        let engine = try kind.makeEngine()
         defer { engine.close() }
         try await engine.loadHTMLAndWait("<p>x</p>")
         await #expect(throws: HybridError.self) {
@@ -54,13 +57,15 @@ struct EngineScriptTests {
         }
         do {
             _ = try await engine.callAsync("return Promise.reject(new Error('rejected-8'))")
+            Issue.record("expected a rejection")
         } catch let HybridError.engine(.javaScript(message)) {
             #expect(message.contains("rejected-8"))
         }
     }
 
-    @Test func namedWorldIsIsolatedFromThePage() async throws {
-        let engine = try EngineHarness.makeEngine()
+    @Test(arguments: EngineKind.allCases)
+    func namedWorldIsIsolatedFromThePage(_ kind: EngineKind) async throws {
+        let engine = try kind.makeEngine()
         defer { engine.close() }
         try await engine.loadHTMLAndWait("<script>window.pageSecret = 'p'</script><p id=p>shared dom</p>")
         let world = ScriptWorld.named("isolated-test")
@@ -68,10 +73,12 @@ struct EngineScriptTests {
         #expect(try await engine.evaluate("document.getElementById('p').textContent", in: world) == .string("shared dom"))
         _ = try await engine.evaluate("window.worldSecret = 1", in: world)
         #expect(try await engine.evaluate("typeof window.worldSecret") == .string("undefined"))
+        #expect(try await engine.evaluate("window.worldSecret", in: world) == 1)
     }
 
-    @Test func unserialisableResultIsATypedError() async throws {
-        let engine = try EngineHarness.makeEngine()
+    @Test(arguments: EngineKind.allCases)
+    func unserialisableResultIsATypedError(_ kind: EngineKind) async throws {
+        let engine = try kind.makeEngine()
         defer { engine.close() }
         try await engine.loadHTMLAndWait("<p>x</p>")
         await #expect(throws: HybridError.self) {

@@ -13,6 +13,7 @@ Thread.detachNewThread {
     FileHandle.standardError.write(Data("hybrid-engine-tests: still running after \(Int(watchdogMinutes)) minutes; a test is hung. Failing the run.\n".utf8))
     exit(3)
 }
+atexit { SkipLog.printSummary() }
 _ = try GLibMainLoop.run { () async -> Int32 in
     await Testing.__swiftPMEntryPoint(passing: nil) as Never
 }

@@ -16,7 +16,7 @@ public enum BridgeTransport: String, Sendable, CaseIterable {
 
     /// The best transport `capabilities` allow.
     public static func best(for capabilities: EngineCapabilities) -> BridgeTransport {
-        switch (capabilities.scriptWorlds, capabilities.messageReplies) {
+        switch (capabilities.contains(.scriptWorlds), capabilities.contains(.messageReplies)) {
         case (true, true): .isolatedReply
         case (true, false): .isolatedCallback
         case (false, true): .pageReply

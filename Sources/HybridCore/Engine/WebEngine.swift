@@ -1,31 +1,5 @@
 import Foundation
 
-/// What an engine can and cannot do. Tests of a missing capability are skipped with the reason.
-public struct EngineCapabilities: Sendable, Hashable {
-    /// Named, isolated script worlds (bridge isolation).
-    public var scriptWorlds: Bool
-    /// Script message handlers that reply with a value.
-    public var messageReplies: Bool
-    /// The request body of custom-scheme requests is visible.
-    public var schemeRequestBodies: Bool
-    /// Custom schemes can serve http/https URLs (Blink's `Fetch` domain can; WebKit cannot).
-    public var interceptsHTTP: Bool
-    /// The back-forward list can be cleared for real.
-    public var clearsHistory: Bool
-    /// The engine forwards console messages.
-    public var consoleMessages: Bool
-
-    public init(scriptWorlds: Bool, messageReplies: Bool, schemeRequestBodies: Bool, interceptsHTTP: Bool,
-                clearsHistory: Bool, consoleMessages: Bool) {
-        self.scriptWorlds = scriptWorlds
-        self.messageReplies = messageReplies
-        self.schemeRequestBodies = schemeRequestBodies
-        self.interceptsHTTP = interceptsHTTP
-        self.clearsHistory = clearsHistory
-        self.consoleMessages = consoleMessages
-    }
-}
-
 /// Decisions and dialogs an engine view hands to its owner. Every method has a safe default.
 @MainActor
 public protocol WebEngineDelegate: AnyObject {
@@ -122,8 +96,24 @@ extension WebEngine {
 @MainActor
 public protocol WebEngineProvider: AnyObject {
     var engineName: String { get }
+    /// What the engine can do; HybridCore's policies read it (bridge transport, engine choice).
     var capabilities: EngineCapabilities { get }
+    /// Why each capability the engine lacks is missing, in a sentence (tests print it when they
+    /// skip; docs/engines.md is checked against it). A lacking capability with no entry here is
+    /// reported with a generic reason.
+    var limitations: [EngineCapabilities: String] { get }
     /// The shared cookie store of every view this provider makes.
     var cookieStore: any EngineCookieStore { get }
     func makeEngine(_ configuration: EngineConfiguration) throws -> any WebEngine
+}
+
+extension WebEngineProvider {
+    public var limitations: [EngineCapabilities: String] { [:] }
+
+    /// `nil` when the engine has every capability in `capability`, else why it lacks them.
+    public func limitation(_ capability: EngineCapabilities) -> String? {
+        let missing = capability.subtracting(capabilities)
+        guard !missing.isEmpty else { return nil }
+        return missing.elements.map { limitations[$0] ?? "\(engineName) lacks \($0.names.joined())" }.joined(separator: "; ")
+    }
 }

@@ -55,7 +55,7 @@ extension HybridWebViewConfiguration {
     /// This configuration without the `http`/`https` handlers an engine with `capabilities`
     /// cannot install (WebKit takes over custom schemes only).
     func fitted(to capabilities: EngineCapabilities) -> HybridWebViewConfiguration {
-        guard !capabilities.interceptsHTTP else { return self }
+        guard !capabilities.contains(.interceptsHTTP) else { return self }
         var configuration = self
         configuration.engine.schemeHandlers["http"] = nil
         configuration.engine.schemeHandlers["https"] = nil

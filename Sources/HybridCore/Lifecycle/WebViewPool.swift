@@ -139,7 +139,7 @@ public final class WebViewPool {
 
     private func candidate(_ view: HybridWebView) -> WebViewPoolPolicy.Candidate {
         WebViewPoolPolicy.Candidate(isAlive: view.engine.isAlive && !view.isClosed, uses: view.uses,
-                                    wasNavigated: view.hasNavigated, canClearHistory: view.engine.capabilities.clearsHistory)
+                                    wasNavigated: view.hasNavigated, canClearHistory: view.engine.capabilities.contains(.clearsHistory))
     }
 
     private func retire(_ view: HybridWebView, _ fate: WebViewPoolPolicy.Fate) {

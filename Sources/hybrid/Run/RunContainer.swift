@@ -29,7 +29,7 @@ struct RunContainer {
         base.package = target.package
         guard let config = options.config else {
             let provider = engines.defaultProvider
-            if !provider.capabilities.interceptsHTTP {
+            if !provider.capabilities.contains(.interceptsHTTP) {
                 base.engine.schemeHandlers["https"] = nil
             }
             return (try HybridWebView(provider: provider, configuration: base), nil)

@@ -1,0 +1,61 @@
+import Foundation
+
+/// What an engine can do, declared by its provider (``WebEngineProvider/capabilities``).
+///
+/// HybridCore's policies read it (the bridge transport, engine choice, the pool's history
+/// reset); the end-to-end suite runs on every engine and skips a test of a capability the
+/// engine lacks, printing the provider's reason (``WebEngineProvider/limitations``).
+public struct EngineCapabilities: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// Named, isolated script worlds (bridge isolation).
+    public static let scriptWorlds = EngineCapabilities(rawValue: 1 << 0)
+    /// Script message handlers that reply with a value.
+    public static let messageReplies = EngineCapabilities(rawValue: 1 << 1)
+    /// The request body of scheme-handler requests is visible.
+    public static let schemeRequestBodies = EngineCapabilities(rawValue: 1 << 2)
+    /// Scheme handlers can serve http/https URLs (Blink's `Fetch` domain can; WebKit cannot).
+    public static let interceptsHTTP = EngineCapabilities(rawValue: 1 << 3)
+    /// The back-forward list can be cleared for real.
+    public static let clearsHistory = EngineCapabilities(rawValue: 1 << 4)
+    /// The engine forwards console messages as events.
+    public static let consoleMessages = EngineCapabilities(rawValue: 1 << 5)
+    /// Documents and subresources load from a custom scheme (`hybrid-app://…`).
+    public static let customSchemeNavigation = EngineCapabilities(rawValue: 1 << 6)
+    /// A scheme handler's streamed body reaches the page while it is produced.
+    public static let streamedSchemeResponses = EngineCapabilities(rawValue: 1 << 7)
+    /// ``WebEngine/load(_:)`` sends the request's method and body (POST), not only GET.
+    public static let requestBodyLoads = EngineCapabilities(rawValue: 1 << 8)
+    /// User style sheets apply at user origin, invisible to the page's DOM.
+    public static let userOriginStyleSheets = EngineCapabilities(rawValue: 1 << 9)
+    /// A document-start user script already sees `document.documentElement`.
+    public static let documentElementAtDocumentStart = EngineCapabilities(rawValue: 1 << 10)
+    /// `window.open` returns `null` once the delegate was told of the new window (otherwise the
+    /// page gets a window object that is closed at once).
+    public static let windowOpenReturnsNull = EngineCapabilities(rawValue: 1 << 11)
+    /// The media policy (autoplay without a gesture) applies per view.
+    public static let perViewMediaPolicy = EngineCapabilities(rawValue: 1 << 12)
+    /// A ``NavigationResponsePolicy/download`` response policy starts a download.
+    public static let downloads = EngineCapabilities(rawValue: 1 << 13)
+    /// Each cookie change is its own notification (an engine that polls may merge changes).
+    public static let cookieChangeEvents = EngineCapabilities(rawValue: 1 << 14)
+
+    /// Every capability with its name, in declaration order (reports, docs, skip messages).
+    public static let named: [(name: String, capability: EngineCapabilities)] = [
+        ("scriptWorlds", .scriptWorlds), ("messageReplies", .messageReplies),
+        ("schemeRequestBodies", .schemeRequestBodies), ("interceptsHTTP", .interceptsHTTP),
+        ("clearsHistory", .clearsHistory), ("consoleMessages", .consoleMessages),
+        ("customSchemeNavigation", .customSchemeNavigation), ("streamedSchemeResponses", .streamedSchemeResponses),
+        ("requestBodyLoads", .requestBodyLoads), ("userOriginStyleSheets", .userOriginStyleSheets),
+        ("documentElementAtDocumentStart", .documentElementAtDocumentStart),
+        ("windowOpenReturnsNull", .windowOpenReturnsNull), ("perViewMediaPolicy", .perViewMediaPolicy),
+        ("downloads", .downloads), ("cookieChangeEvents", .cookieChangeEvents),
+    ]
+
+    /// The single capabilities in this set, in declaration order.
+    public var elements: [EngineCapabilities] { Self.named.map(\.capability).filter { contains($0) } }
+
+    /// The names of the capabilities in this set, in declaration order.
+    public var names: [String] { Self.named.filter { contains($0.capability) }.map(\.name) }
+}
