@@ -1,6 +1,5 @@
 import Foundation
 import HybridCore
-import HybridGTK
 import HybridTestSupport
 import Testing
 
@@ -12,8 +11,9 @@ struct BridgeEndToEndTests {
         "other.html": "<!doctype html><title>other</title><p>other</p>",
     ]
 
-    @Test func aCallReturnsItsTypedResultThroughTheIsolatedWorld() async throws {
-        let rig = try BridgeRig(pages: Self.pages)
+    @Test(arguments: EngineKind.allCases)
+    func aCallReturnsItsTypedResultThroughTheIsolatedWorld(_ kind: EngineKind) async throws {
+        let rig = try BridgeRig(kind, pages: Self.pages)
         defer { rig.close() }
         try await rig.open("index.html")
         let result = try await rig.page("""
@@ -27,12 +27,13 @@ struct BridgeEndToEndTests {
         #expect(result["echo"] == ["s": "é😀\u{2028}", "n": [1, 2.5, nil], "t": true])
         #expect(result["version"] == .string(BridgeRouter.version))
         #expect(result["transport"] == "isolated-reply")
-        #expect(result["engine"] == "webkitgtk")
+        #expect(result["engine"] == .string(try kind.provider().engineName))
         #expect(result["modules"] == ["hybrid", "probe"])
     }
 
-    @Test func bytesTravelAsUint8Arrays() async throws {
-        let rig = try BridgeRig(pages: Self.pages)
+    @Test(arguments: EngineKind.allCases)
+    func bytesTravelAsUint8Arrays(_ kind: EngineKind) async throws {
+        let rig = try BridgeRig(kind, pages: Self.pages)
         defer { rig.close() }
         try await rig.open("index.html")
         let result = try await rig.page("""
@@ -52,8 +53,9 @@ struct BridgeEndToEndTests {
         #expect(result["binary"] == "base64")
     }
 
-    @Test func failuresRejectWithStableCodes() async throws {
-        let rig = try BridgeRig(pages: Self.pages)
+    @Test(arguments: EngineKind.allCases)
+    func failuresRejectWithStableCodes(_ kind: EngineKind) async throws {
+        let rig = try BridgeRig(kind, pages: Self.pages)
         defer { rig.close() }
         try await rig.open("index.html")
         let result = try await rig.page("""
@@ -64,8 +66,9 @@ struct BridgeEndToEndTests {
         #expect(result.arrayValue?.first?["name"] == "HybridError")
     }
 
-    @Test func thePageWorldCannotSeeTheMessageHandlerOrTheTransport() async throws {
-        let rig = try BridgeRig(pages: Self.pages)
+    @Test(arguments: EngineKind.allCases)
+    func thePageWorldCannotSeeTheMessageHandlerOrTheTransport(_ kind: EngineKind) async throws {
+        let rig = try BridgeRig(kind, pages: Self.pages)
         defer { rig.close() }
         try await rig.open("index.html")
         let seen = try await rig.page("""
@@ -78,8 +81,9 @@ struct BridgeEndToEndTests {
         #expect(isolated == "object")
     }
 
-    @Test func progressReachesOnProgressInOrderBeforeTheResult() async throws {
-        let rig = try BridgeRig(pages: Self.pages)
+    @Test(arguments: EngineKind.allCases)
+    func progressReachesOnProgressInOrderBeforeTheResult(_ kind: EngineKind) async throws {
+        let rig = try BridgeRig(kind, pages: Self.pages)
         defer { rig.close() }
         try await rig.open("index.html")
         let result = try await rig.page("""
@@ -91,8 +95,9 @@ struct BridgeEndToEndTests {
         #expect(result == [1, 2, 3, 4, "done"])
     }
 
-    @Test func eventsArriveInOrderAtTheCurrentDocumentOnly() async throws {
-        let rig = try BridgeRig(pages: Self.pages)
+    @Test(arguments: EngineKind.allCases)
+    func eventsArriveInOrderAtTheCurrentDocumentOnly(_ kind: EngineKind) async throws {
+        let rig = try BridgeRig(kind, pages: Self.pages)
         defer { rig.close() }
         try await rig.open("index.html")
         _ = try await rig.page("window.got = []; hybrid.on('tick', (n) => window.got.push(n)); return null;")
@@ -106,8 +111,9 @@ struct BridgeEndToEndTests {
         #expect(try await rig.page("return [typeof window.got, window.got2];") == ["undefined", [999]])
     }
 
-    @Test func abortCancelsTheNativeWork() async throws {
-        let rig = try BridgeRig(pages: Self.pages)
+    @Test(arguments: EngineKind.allCases)
+    func abortCancelsTheNativeWork(_ kind: EngineKind) async throws {
+        let rig = try BridgeRig(kind, pages: Self.pages)
         defer { rig.close() }
         try await rig.open("index.html")
         let result = try await rig.page("""
@@ -122,8 +128,9 @@ struct BridgeEndToEndTests {
         #expect(rig.host.router.pendingCount == 0)
     }
 
-    @Test func aTimeoutRejectsAndStopsTheNativeWork() async throws {
-        let rig = try BridgeRig(pages: Self.pages)
+    @Test(arguments: EngineKind.allCases)
+    func aTimeoutRejectsAndStopsTheNativeWork(_ kind: EngineKind) async throws {
+        let rig = try BridgeRig(kind, pages: Self.pages)
         defer { rig.close() }
         try await rig.open("index.html")
         let result = try await rig.page("return await attempt(hybrid.call('probe', 'wait', {}, { timeout: 80 }));")
@@ -132,8 +139,9 @@ struct BridgeEndToEndTests {
         #expect(rig.completions.count == 1)
     }
 
-    @Test func theLegacyURLTransportRoutesIntoTheSameModules() async throws {
-        let rig = try BridgeRig(pages: Self.pages)
+    @Test(arguments: EngineKind.allCases)
+    func theLegacyURLTransportRoutesIntoTheSameModules(_ kind: EngineKind) async throws {
+        let rig = try BridgeRig(kind, pages: Self.pages)
         defer { rig.close() }
         try await rig.open("index.html")
         let result = try await rig.page("""
@@ -145,8 +153,9 @@ struct BridgeEndToEndTests {
         #expect(rig.navigation.bridgeNavigations >= 1)
     }
 
-    @Test func aURLStyleLinkCallsTheModule() async throws {
-        let rig = try BridgeRig(pages: Self.pages)
+    @Test(arguments: EngineKind.allCases)
+    func aURLStyleLinkCallsTheModule(_ kind: EngineKind) async throws {
+        let rig = try BridgeRig(kind, pages: Self.pages)
         defer { rig.close() }
         try await rig.open("index.html")
         _ = try await rig.page("location.href = 'hybrid://probe/add?params=' + encodeURIComponent(JSON.stringify({a: 5, b: 6})); return null;")

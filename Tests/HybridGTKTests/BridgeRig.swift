@@ -1,28 +1,41 @@
 import Foundation
 import HybridCore
-import HybridGTK
 import HybridTestSupport
 
-/// A real WebKitGTK view with the bridge installed, serving in-memory pages on
-/// `hybrid-test://HOST/PATH`, and recording what the router did.
+/// A real view of one engine with the bridge installed, serving in-memory pages at the engine's
+/// test origin (`hybrid-test://HOST/PATH` on WebKit, `https://HOST.hybrid-test.invalid/PATH` on
+/// Blink), and recording what the router did.
 @MainActor
 final class BridgeRig {
+    let kind: EngineKind
     let host: BridgeHost
-    let engine: GTKWebEngine
+    let engine: any WebEngine
     let navigation: BridgeRigDelegate
     var log: [BridgeLogEntry] = []
     var completions: [BridgeCompletion] = []
 
-    /// The probe module and the built-ins, allowed for `hybrid-test://app`.
-    static let appOrigin: OriginPattern = "hybrid-test://app"
+    /// The origin the probe module allows: the engine's `app` test origin.
+    var appOrigin: OriginPattern { kind.appOrigin }
 
-    init(pages: [String: String], modules: [any BridgeModule]? = nil, limits: BridgeRouter.Limits = .init(),
+    /// - Parameter pages: page sources; a `hybrid-test://HOST` URL in them is rewritten to the
+    ///   engine's test origin of HOST, so one page set serves both engines.
+    init(_ kind: EngineKind, pages: [String: String], modules: [any BridgeModule]? = nil, limits: BridgeRouter.Limits = .init(),
          options: BridgeHost.Options = .init()) throws {
-        let provider = try EngineHarness.provider()
-        host = BridgeHost(capabilities: provider.capabilities, modules: modules ?? [RigModule()], limits: limits, options: options)
-        var configuration = EngineConfiguration(schemeHandlers: [TestPages.scheme: TestPages(pages)])
+        self.kind = kind
+        let provider = try kind.provider()
+        host = BridgeHost(capabilities: provider.capabilities, modules: modules ?? [RigModule(kind)], limits: limits, options: options)
+        let origins = try NSRegularExpression(pattern: "hybrid-test://([a-z0-9-]+)")
+        let rewritten = pages.mapValues { text in
+            var text = text
+            for match in origins.matches(in: text, range: NSRange(text.startIndex..., in: text)).reversed() {
+                let whole = Range(match.range, in: text)!, name = Range(match.range(at: 1), in: text)!
+                text.replaceSubrange(whole, with: kind.origin(String(text[name])))
+            }
+            return text
+        }
+        var configuration = kind.pages(TestPages(rewritten))
         host.configure(&configuration)
-        engine = try provider.makeGTKEngine(configuration)
+        engine = try provider.makeEngine(configuration)
         navigation = BridgeRigDelegate(host)
         engine.delegate = navigation
         host.attach(engine)
@@ -32,7 +45,7 @@ final class BridgeRig {
 
     /// Loads `path` from `origin` and waits for the load and for `hybrid.ready`.
     func open(_ path: String, host origin: String = "app", ready: Bool = true) async throws {
-        try await engine.loadAndWait(TestPages.url(path, host: origin))
+        try await engine.loadAndWait(kind.url(path, host: origin))
         if ready { try await engine.waitUntil("window.__rigReady || (window.hybrid && hybrid.modules.length > 0)") }
     }
 
@@ -92,11 +105,13 @@ actor ConcurrencyGauge {
     func leave() { current -= 1 }
 }
 
-/// Test actions, allowed for `hybrid-test://app` only.
+/// Test actions, allowed for the engine's `app` test origin only.
 struct RigModule: BridgeModule {
     let name = "probe"
-    var allowedOrigins: [OriginPattern] = ["hybrid-test://app"]
+    var allowedOrigins: [OriginPattern]
     var gauge = ConcurrencyGauge()
+
+    init(_ kind: EngineKind) { allowedOrigins = [kind.appOrigin] }
 
     struct Sum: Codable, Sendable {
         var a: Int
@@ -129,4 +144,9 @@ struct RigModule: BridgeModule {
             },
         ]
     }
+}
+
+extension EngineKind {
+    /// The `app` test origin as a bridge allowlist entry.
+    var appOrigin: OriginPattern { OriginPattern(origin()) }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import HybridCore
-import HybridGTK
 import HybridTestSupport
 import Testing
 
@@ -9,8 +8,9 @@ import Testing
 struct BridgeRobustnessTests {
     static let pages = ["index.html": "<!doctype html><title>app</title>"]
 
-    @Test func aHundredMegabyteMessageIsRefusedWithoutHarm() async throws {
-        let rig = try BridgeRig(pages: Self.pages)
+    @Test(arguments: EngineKind.allCases)
+    func aHundredMegabyteMessageIsRefusedWithoutHarm(_ kind: EngineKind) async throws {
+        let rig = try BridgeRig(kind, pages: Self.pages)
         defer { rig.close() }
         try await rig.open("index.html")
         // Through the runtime: refused before it leaves the page.
@@ -27,9 +27,10 @@ struct BridgeRobustnessTests {
         #expect(try await rig.page("return await hybrid.call('probe', 'add', { a: 1, b: 2 });") == 3)
     }
 
-    @Test func aFloodOfTenThousandCallsIsBoundedAndEveryCallSettles() async throws {
-        let module = RigModule()
-        let rig = try BridgeRig(pages: Self.pages, modules: [module], limits: .init(maxInFlight: 64))
+    @Test(arguments: EngineKind.allCases)
+    func aFloodOfTenThousandCallsIsBoundedAndEveryCallSettles(_ kind: EngineKind) async throws {
+        let module = RigModule(kind)
+        let rig = try BridgeRig(kind, pages: Self.pages, modules: [module], limits: .init(maxInFlight: 64))
         defer { rig.close() }
         try await rig.open("index.html")
         let result = try await rig.page("""
@@ -54,8 +55,9 @@ struct BridgeRobustnessTests {
         #expect(rig.host.router.pendingCount == 0)
     }
 
-    @Test func killingTheContentProcessFailsAllFiftyPendingCallsExactlyOnce() async throws {
-        let rig = try BridgeRig(pages: Self.pages)
+    @Test(arguments: EngineKind.allCases)
+    func killingTheContentProcessFailsAllFiftyPendingCallsExactlyOnce(_ kind: EngineKind) async throws {
+        let rig = try BridgeRig(kind, pages: Self.pages)
         defer { rig.close() }
         try await rig.open("index.html")
         _ = try await rig.page("for (let i = 0; i < 50; i++) hybrid.call('probe', 'wait').catch(() => {}); return null;")

@@ -1,6 +1,5 @@
 import Foundation
 import HybridCore
-import HybridGTK
 import HybridTestSupport
 import Testing
 
@@ -27,8 +26,9 @@ struct BridgeSecurityTests {
         "frame.html": frame,
     ]
 
-    @Test func aForeignOriginIframeGetsNoBridgeAtAll() async throws {
-        let rig = try BridgeRig(pages: Self.pages)
+    @Test(arguments: EngineKind.allCases)
+    func aForeignOriginIframeGetsNoBridgeAtAll(_ kind: EngineKind) async throws {
+        let rig = try BridgeRig(kind, pages: Self.pages)
         defer { rig.close() }
         try await rig.open("host.html")
         try await rig.engine.waitUntil("window.frameReport")
@@ -42,8 +42,9 @@ struct BridgeSecurityTests {
         #expect(try await rig.page("return await hybrid.call('probe', 'add', { a: 1, b: 1 });") == 2)
     }
 
-    @Test func anOriginNotOnTheAllowlistIsDeniedAndLogged() async throws {
-        let rig = try BridgeRig(pages: Self.pages)
+    @Test(arguments: EngineKind.allCases)
+    func anOriginNotOnTheAllowlistIsDeniedAndLogged(_ kind: EngineKind) async throws {
+        let rig = try BridgeRig(kind, pages: Self.pages)
         defer { rig.close() }
         try await rig.open("index.html", host: "evil")
         let result = try await rig.page("""
@@ -54,12 +55,13 @@ struct BridgeSecurityTests {
         #expect(result["call"]?["code"] == "denied")
         let denied = rig.log.filter { $0.code == "denied" }
         #expect(denied.count == 1)
-        #expect(denied.first?.origin == BridgeOrigin(scheme: "hybrid-test", host: "evil"))
+        #expect(denied.first?.origin == BridgeOrigin(url: kind.url("", host: "evil")))
         #expect(denied.first?.module == "probe")
     }
 
-    @Test func aStaleDocumentCannotCallAndItsRepliesAreDropped() async throws {
-        let rig = try BridgeRig(pages: Self.pages)
+    @Test(arguments: EngineKind.allCases)
+    func aStaleDocumentCannotCallAndItsRepliesAreDropped(_ kind: EngineKind) async throws {
+        let rig = try BridgeRig(kind, pages: Self.pages)
         defer { rig.close() }
         try await rig.open("index.html")
         _ = try await rig.page("hybrid.call('probe', 'wait').catch(() => {}); return null;")
@@ -80,7 +82,8 @@ struct BridgeSecurityTests {
         #expect(try await rig.page("return await hybrid.call('probe', 'add', { a: 2, b: 2 });") == 4)
     }
 
-    @Test func aForeignFrameNavigatingTheTopToABridgeURLIsNotACall() async throws {
+    @Test(arguments: EngineKind.allCases)
+    func aForeignFrameNavigatingTheTopToABridgeURLIsNotACall(_ kind: EngineKind) async throws {
         let pages = Self.pages.merging([
             "top.html": "<!doctype html><iframe src='hybrid-test://other/nav.html'></iframe>",
             "nav.html": """
@@ -88,7 +91,7 @@ struct BridgeSecurityTests {
                 catch (e) { parent.postMessage(e.name, '*'); }</script>
                 """,
         ]) { $1 }
-        let rig = try BridgeRig(pages: pages)
+        let rig = try BridgeRig(kind, pages: pages)
         defer { rig.close() }
         try await rig.open("top.html", ready: false)
         try await Task.sleep(for: .milliseconds(300))

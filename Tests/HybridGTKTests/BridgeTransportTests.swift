@@ -1,6 +1,5 @@
 import Foundation
 import HybridCore
-import HybridGTK
 import HybridTestSupport
 import Testing
 
@@ -36,9 +35,9 @@ struct BridgeTransportTests {
         return { sum, steps, progress, code: failure.code, echo, transport: hybrid.capabilities.transport };
         """
 
-    @Test(arguments: [BridgeTransport.isolatedReply, .isolatedCallback, .pageReply, .pageCallback, .url])
-    func theSameCallsWorkOverEachTransport(_ transport: BridgeTransport) async throws {
-        let rig = try BridgeRig(pages: Self.pages, options: .init(transport: transport))
+    @Test(arguments: EngineKind.allCases, [BridgeTransport.isolatedReply, .isolatedCallback, .pageReply, .pageCallback, .url])
+    func theSameCallsWorkOverEachTransport(_ kind: EngineKind, _ transport: BridgeTransport) async throws {
+        let rig = try BridgeRig(kind, pages: Self.pages, options: .init(transport: transport))
         defer { rig.close() }
         try await rig.open("index.html")
         let result = try await rig.page(Self.script)
@@ -54,9 +53,9 @@ struct BridgeTransportTests {
         #expect(try await rig.page("return window.got;") == .array((0..<20).map { .number(Double($0)) }))
     }
 
-    @Test(arguments: [BridgeTransport.pageReply, .pageCallback])
-    func withoutAnIsolatedWorldAForeignFrameIsDeniedByTheNonce(_ transport: BridgeTransport) async throws {
-        let rig = try BridgeRig(pages: Self.pages, options: .init(transport: transport))
+    @Test(arguments: EngineKind.allCases, [BridgeTransport.pageReply, .pageCallback])
+    func withoutAnIsolatedWorldAForeignFrameIsDeniedByTheNonce(_ kind: EngineKind, _ transport: BridgeTransport) async throws {
+        let rig = try BridgeRig(kind, pages: Self.pages, options: .init(transport: transport))
         defer { rig.close() }
         try await rig.open("host.html")
         try await Task.sleep(for: .milliseconds(300))
@@ -71,14 +70,15 @@ struct BridgeTransportTests {
         #expect(try await rig.page("return await hybrid.call('probe', 'add', { a: 1, b: 2 });") == 3)
     }
 
-    @Test func builtInModulesAnswerFromARealPage() async throws {
+    @Test(arguments: EngineKind.allCases)
+    func builtInModulesAnswerFromARealPage(_ kind: EngineKind) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hk-e2e-storage-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let modules: [any BridgeModule] = [
             DeviceModule(appName: "E2E", appVersion: "9.9"),
-            StorageModule(store: BridgeKeyValueStore(directory: directory), allowedOrigins: [BridgeRig.appOrigin]),
+            StorageModule(store: BridgeKeyValueStore(directory: directory), allowedOrigins: [kind.appOrigin]),
         ]
-        let rig = try BridgeRig(pages: Self.pages, modules: modules)
+        let rig = try BridgeRig(kind, pages: Self.pages, modules: modules)
         defer { rig.close() }
         try await rig.open("index.html")
         let result = try await rig.page("""

@@ -253,12 +253,20 @@
     var frame = null;
     var scheduled = false;
     function signal() {
-      scheduled = false;
       if (!frame) {
+        var parent = document.body || document.documentElement;
+        if (!parent) {
+          // At document start some engines (Blink) have no <html> yet: signal once it exists.
+          new MutationObserver(function (_, observer) {
+            if (document.documentElement) { observer.disconnect(); signal(); }
+          }).observe(document, { childList: true });
+          return;
+        }
         frame = document.createElement('iframe');
         frame.style.display = 'none';
-        (document.body || document.documentElement).appendChild(frame);
+        parent.appendChild(frame);
       }
+      scheduled = false;
       frame.src = scheme + '://__queue__/' + Date.now();
     }
     return {
