@@ -23,17 +23,16 @@ final class BlinkBrowser {
     private(set) var hasExited = false
     /// Called once when the process exits (crash, kill or shutdown).
     var onExit: (@MainActor () -> Void)?
-    private let temporaryProfile: URL?
+    /// The process id of the browser.
+    var pid: Int32 { process.pid }
 
-    /// Starts Chromium; fails when it cannot be spawned.
-    init(executable: String, arguments: [String], temporaryProfile: URL?) throws {
-        self.temporaryProfile = temporaryProfile
+    /// Starts Chromium; fails when it cannot be spawned. `leftovers` are removed once it exits.
+    init(executable: String, arguments: [String], environment: [String: String], leftovers: BlinkLeftovers) throws {
         let weakSelf = WeakBox<BlinkBrowser>()
-        process = try BlinkProcess(executable: executable, arguments: arguments, deliver: { batch in
+        process = try BlinkProcess(executable: executable, arguments: arguments, environment: environment, leftovers: leftovers, deliver: { batch in
             DispatchQueue.main.async { MainActor.assumeIsolated { weakSelf.value?.receive(batch) } }
         }, exited: { _ in
             DispatchQueue.main.async { MainActor.assumeIsolated { weakSelf.value?.processExited() } }
-            if let temporaryProfile { try? FileManager.default.removeItem(at: temporaryProfile) }
         })
         weakSelf.value = self
         send("Target.setDiscoverTargets", ["discover": true])
@@ -48,7 +47,8 @@ final class BlinkBrowser {
         }
     }
 
-    isolated deinit { kill() }
+    /// A browser nobody holds any more quits cleanly in the background (SIGTERM, then SIGKILL, if it hangs).
+    isolated deinit { process.terminate() }
 
     /// Calls `body` with the User-Agent once it is known (at once if it is).
     func withUserAgent(_ body: @escaping (String?) -> Void) {
@@ -137,19 +137,33 @@ final class BlinkBrowser {
 
     // MARK: Shutdown
 
-    /// Asks Chromium to close (it flushes cookies to a persistent profile) and kills it if it
-    /// has not exited within `timeout` seconds.
+    /// Asks Chromium to close (it flushes cookies to a persistent profile and removes its
+    /// singleton files), sends SIGTERM if it has not exited within `timeout` seconds and SIGKILL
+    /// two seconds later; returns once it was reaped and its leftovers are gone.
     func shutdown(timeout: Double = 3) async {
         guard !hasExited else { return }
         send("Browser.close")
-        let deadline = Date().addingTimeInterval(timeout)
+        if await exited(within: timeout) { return }
+        process.signalTerminate()
+        if await exited(within: 2) { return }
+        kill()
+        _ = await exited(within: 5)
+    }
+
+    private func exited(within seconds: Double) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
         while !hasExited && Date() < deadline { try? await Task.sleep(nanoseconds: 20_000_000) }
-        if !hasExited { kill() }
+        return hasExited
     }
 
     /// Kills the browser now (its process group: renderers, GPU and zygotes).
     func kill() {
         process.kill()
+    }
+
+    /// Ends the browser cleanly without waiting (see ``BlinkProcess/terminate(grace:)``).
+    func terminate() {
+        process.terminate()
     }
 }
 

@@ -38,8 +38,9 @@ public final class BlinkEngineProvider: WebEngineProvider {
         executable = found
     }
 
+    /// A provider nobody holds any more ends its browser cleanly in the background.
     isolated deinit {
-        browser?.kill()
+        browser?.terminate()
     }
 
     public var cookieStore: any EngineCookieStore { sharedCookieStore }
@@ -77,11 +78,9 @@ public final class BlinkEngineProvider: WebEngineProvider {
     func runningBrowser() throws -> BlinkBrowser {
         if let browser, !browser.hasExited { return browser }
         let profile: URL
-        var temporary: URL?
         switch sessionKind {
         case .ephemeral:
             profile = FileManager.default.temporaryDirectory.appendingPathComponent("hybridkit-blink-\(UUID().uuidString)")
-            temporary = profile
         case .persistent(let directory):
             profile = directory
         }
@@ -106,10 +105,24 @@ public final class BlinkEngineProvider: WebEngineProvider {
             arguments = ["--pdeathsig", "KILL", "--", executable] + arguments
             launcher = "/usr/bin/setpriv"
         }
-        let started = try BlinkBrowser(executable: launcher, arguments: arguments, temporaryProfile: temporary)
+        var environment: [String: String] = [:]
+        if let temporaryDirectory { environment["TMPDIR"] = temporaryDirectory.path }
+        let leftovers = BlinkLeftovers(profile: profile, profileIsTemporary: sessionKind == .ephemeral)
+        let started = try BlinkBrowser(executable: launcher, arguments: arguments, environment: environment, leftovers: leftovers)
         browser = started
+        profileDirectory = profile
         return started
     }
+
+    /// The profile (`--user-data-dir`) of the browser started last.
+    public private(set) var profileDirectory: URL?
+
+    /// Where Chromium keeps its temporary files (`TMPDIR`; its singleton socket lives there).
+    /// Default: this process's. Read when a browser starts.
+    public var temporaryDirectory: URL?
+
+    /// The process id of the running browser (nil when none runs).
+    public var browserProcessID: Int32? { currentBrowser?.pid }
 
     /// Kills the browser as a crash would (tests of recovery).
     public func killBrowserForTesting() { browser?.kill() }

@@ -18,10 +18,13 @@ final class BlinkProcess: @unchecked Sendable {
 
     /// Starts `executable` with `arguments`.
     /// - Parameters:
+    ///   - environment: variables added to (or replacing) this process's environment for the child.
+    ///   - leftovers: what the browser leaves on disk, removed once it was reaped (or at exit).
     ///   - deliver: called on the reader thread with each batch of parsed messages.
-    ///   - exited: called once on the reader thread after the pipe closed and the process was reaped.
-    init(executable: String, arguments: [String], deliver: @escaping @Sendable ([JSONValue]) -> Void,
-         exited: @escaping @Sendable (Int32) -> Void) throws {
+    ///   - exited: called once on the reader thread after the pipe closed, the process was reaped
+    ///     and its leftovers were removed.
+    init(executable: String, arguments: [String], environment: [String: String] = [:], leftovers: BlinkLeftovers,
+         deliver: @escaping @Sendable ([JSONValue]) -> Void, exited: @escaping @Sendable (Int32) -> Void) throws {
         var toChild: [Int32] = [0, 0], fromChild: [Int32] = [0, 0]
         guard pipe(&toChild) == 0, pipe(&fromChild) == 0 else {
             throw HybridError.engine(.unavailable("pipe: \(String(cString: strerror(errno)))"))
@@ -60,8 +63,12 @@ final class BlinkProcess: @unchecked Sendable {
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        var variables = ProcessInfo.processInfo.environment
+        variables.merge(environment) { $1 }
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
         var child: pid_t = 0
-        let status = posix_spawn(&child, executable, &actions, &attributes, argv, environ)
+        let status = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
         guard status == 0 else {
             close(toChild[1]); close(fromChild[0])
             throw HybridError.engine(.unavailable("cannot start \(executable): \(String(cString: strerror(status)))"))
@@ -69,12 +76,18 @@ final class BlinkProcess: @unchecked Sendable {
         pid = child
         writeFD = toChild[1]
         readFD = fromChild[0]
-        LiveBrowsers.shared.insert(child)
+        LiveBrowsers.shared.insert(child, leftovers: leftovers) { [weak self] in
+            guard let self else { return }
+            self.lock.lock()
+            self.closeWriteEnd()
+            self.lock.unlock()
+        }
         let thread = Thread { [readFD, pid] in
             Self.readLoop(readFD, deliver: deliver)
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
             LiveBrowsers.shared.remove(pid)
+            leftovers.remove()
             close(readFD)
             exited(status)
         }
@@ -114,7 +127,7 @@ final class BlinkProcess: @unchecked Sendable {
         }
     }
 
-    /// Kills the browser and everything in its process group at once.
+    /// Kills the browser and everything in its process group at once (as a crash would).
     func kill() {
         lock.lock()
         closeWriteEnd()
@@ -122,6 +135,28 @@ final class BlinkProcess: @unchecked Sendable {
         Glibc.kill(-pid, SIGKILL)
         Glibc.kill(pid, SIGKILL)
     }
+
+    /// Ends the browser without waiting: closing the command pipe makes Chromium quit cleanly
+    /// (it removes its singleton socket and lock); SIGTERM after `grace` seconds and SIGKILL two
+    /// seconds later if it is still there. Leftovers are removed once it was reaped.
+    func terminate(grace: Double = 3) {
+        lock.lock()
+        closeWriteEnd()
+        lock.unlock()
+        let pid = self.pid
+        DispatchQueue.global().asyncAfter(deadline: .now() + grace) {
+            guard LiveBrowsers.shared.contains(pid) else { return }
+            Glibc.kill(-pid, SIGTERM)
+            DispatchQueue.global().asyncAfter(deadline: .now() + 2) {
+                guard LiveBrowsers.shared.contains(pid) else { return }
+                Glibc.kill(-pid, SIGKILL)
+                Glibc.kill(pid, SIGKILL)
+            }
+        }
+    }
+
+    /// Sends SIGTERM to the browser's process group (a browser that ignored Browser.close).
+    func signalTerminate() { Glibc.kill(-pid, SIGTERM) }
 
     /// Blocking reads; messages are split at NULs with `memchr` and parsed here, off the main thread.
     private static func readLoop(_ fd: Int32, deliver: @Sendable ([JSONValue]) -> Void) {
@@ -150,41 +185,6 @@ final class BlinkProcess: @unchecked Sendable {
             if start > 0 { pending.removeFirst(start) }
             scanned = pending.count
             if !batch.isEmpty { deliver(batch) }
-        }
-    }
-}
-
-/// Browser processes still running, killed by an `atexit` hook so none outlives the app even
-/// when nobody called `close()` (the child also gets SIGKILL from the kernel when we die).
-final class LiveBrowsers: @unchecked Sendable {
-    static let shared = LiveBrowsers()
-    private let lock = NSLock()
-    private var pids: Set<pid_t> = []
-    private var hooked = false
-
-    func insert(_ pid: pid_t) {
-        lock.lock()
-        defer { lock.unlock() }
-        pids.insert(pid)
-        if !hooked {
-            hooked = true
-            atexit { LiveBrowsers.shared.killAll() }
-        }
-    }
-
-    func remove(_ pid: pid_t) {
-        lock.lock()
-        pids.remove(pid)
-        lock.unlock()
-    }
-
-    func killAll() {
-        lock.lock()
-        let all = pids
-        lock.unlock()
-        for pid in all {
-            kill(-pid, SIGKILL)
-            kill(pid, SIGKILL)
         }
     }
 }

@@ -71,4 +71,41 @@ struct BlinkBrowserTests {
         #expect(engine.backForwardList.forward.isEmpty)
         #expect(engine.backForwardList.current?.url.lastPathComponent == "b.html")
     }
+
+    /// However a browser ends (shut down, dropped without a shutdown, crashed), nothing of it
+    /// stays: no process, no `org.chromium.Chromium.*` singleton directory, no temporary profile.
+    /// The browser gets a temporary directory of its own so the count is this test's alone.
+    @Test(arguments: ["shut down", "released", "crashed"])
+    func aBrowserLeavesNothingBehind(_ ending: String) async throws {
+        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("hk-blink-tmp-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: tmp) }
+        func leftovers() -> Int {
+            ((try? FileManager.default.contentsOfDirectory(atPath: tmp.path)) ?? []).filter { $0.hasPrefix("org.chromium.Chromium.") }.count
+        }
+        #expect(leftovers() == 0)
+        var provider: BlinkEngineProvider? = try BlinkEngineProvider()
+        provider?.temporaryDirectory = tmp
+        var engine: BlinkWebEngine? = try provider?.makeBlinkEngine(Self.kind.pages(RecordingPages(["p.html": "<p>p</p>"])))
+        try await engine?.loadAndWait(Self.kind.url("p.html"))
+        let pid = try #require(provider?.browserProcessID)
+        let profile = try #require(provider?.profileDirectory)
+        #expect(leftovers() == 1, "a running browser has its singleton directory (else this test could not fail)")
+        switch ending {
+        case "shut down":
+            engine?.close()
+            await provider?.shutdown()
+        case "released":
+            engine?.close()
+            engine = nil
+            provider = nil
+        default:
+            provider?.killBrowserForTesting()
+        }
+        try await eventually("the browser to be gone and its files removed after it \(ending)", timeout: 20) {
+            kill(pid, 0) != 0 && leftovers() == 0 && !FileManager.default.fileExists(atPath: profile.path)
+        }
+        engine?.close()
+        await provider?.shutdown()
+    }
 }
