@@ -84,10 +84,8 @@ final class BlinkProcess: @unchecked Sendable {
         }
         let thread = Thread { [readFD, pid] in
             Self.readLoop(readFD, deliver: deliver)
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-            LiveBrowsers.shared.remove(pid)
-            leftovers.remove()
+            let status = LiveBrowsers.shared.reap(pid)
+            LiveBrowsers.shared.finish(pid)
             close(readFD)
             exited(status)
         }

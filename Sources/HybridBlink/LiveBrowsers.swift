@@ -35,14 +35,17 @@ struct BlinkLeftovers: Sendable {
     }
 }
 
-/// Browser processes still running. An `atexit` hook ends them when the app exits without
-/// shutting its providers down: it closes their command pipes (a clean quit), waits up to two
-/// seconds, SIGKILLs what is left and removes their leftovers. (If the app itself is killed, the
-/// kernel SIGKILLs the browser through `setpriv --pdeathsig`.)
+/// Browser processes not yet cleaned up. An `atexit` hook ends them when the app exits
+/// without shutting its providers down: it closes their command pipes (a clean quit), waits up
+/// to two seconds, SIGKILLs what is left and removes their leftovers before the app is gone.
+/// (If the app itself is killed, the kernel SIGKILLs the browser through `setpriv --pdeathsig`.)
 final class LiveBrowsers: @unchecked Sendable {
     static let shared = LiveBrowsers()
     private let lock = NSLock()
+    /// Browsers started and not yet finished (reaped and cleaned up).
     private var browsers: [pid_t: (leftovers: BlinkLeftovers, quit: @Sendable () -> Void)] = [:]
+    /// Clean-ups under way (the app must not exit in the middle of one).
+    private var cleaning = 0
     private var hooked = false
 
     func insert(_ pid: pid_t, leftovers: BlinkLeftovers, quit: @escaping @Sendable () -> Void) {
@@ -55,43 +58,69 @@ final class LiveBrowsers: @unchecked Sendable {
         }
     }
 
-    func remove(_ pid: pid_t) {
-        lock.lock()
-        browsers[pid] = nil
-        lock.unlock()
-    }
-
+    /// Whether `pid` is a browser not yet finished.
     func contains(_ pid: pid_t) -> Bool {
         lock.lock()
         defer { lock.unlock() }
         return browsers[pid] != nil
     }
 
-    /// Quits every browser, waiting up to `grace` seconds before SIGKILL, then removes leftovers.
+    /// Waits for the browser to exit, SIGKILLs what is left of its process group (GPU and
+    /// utility processes) while its exited leader still holds the group id, then reaps it.
+    /// Returns the wait status (0 when someone else reaped it).
+    func reap(_ pid: pid_t) -> Int32 {
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+        kill(-pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return status
+    }
+
+    /// Removes the leftovers of reaped browser `pid`, once, after its process group is empty
+    /// (a dying child could still write into the profile).
+    func finish(_ pid: pid_t) {
+        lock.lock()
+        guard let entry = browsers.removeValue(forKey: pid) else {
+            lock.unlock()
+            return
+        }
+        cleaning += 1
+        lock.unlock()
+        let deadline = Date().addingTimeInterval(2)
+        while kill(-pid, 0) == 0 && Date() < deadline { usleep(5_000) }
+        entry.leftovers.remove()
+        lock.lock()
+        cleaning -= 1
+        lock.unlock()
+    }
+
+    private var idle: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return browsers.isEmpty && cleaning == 0
+    }
+
+    /// Quits every browser, waits up to `grace` seconds for them to exit and be cleaned up by
+    /// their pipe threads, SIGKILLs the rest and cleans them up here.
     func endAll(grace: Double = 2) {
         lock.lock()
         let all = browsers
         lock.unlock()
-        guard !all.isEmpty else { return }
         for entry in all.values { entry.quit() }
-        var running = Set(all.keys)
         let deadline = Date().addingTimeInterval(grace)
-        while !running.isEmpty && Date() < deadline {
-            for pid in running {
-                var status: Int32 = 0
-                let reaped = waitpid(pid, &status, WNOHANG)
-                // ECHILD: the pipe thread reaped it first.
-                if reaped == pid || (reaped < 0 && errno == ECHILD) || !contains(pid) { running.remove(pid) }
-            }
-            if !running.isEmpty { usleep(20_000) }
-        }
-        for pid in running {
+        while !idle && Date() < deadline { usleep(10_000) }
+        lock.lock()
+        let left = Array(browsers.keys)
+        lock.unlock()
+        for pid in left {
             kill(-pid, SIGKILL)
             kill(pid, SIGKILL)
-            var status: Int32 = 0
-            _ = waitpid(pid, &status, 0)
+            _ = reap(pid)
+            finish(pid)
         }
-        for entry in all.values { entry.leftovers.remove() }
+        let cleanupDeadline = Date().addingTimeInterval(5)
+        while !idle && Date() < cleanupDeadline { usleep(10_000) }
     }
 }
 #endif

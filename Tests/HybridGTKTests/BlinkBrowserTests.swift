@@ -108,4 +108,37 @@ struct BlinkBrowserTests {
         engine?.close()
         await provider?.shutdown()
     }
+
+    /// An app that exits without shutting its provider down (`hybrid run` never does) leaves no
+    /// browser and no files: its exit hook quits Chromium and removes what Chromium left.
+    @Test func anAppExitingWithoutAShutdownLeavesNothingBehind() throws {
+        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("hk-blink-exit-\(UUID().uuidString)")
+        let site = tmp.appendingPathComponent("site")
+        try FileManager.default.createDirectory(at: site, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: tmp) }
+        try Data("<script>hybrid.ready.then(() => hybrid.call('test', 'done', { ok: true }))</script>".utf8)
+            .write(to: site.appendingPathComponent("index.html"))
+        let process = Process()
+        process.executableURL = RunCommandTests.hybrid
+        process.arguments = ["run", site.path, "--engine", "blink", "--until", "done", "--timeout", "30"]
+        // The app's and Chromium's temporary files (profile, singleton socket) all land here.
+        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": tmp.path]) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let left = try FileManager.default.contentsOfDirectory(atPath: tmp.path).filter { $0 != "site" }
+        #expect(left.isEmpty, "left behind in TMPDIR: \(left)")
+        #expect(Self.processes(mentioning: tmp.path).isEmpty, "still running: \(Self.processes(mentioning: tmp.path))")
+    }
+
+    /// Process ids whose command line contains `text`.
+    static func processes(mentioning text: String) -> [String] {
+        let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return pids.filter { $0.allSatisfy(\.isNumber) }.filter { pid in
+            guard let line = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+            return String(decoding: line, as: UTF8.self).contains(text)
+        }
+    }
 }
