@@ -1,6 +1,7 @@
 import Foundation
 import HybridCore
 #if os(Linux)
+import HybridBlink
 import HybridGTK
 #endif
 
@@ -11,12 +12,30 @@ protocol BenchSuite {
     static var keys: String { get }
     /// Runs on the MainActor inside the GLib main loop (the CLI owns the main thread).
     @MainActor static func run(_ options: BenchOptions) async throws -> BenchReport
+    /// Whether the suite drives an engine (and so takes `--engine`).
+    static var usesEngine: Bool { get }
+}
+
+extension BenchSuite {
+    static var usesEngine: Bool { true }
 }
 
 /// Options every suite understands.
 struct BenchOptions: Sendable {
     var iterations: Int?
+    /// `webkit` or `blink` (`--engine`).
     var engine: String
+
+    /// The engines `--engine` names.
+    static let engines = ["webkit", "blink"]
+
+    #if os(Linux)
+    /// A new provider of the chosen engine with its own ephemeral session (its own WebKit
+    /// context, or its own Chromium browser).
+    @MainActor func makeProvider() throws -> any WebEngineProvider {
+        engine == "blink" ? try BlinkEngineProvider(session: .ephemeral) : try GTKEngineProvider(session: .ephemeral)
+    }
+    #endif
 }
 
 /// `hybrid bench SUITE [--json]`: each suite lives in its own file and is listed in ``suites``.
@@ -35,11 +54,13 @@ enum BenchCommand: HybridCommand {
     static var summary: String { "Measure side by side, as ratios from one run (suites: \(suites.map { $0.name }.joined(separator: ", ")))" }
     static var usage: String {
         """
-        USAGE: hybrid bench SUITE [--json] [--iterations N] [--engine webkit]
+        USAGE: hybrid bench SUITE [--json] [--iterations N] [--engine webkit|blink]
 
         Runs one benchmark suite in a real engine and prints a table; with --json the last line of
         standard output is one JSON object. Never compare the absolute times across machines: the
         ratios, measured in the same run, are the result. Needs a display (run under xvfb-run -a).
+        --engine picks the engine (default webkit) for every suite but serve, which uses none and
+        refuses the option; a suite reports the same keys on either engine.
 
         OPTIONS:
           --json            after the table, print one JSON object of every key as the last line
@@ -55,10 +76,18 @@ enum BenchCommand: HybridCommand {
         var arguments = arguments
         let json = arguments.flag("--json")
         let iterations = try arguments.int("--iterations")
-        let engine = try arguments.option("--engine") ?? "webkit"
+        let chosenEngine = try arguments.option("--engine")
+        let engine = chosenEngine ?? "webkit"
         let names = try arguments.finish(maxPositionals: 1)
         guard let name = names.first, let suite = suites.first(where: { $0.name == name }) else {
             throw Arguments.Error.invalid(option: "SUITE", value: names.first ?? "(none)", expected: suites.map { $0.name }.joined(separator: "|"))
+        }
+        guard BenchOptions.engines.contains(engine) else {
+            throw Arguments.Error.invalid(option: "--engine", value: engine, expected: BenchOptions.engines.joined(separator: "|"))
+        }
+        if let chosenEngine, !suite.usesEngine {
+            throw Arguments.Error.invalid(option: "--engine", value: chosenEngine,
+                                          expected: "nothing: bench \(name) uses no engine (it measures the HTTP server)")
         }
         if let iterations, iterations < 10 {
             throw Arguments.Error.invalid(option: "--iterations", value: "\(iterations)", expected: "at least 10")

@@ -75,7 +75,10 @@ enum OfflineBenchSuite: BenchSuite {
         _ = try await updater.update(id)
 
         // Page loads: one view per way, reused; the ways take turns so each sees the same machine load.
-        let provider = try GTKEngineProvider(session: .ephemeral)
+        let provider = try options.makeProvider()
+        // WebKit serves the package on a custom scheme; Blink cannot navigate to one and serves
+        // it at its real https origin (interceptsHTTP). Same handler, same resolver.
+        let servedScheme = provider.capabilities.contains(.customSchemeNavigation) ? scheme : "https"
         let packageTally = Tally()
         let handler = PackageSchemeHandler(store: store, id: id, customScheme: scheme)
         let firstVisit = ClosureSchemeHandler { request in
@@ -83,12 +86,12 @@ enum OfflineBenchSuite: BenchSuite {
             request.headers.removeAll { ["if-none-match", "if-modified-since"].contains($0.name.lowercased()) }
             return packageTally.count(try await handler.respond(to: request))
         }
-        let packageView = try provider.makeGTKEngine(EngineConfiguration(schemeHandlers: [scheme: firstVisit]))
-        let httpView = try provider.makeGTKEngine(EngineConfiguration())
-        let http40View = try provider.makeGTKEngine(EngineConfiguration())
+        let packageView = try provider.makeEngine(EngineConfiguration(schemeHandlers: [servedScheme: firstVisit]))
+        let httpView = try provider.makeEngine(EngineConfiguration())
+        let http40View = try provider.makeEngine(EngineConfiguration())
         defer { [packageView, httpView, http40View].forEach { $0.close() } }
-        let packageEntry = origin.replacingOccurrences(of: "https:", with: scheme + ":") + "index.html"
-        let ways: [(view: GTKWebEngine, url: String, tally: Tally)] = [
+        let packageEntry = origin.replacingOccurrences(of: "https:", with: servedScheme + ":") + "index.html"
+        let ways: [(view: any WebEngine, url: String, tally: Tally)] = [
             (packageView, packageEntry, packageTally),
             (httpView, server.url("/site/index.html").absoluteString, siteTally),
             (http40View, server.url("/site40/index.html").absoluteString, siteTally),
@@ -146,7 +149,7 @@ enum OfflineBenchSuite: BenchSuite {
 
     /// Loads `url` and returns navigation start → load finished in milliseconds, after checking
     /// the page is whole and every one of its files was asked of the server or handler.
-    @MainActor private static func timedLoad(_ engine: GTKWebEngine, _ url: URL, tally: Tally) async throws -> Double {
+    @MainActor private static func timedLoad(_ engine: any WebEngine, _ url: URL, tally: Tally) async throws -> Double {
         let requestsBefore = tally.requests
         let clock = ContinuousClock()
         var token: ObservationToken?

@@ -23,7 +23,7 @@ enum PoolBenchSuite: BenchSuite {
     @MainActor static func run(_ options: BenchOptions) async throws -> BenchReport {
         let rounds = options.iterations ?? 15
         let debug = ProcessInfo.processInfo.environment["HYBRID_BENCH_DEBUG"] != nil
-        let provider = try GTKEngineProvider(session: .ephemeral)
+        let provider = try options.makeProvider()
         let server = try LoopbackServer()
         defer { server.stop() }
         let html = "<!doctype html><title>Bench</title><meta name=viewport content='width=device-width'><p>pool bench</p>"
@@ -43,7 +43,7 @@ enum PoolBenchSuite: BenchSuite {
         var open40: [Double] = [], preload40: [Double] = []
         for round in 0..<rounds {
             // A new context per timing: nothing WebKit keeps warm can help it (an app's first open).
-            coldFresh.append(try await cold(try GTKEngineProvider(session: .ephemeral), server.url("/page?fresh=\(round)")))
+            coldFresh.append(try await cold(try options.makeProvider(), server.url("/page?fresh=\(round)")))
             try await settle()
             coldShared.append(try await cold(provider, server.url("/page?shared=\(round)")))
             try await settle()
@@ -77,7 +77,7 @@ enum PoolBenchSuite: BenchSuite {
     }
 
     /// Create a view, load `url`, close: milliseconds to load-finished.
-    @MainActor private static func cold(_ provider: GTKEngineProvider, _ url: URL) async throws -> Double {
+    @MainActor private static func cold(_ provider: any WebEngineProvider, _ url: URL) async throws -> Double {
         let began = Date()
         let view = try HybridWebView(provider: provider)
         defer { view.close() }
@@ -93,7 +93,7 @@ enum PoolBenchSuite: BenchSuite {
         return Date().timeIntervalSince(began) * 1000
     }
 
-    @MainActor private static func preloaded(_ provider: GTKEngineProvider, _ preloader: PagePreloader, _ url: URL) async throws -> Double {
+    @MainActor private static func preloaded(_ provider: any WebEngineProvider, _ preloader: PagePreloader, _ url: URL) async throws -> Double {
         let began = Date()
         let page = preloader.start(url)
         let view = try HybridWebView(provider: provider)

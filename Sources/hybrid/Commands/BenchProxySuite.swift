@@ -30,7 +30,7 @@ enum ProxyBenchSuite: BenchSuite {
         let policy = try ProxyPolicy(requests: ["http://127.0.0.1:\(port)/echo/proxied"])
         let proxied = Counter()
         let proxy = RequestProxy(policy: policy, jar: CookieJar()) { _ in proxied.add() }
-        let provider = try GTKEngineProvider(session: .ephemeral)
+        let provider = try options.makeProvider()
         var configuration = HybridWebViewConfiguration()
         configuration.modules = [ProxyModule(proxy: proxy, allowedOrigins: [OriginPattern("http://127.0.0.1:\(port)")])]
         if let script = ProxyModule.userScript(policy: policy) { configuration.engine.userScripts.append(script) }

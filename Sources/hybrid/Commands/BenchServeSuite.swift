@@ -7,6 +7,7 @@ import HybridServer
 /// under the same closed-loop load (200 clients × 50 keep-alive GETs by default). No engine.
 enum ServeBenchSuite: BenchSuite {
     static let name = "serve"
+    static let usesEngine = false
     static let keys = """
         200 concurrent keep-alive clients × N requests each (default 50, --iterations), connected
         before the clock starts, on loopback against hybrid serve and against nginx (1 worker:

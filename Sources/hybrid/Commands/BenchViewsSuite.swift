@@ -1,6 +1,7 @@
 #if os(Linux)
 import Foundation
 import HybridCore
+import HybridBlink
 import HybridGTK
 
 /// `hybrid bench views`: creates, loads and destroys views in a loop and watches the UI
@@ -17,14 +18,14 @@ enum ViewsBenchSuite: BenchSuite {
 
     @MainActor static func run(_ options: BenchOptions) async throws -> BenchReport {
         let count = options.iterations ?? 200
-        let provider = try GTKEngineProvider(session: .ephemeral)
+        let provider = try options.makeProvider()
         let page = "<title>v</title><p>view</p><script>let a = new Array(1000).fill(1);</script>"
         let start = residentMB()
         var after20 = start
         var timings: [Double] = []
         for index in 1...count {
             let began = Date()
-            let engine = try provider.makeGTKEngine(EngineConfiguration())
+            let engine = try provider.makeEngine(EngineConfiguration())
             try await loadFinished(engine) { engine.loadHTML(page, baseURL: URL(string: "https://views.hybridkit.invalid/")) }
             engine.close()
             timings.append(Date().timeIntervalSince(began) * 1000)
@@ -35,7 +36,8 @@ enum ViewsBenchSuite: BenchSuite {
         }
         try await settle()
         let end = residentMB()
-        guard provider.liveViewCount == 0 else { throw HybridError.engine(.native(domain: "bench", code: 1, message: "\(provider.liveViewCount) views still alive")) }
+        let alive = (provider as? GTKEngineProvider)?.liveViewCount ?? (provider as? BlinkEngineProvider)?.liveViewCount ?? 0
+        guard alive == 0 else { throw HybridError.engine(.native(domain: "bench", code: 1, message: "\(alive) views still alive")) }
         timings.sort()
         return BenchReport(values: [
             ("rss_start_mb", start), ("rss_after_20_mb", after20), ("rss_after_n_mb", end),
@@ -49,7 +51,7 @@ enum ViewsBenchSuite: BenchSuite {
         try await Task.sleep(nanoseconds: 1_000_000_000)
     }
 
-    @MainActor private static func loadFinished(_ engine: GTKWebEngine, _ start: () -> Void) async throws {
+    @MainActor private static func loadFinished(_ engine: any WebEngine, _ start: () -> Void) async throws {
         var token: ObservationToken?
         defer { token?.cancel() }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
