@@ -59,13 +59,12 @@ enum BenchCommand: HybridCommand {
         Runs one benchmark suite in a real engine and prints a table; with --json the last line of
         standard output is one JSON object. Never compare the absolute times across machines: the
         ratios, measured in the same run, are the result. Needs a display (run under xvfb-run -a).
-        --engine picks the engine (default webkit) for every suite but serve, which uses none and
-        refuses the option; a suite reports the same keys on either engine.
 
         OPTIONS:
           --json            after the table, print one JSON object of every key as the last line
           --iterations N    repetitions per measurement (at least 10; each suite has its default)
-          --engine NAME     the engine of the suites that take one (bridge): webkit (default) or blink
+          --engine NAME     webkit (default) or blink, for every suite but serve (it uses no engine
+                            and refuses the option); a suite reports the same keys on either engine
 
         SUITES:
         \(suites.map { "  \($0.name)\n" + $0.keys.split(separator: "\n").map { "      " + $0 }.joined(separator: "\n") }.joined(separator: "\n"))
