@@ -110,14 +110,19 @@ final class BlinkCookieStore: EngineCookieStore {
     }
 
     /// A host-only cookie is set through a URL (Chromium derives host-only from it); a domain
-    /// cookie through a dotted `domain`.
-    private static func parameter(_ cookie: Cookie) -> JSONValue {
+    /// cookie through a dotted `domain`. The URL's scheme follows the cookie's Secure flag
+    /// (Chromium makes a cookie set through an https URL Secure), and the cookie is bound to
+    /// no source scheme or port: cookies do not separate by scheme or port on WebKit, nor
+    /// for cookies a server sets here.
+    static func parameter(_ cookie: Cookie) -> JSONValue {
         var parameter: [String: JSONValue] = [
             "name": .string(cookie.name), "value": .string(cookie.value), "path": .string(cookie.path),
             "secure": .bool(cookie.secure), "httpOnly": .bool(cookie.httpOnly),
+            "sourceScheme": "Unset", "sourcePort": -1,
         ]
         if cookie.hostOnly {
-            parameter["url"] = .string("https://\(cookie.domain)\(cookie.path.hasPrefix("/") ? cookie.path : "/")")
+            let scheme = cookie.secure ? "https" : "http"
+            parameter["url"] = .string("\(scheme)://\(cookie.domain)\(cookie.path.hasPrefix("/") ? cookie.path : "/")")
         } else {
             parameter["domain"] = .string("." + cookie.domain)
         }

@@ -111,10 +111,14 @@ enum BlinkUserContent {
     private static func conditions(frames: UserScript.Frames, allowList: [String], blockList: [String]) -> String? {
         var parts: [String] = []
         if frames == .mainFrameOnly { parts.append("window === window.top") }
-        if !allowList.isEmpty { parts.append("\(regexes(allowList)).some((r) => new RegExp(r).test(location.href))") }
-        if !blockList.isEmpty { parts.append("!\(regexes(blockList)).some((r) => new RegExp(r).test(location.href))") }
+        if !allowList.isEmpty { parts.append("\(regexes(allowList)).some((r) => new RegExp(r).test(\(portlessURL)))") }
+        if !blockList.isEmpty { parts.append("!\(regexes(blockList)).some((r) => new RegExp(r).test(\(portlessURL)))") }
         return parts.isEmpty ? nil : parts.joined(separator: " && ")
     }
+
+    /// The document URL as WebKit matches user-content patterns against it: a pattern's host
+    /// never names a port, and `http://127.0.0.1/*` matches `http://127.0.0.1:8080/a`.
+    private static let portlessURL = "(location.protocol + '//' + location.hostname + location.pathname + location.search + location.hash)"
 
     /// WebKit-style URL patterns (`*` matches anything) as anchored regular expression sources.
     private static func regexes(_ patterns: [String]) -> String {

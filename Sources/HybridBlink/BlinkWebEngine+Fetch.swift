@@ -47,6 +47,10 @@ extension BlinkWebEngine {
                 self.proceed(id, schemeRequest, isMainFrame: isMainFrame)
             case .cancel:
                 self.fire("Fetch.failRequest", ["requestId": .string(id), "errorReason": "Aborted"])
+            case .redirect(let target, let headers) where target.absoluteString == url.absoluteString:
+                // Same URL, more headers: Chromium drops a new navigation to the URL it is still
+                // aborting (ERR_ABORTED, nothing loads), so this request goes on with the headers.
+                self.proceed(id, schemeRequest, isMainFrame: isMainFrame, adding: headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
             case .redirect(let target, let headers):
                 self.fire("Fetch.failRequest", ["requestId": .string(id), "errorReason": "Aborted"])
                 self.load(EngineRequest(url: target, headers: headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
@@ -54,8 +58,9 @@ extension BlinkWebEngine {
         }
     }
 
-    /// An allowed document request: a document we hold for it, the load's own method/headers/body, or as is.
-    private func proceed(_ id: String, _ request: SchemeRequest, isMainFrame: Bool) {
+    /// An allowed document request: a document we hold for it, the load's own method/headers/body
+    /// (and `adding`, headers a redirect policy put on the same URL), or as is.
+    private func proceed(_ id: String, _ request: SchemeRequest, isMainFrame: Bool, adding extraHeaders: [(String, String)] = []) {
         if isMainFrame, let document = pendingDocuments.removeValue(forKey: request.url.absoluteString) {
             fulfill(id, SchemeResponse(status: 200, contentType: document.contentType, data: document.body))
             return
@@ -73,6 +78,13 @@ extension BlinkWebEngine {
             overrides["method"] = .string(load.method)
             overrides["headers"] = .array(request.headers.map { ["name": .string($0.name), "value": .string($0.value)] })
             if let body = load.body { overrides["postData"] = .string(body.base64EncodedString()) }
+        }
+        if !extraHeaders.isEmpty {
+            for (name, value) in extraHeaders {
+                request.headers.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+                request.headers.append((name, value))
+            }
+            overrides["headers"] = .array(request.headers.map { ["name": .string($0.name), "value": .string($0.value)] })
         }
         serveOrContinue(id, request, overrides: overrides, isMainDocument: isMainFrame)
     }

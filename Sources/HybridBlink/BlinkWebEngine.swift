@@ -14,7 +14,7 @@ public final class BlinkWebEngine: WebEngine {
     /// schemes to the OS); they are served for http(s) URLs instead (`interceptsHTTP`).
     public static let blinkCapabilities: EngineCapabilities = [
         .scriptWorlds, .messageReplies, .schemeRequestBodies, .interceptsHTTP, .clearsHistory, .consoleMessages,
-        .requestBodyLoads,
+        .requestBodyLoads, .secureCookiesOnLoopbackHTTP,
     ]
 
     /// Why Blink lacks what it lacks (``WebEngineProvider/limitations``).
@@ -26,6 +26,7 @@ public final class BlinkWebEngine: WebEngine {
         .windowOpenReturnsNull: "Chromium has made the window before Page.windowOpen arrives: window.open returns a window that is closed at once",
         .perViewMediaPolicy: "autoplay is a browser-wide Chromium flag, not a per-target setting",
         .downloads: "no download manager over DevTools: a .download response policy cancels the response",
+        .crossSiteCookiesWithoutSameSite: "Chromium treats a cookie without SameSite as SameSite=Lax: cross-site iframes and images do not get it",
         .cookieChangeEvents: "the protocol has no cookie event: the store is polled every 100 ms, so changes within one poll are one notification",
     ]
 

@@ -12,7 +12,7 @@ public final class GTKWebEngine: WebEngine {
     public static let webKitCapabilities: EngineCapabilities = [
         .scriptWorlds, .messageReplies, .schemeRequestBodies, .customSchemeNavigation, .streamedSchemeResponses,
         .userOriginStyleSheets, .documentElementAtDocumentStart, .windowOpenReturnsNull, .perViewMediaPolicy,
-        .downloads, .cookieChangeEvents,
+        .downloads, .cookieChangeEvents, .crossSiteCookiesWithoutSameSite,
     ]
 
     /// Why WebKitGTK lacks what it lacks (``WebEngineProvider/limitations``).
@@ -21,6 +21,7 @@ public final class GTKWebEngine: WebEngine {
         .clearsHistory: "WebKitGTK has no call that clears the back-forward list",
         .consoleMessages: "WebKitGTK 6.0 has no console-message signal",
         .requestBodyLoads: "webkit_web_view_load_request sends GET: a request's method and body are dropped",
+        .secureCookiesOnLoopbackHTTP: "libsoup stores and sends Secure cookies over https only, loopback included",
     ]
 
     public let engineName = "webkitgtk"

@@ -19,7 +19,7 @@ public final class WKWebEngine: WebEngine {
     public static let webKitCapabilities: EngineCapabilities = [
         .scriptWorlds, .messageReplies, .schemeRequestBodies, .customSchemeNavigation, .streamedSchemeResponses,
         .userOriginStyleSheets, .documentElementAtDocumentStart, .windowOpenReturnsNull, .perViewMediaPolicy,
-        .downloads, .cookieChangeEvents,
+        .downloads, .cookieChangeEvents, .crossSiteCookiesWithoutSameSite,
     ]
 
     /// Why WKWebView lacks what it lacks (``WebEngineProvider/limitations``).
@@ -28,6 +28,7 @@ public final class WKWebEngine: WebEngine {
         .clearsHistory: "WKWebView has no call that clears the back-forward list",
         .consoleMessages: "WKWebView forwards no console messages",
         .requestBodyLoads: "not claimed: a loaded request's body is not verified to reach the server on every OS version",
+        .secureCookiesOnLoopbackHTTP: "not claimed: unverified on WKWebView",
     ]
 
     public let engineName = "wkwebview"

@@ -1,22 +1,22 @@
 import Foundation
 import HybridCore
-import HybridGTK
 import HybridServer
 import HybridTestSupport
 
-/// A real loopback origin (two hosts: `127.0.0.1` and `localhost`), a WebKitGTK provider with
-/// its own session, the app's jar and a running ``CookieSync`` between them.
+/// A real loopback origin (two hosts: `127.0.0.1` and `localhost`), a provider of one engine
+/// with its own session, the app's jar and a running ``CookieSync`` between them.
 @MainActor
 final class CookieRig {
     let server: LoopbackServer
-    let provider: GTKEngineProvider
+    let kind: EngineKind
+    let provider: any WebEngineProvider
     let jar: CookieJar
     let sync: CookieSync
     /// The `Cookie` header each `/record/NAME` request carried (`""` when none).
     let recorded = RequestLog()
-    private var engines: [GTKWebEngine] = []
+    private var engines: [any WebEngine] = []
 
-    init(session: EngineSessionKind = .ephemeral, jar: CookieJar = CookieJar(), syncing: Bool = true) async throws {
+    init(_ kind: EngineKind, session: EngineSessionKind = .ephemeral, jar: CookieJar = CookieJar(), syncing: Bool = true) async throws {
         server = try LoopbackServer()
         TestRoutes.install(on: server)
         let recorded = self.recorded
@@ -26,7 +26,8 @@ final class CookieRig {
                 ? ServerResponse(headers: ["Content-Type": "image/png"], body: Data())
                 : .html("<p>recorded</p>")
         }
-        provider = try EngineHarness.isolatedProvider(session: session)
+        self.kind = kind
+        provider = try kind.isolatedProvider(session: session)
         self.jar = jar
         sync = CookieSync(jar: jar, store: provider.cookieStore)
         if syncing { await sync.start() }
@@ -39,24 +40,24 @@ final class CookieRig {
 
     func url(_ path: String, host: String = "127.0.0.1") -> URL { server.url(path, host: host) }
 
-    func engine(_ scripts: [UserScript] = []) throws -> GTKWebEngine {
-        let engine = try provider.makeGTKEngine(EngineConfiguration(userScripts: scripts))
+    func engine(_ scripts: [UserScript] = []) throws -> any WebEngine {
+        let engine = try provider.makeEngine(EngineConfiguration(userScripts: scripts))
         engines.append(engine)
         return engine
     }
 
     /// Loads `url` after making the engine's store ready for it, as a container does.
-    func open(_ url: URL, in engine: GTKWebEngine) async throws {
+    func open(_ url: URL, in engine: any WebEngine) async throws {
         await sync.prepareNavigation(to: url)
         try await engine.loadAndWait(url)
     }
 
-    func documentCookie(_ engine: GTKWebEngine) async throws -> String {
+    func documentCookie(_ engine: any WebEngine) async throws -> String {
         try await engine.evaluate("document.cookie").stringValue ?? ""
     }
 
     /// What the server saw in the document's own request (`/cookies/page`).
-    func serverSawCookies(_ engine: GTKWebEngine) async throws -> [String] {
+    func serverSawCookies(_ engine: any WebEngine) async throws -> [String] {
         let value = try await engine.evaluate("window.serverCookies ? window.serverCookies.cookies.map(c => c[0]) : null")
         return value.arrayValue?.compactMap(\.stringValue) ?? []
     }
@@ -65,6 +66,12 @@ final class CookieRig {
         sync.stop()
         for engine in engines { engine.close() }
         server.stop()
+    }
+
+    /// Closes everything and ends the provider (a Blink browser flushes a persistent profile).
+    func shutdown() async {
+        close()
+        await kind.release(provider)
     }
 }
 

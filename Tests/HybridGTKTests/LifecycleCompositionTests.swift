@@ -10,8 +10,9 @@ import Testing
 @Suite("Lifecycle: composition", .serialized)
 @MainActor
 struct LifecycleCompositionTests {
-    @Test func everyNavigationWaitsForTheJarsCookies() async throws {
-        let rig = try await CookieRig()
+    @Test(arguments: EngineKind.allCases)
+    func everyNavigationWaitsForTheJarsCookies(_ kind: EngineKind) async throws {
+        let rig = try await CookieRig(kind)
         defer { rig.close() }
         var configuration = HybridWebViewConfiguration()
         configuration.cookieSync = rig.sync

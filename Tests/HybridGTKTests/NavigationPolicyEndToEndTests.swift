@@ -1,6 +1,5 @@
 import Foundation
 import HybridCore
-import HybridGTK
 import HybridServer
 import HybridTestSupport
 import Testing
@@ -51,12 +50,12 @@ struct NavigationPolicyEndToEndTests {
         }
     }
 
-    func view(_ policy: NavigationPolicy) throws -> HybridWebView {
+    func view(_ kind: EngineKind, _ policy: NavigationPolicy) throws -> HybridWebView {
         var configuration = HybridWebViewConfiguration()
         configuration.navigation = policy
         let port = server.url("/").port ?? 0
         configuration.modules = [ProbeModule(calls: calls, allowedOrigins: [OriginPattern("http://127.0.0.1:\(port)")])]
-        let view = try HybridWebView(provider: try EngineHarness.provider(), configuration: configuration)
+        let view = try HybridWebView(provider: try kind.provider(), configuration: configuration)
         view.delegate = recorder
         return view
     }
@@ -72,8 +71,9 @@ struct NavigationPolicyEndToEndTests {
         } ?? []
     }
 
-    @Test func configuredSchemeLinksBecomeBridgeCalls() async throws {
-        let view = try view(NavigationPolicy(interceptedSchemes: ["myapp"]))
+    @Test(arguments: EngineKind.allCases)
+    func configuredSchemeLinksBecomeBridgeCalls(_ kind: EngineKind) async throws {
+        let view = try view(kind, NavigationPolicy(interceptedSchemes: ["myapp"]))
         defer { view.close(); server.stop() }
         let page = server.url("/nav/page")
         try await view.loadAndWait(page)
@@ -84,11 +84,12 @@ struct NavigationPolicyEndToEndTests {
     }
 
     /// Token parameters and headers go to the configured host only, encoded, never twice.
-    @Test func tokensReachConfiguredHostsOnlyOnce() async throws {
+    @Test(arguments: EngineKind.allCases)
+    func tokensReachConfiguredHostsOnlyOnce(_ kind: EngineKind) async throws {
         let token = "a b&c=d+é#"
         var policy = NavigationPolicy()
         policy.parameterRules = [.init(hosts: ["localhost"], query: [("token", token)], headers: ["X-Token": "t1"], schemes: ["http"])]
-        let view = try view(policy)
+        let view = try view(kind, policy)
         defer { view.close(); server.stop() }
         try await view.loadAndWait(server.url("/echo?x=1", host: "localhost"))
         var reply = try await echo(view)
@@ -108,8 +109,9 @@ struct NavigationPolicyEndToEndTests {
         #expect(header(reply, "X-Token").isEmpty)
     }
 
-    @Test func systemAndPaymentSchemesGoToTheAppAndUnknownSchemesAreBlocked() async throws {
-        let view = try view(NavigationPolicy())
+    @Test(arguments: EngineKind.allCases)
+    func systemAndPaymentSchemesGoToTheAppAndUnknownSchemesAreBlocked(_ kind: EngineKind) async throws {
+        let view = try view(kind, NavigationPolicy())
         defer { view.close(); server.stop() }
         let page = server.url("/nav/page")
         try await view.loadAndWait(page)
@@ -130,8 +132,9 @@ struct NavigationPolicyEndToEndTests {
         #expect(view.engine.url == page)
     }
 
-    @Test func newWindowsGoToTheAppWithTheirOpener() async throws {
-        let view = try view(NavigationPolicy())
+    @Test(arguments: EngineKind.allCases)
+    func newWindowsGoToTheAppWithTheirOpener(_ kind: EngineKind) async throws {
+        let view = try view(kind, NavigationPolicy())
         defer { view.close(); server.stop() }
         let page = server.url("/nav/page")
         try await view.loadAndWait(page)
@@ -145,10 +148,11 @@ struct NavigationPolicyEndToEndTests {
     }
 
     /// A configured payment host gets the `Referer` its provider requires; other hosts do not.
-    @Test func paymentHostsGetTheirReferer() async throws {
+    @Test(arguments: EngineKind.allCases)
+    func paymentHostsGetTheirReferer(_ kind: EngineKind) async throws {
         var policy = NavigationPolicy()
         policy.paymentReferers = [.init(hosts: ["localhost"], referer: "http://merchant.example.com/")]
-        let view = try view(policy)
+        let view = try view(kind, policy)
         defer { view.close(); server.stop() }
         try await view.loadAndWait(server.url("/nav/page"))
         let events = EventRecorder(view.engine)

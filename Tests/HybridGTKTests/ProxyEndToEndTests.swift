@@ -1,6 +1,5 @@
 import Foundation
 import HybridCore
-import HybridGTK
 import HybridServer
 import HybridTestSupport
 import Testing
@@ -14,8 +13,9 @@ struct ProxyEndToEndTests {
     /// Shared page helpers: `h(echo, name)` reads a header of an echo reply.
     static let helpers = "const h = (r, n) => (r.headers.find(p => p[0].toLowerCase() === n) || [])[1];"
 
-    @Test func fetchCarriesEveryBodyKind() async throws {
-        let rig = try ProxyRig()
+    @Test(arguments: EngineKind.allCases)
+    func fetchCarriesEveryBodyKind(_ kind: EngineKind) async throws {
+        let rig = try ProxyRig(kind)
         defer { rig.close() }
         try await rig.open()
         let echo = rig.url("/echo", host: "localhost").absoluteString
@@ -55,8 +55,9 @@ struct ProxyEndToEndTests {
         #expect(rig.records.value.allSatisfy { $0.status == 200 && $0.method == "POST" })
     }
 
-    @Test func xhrResponseTypesStatesAndEvents() async throws {
-        let rig = try ProxyRig()
+    @Test(arguments: EngineKind.allCases)
+    func xhrResponseTypesStatesAndEvents(_ kind: EngineKind) async throws {
+        let rig = try ProxyRig(kind)
         defer { rig.close() }
         try await rig.open()
         let value = try await rig.js("""
@@ -101,8 +102,9 @@ struct ProxyEndToEndTests {
         #expect(value["textAsBytes"]?.arrayValue?.last == "bytes=%C3%A9")
     }
 
-    @Test func uploadAndDownloadProgress() async throws {
-        let rig = try ProxyRig()
+    @Test(arguments: EngineKind.allCases)
+    func uploadAndDownloadProgress(_ kind: EngineKind) async throws {
+        let rig = try ProxyRig(kind)
         defer { rig.close() }
         try await rig.open()
         let value = try await rig.js("""
@@ -127,8 +129,9 @@ struct ProxyEndToEndTests {
     }
 
     /// Set-Cookie is applied per hop, and each hop carries its own host's cookies (HttpOnly too).
-    @Test func cookiesFollowEveryRedirectHop() async throws {
-        let rig = try ProxyRig()
+    @Test(arguments: EngineKind.allCases)
+    func cookiesFollowEveryRedirectHop(_ kind: EngineKind) async throws {
+        let rig = try ProxyRig(kind)
         defer { rig.close() }
         try rig.jar.setCookie(fromHeader: "sid=s1; HttpOnly; Path=/", for: rig.url("/", host: "localhost"))
         try await rig.open()
@@ -150,8 +153,9 @@ struct ProxyEndToEndTests {
         #expect(try await rig.js("return document.cookie") == "")
     }
 
-    @Test func redirectSemanticsForBodies() async throws {
-        let rig = try ProxyRig()
+    @Test(arguments: EngineKind.allCases)
+    func redirectSemanticsForBodies(_ kind: EngineKind) async throws {
+        let rig = try ProxyRig(kind)
         defer { rig.close() }
         try await rig.open()
         let value = try await rig.js("""
@@ -163,8 +167,9 @@ struct ProxyEndToEndTests {
     }
 
     /// A redirect loop ends with an error (bounded), as XHR `error` and fetch `TypeError`.
-    @Test func redirectLoopFailsBounded() async throws {
-        let rig = try ProxyRig { $0.maxRedirects = 5 }
+    @Test(arguments: EngineKind.allCases)
+    func redirectLoopFailsBounded(_ kind: EngineKind) async throws {
+        let rig = try ProxyRig(kind) { $0.maxRedirects = 5 }
         defer { rig.close() }
         try await rig.open()
         let value = try await rig.js("""
@@ -186,8 +191,9 @@ struct ProxyEndToEndTests {
 
     /// A 50 MB body is refused with `payload_too_large` before it crosses the bridge; the page
     /// and the container keep working. A response over the limit is refused the same way.
-    @Test func fiftyMegabyteBodyIsRefusedCleanly() async throws {
-        let rig = try ProxyRig { $0.maxBodyBytes = 4 << 20 }
+    @Test(arguments: EngineKind.allCases)
+    func fiftyMegabyteBodyIsRefusedCleanly(_ kind: EngineKind) async throws {
+        let rig = try ProxyRig(kind) { $0.maxBodyBytes = 4 << 20 }
         defer { rig.close() }
         try await rig.open()
         let value = try await rig.js("""
@@ -215,8 +221,9 @@ struct ProxyEndToEndTests {
 
     /// Aborting while the body is still going out cancels the native transfer; the page gets
     /// `abort` on the request and its upload, and the app's hook sees `cancelled`.
-    @Test func abortMidUploadCancelsTheTransfer() async throws {
-        let rig = try ProxyRig()
+    @Test(arguments: EngineKind.allCases)
+    func abortMidUploadCancelsTheTransfer(_ kind: EngineKind) async throws {
+        let rig = try ProxyRig(kind)
         defer { rig.close() }
         try await rig.open()
         let value = try await rig.js("""
@@ -246,9 +253,10 @@ struct ProxyEndToEndTests {
         try await eventually("both transfers cancelled") { rig.records.value.filter { $0.failure == "cancelled" }.count == 2 }
     }
 
-    @Test func timeoutsAndTransportErrors() async throws {
+    @Test(arguments: EngineKind.allCases)
+    func timeoutsAndTransportErrors(_ kind: EngineKind) async throws {
         // Nothing listens on port 1: the connection is refused.
-        let rig = try ProxyRig { $0.requests.append(try! ConfigURLPattern("http://localhost:1/*")) }
+        let rig = try ProxyRig(kind) { $0.requests.append(try! ConfigURLPattern("http://localhost:1/*")) }
         defer { rig.close() }
         try await rig.open()
         let refused = "http://localhost:1/echo"
@@ -274,8 +282,9 @@ struct ProxyEndToEndTests {
 
     /// Synchronous XHR through the proxy throws at once (never hangs); other requests and
     /// other pages stay with the engine.
-    @Test func syncXHRThrowsAndUnlistedRequestsStayWithTheEngine() async throws {
-        let rig = try ProxyRig { policy in
+    @Test(arguments: EngineKind.allCases)
+    func syncXHRThrowsAndUnlistedRequestsStayWithTheEngine(_ kind: EngineKind) async throws {
+        let rig = try ProxyRig(kind) { policy in
             policy.requests = [try! ConfigURLPattern("http://localhost:*/echo*")]
         }
         defer { rig.close() }
@@ -300,8 +309,9 @@ struct ProxyEndToEndTests {
     }
 
     /// A form POST goes through the proxy; its response becomes the new document at its URL.
-    @Test func formPostResponseBecomesTheDocument() async throws {
-        let rig = try ProxyRig()
+    @Test(arguments: EngineKind.allCases)
+    func formPostResponseBecomesTheDocument(_ kind: EngineKind) async throws {
+        let rig = try ProxyRig(kind)
         defer { rig.close() }
         try rig.jar.setCookie(fromHeader: "sid=form; HttpOnly; Path=/", for: rig.url("/"))
         try await rig.open(rig.url("/proxy/form"))
@@ -319,8 +329,9 @@ struct ProxyEndToEndTests {
 
     /// `form.submit()` (no submit event) and a multipart form go through the proxy too; a GET
     /// form stays with the engine.
-    @Test func programmaticAndMultipartFormsGoThroughTheProxy() async throws {
-        let rig = try ProxyRig()
+    @Test(arguments: EngineKind.allCases)
+    func programmaticAndMultipartFormsGoThroughTheProxy(_ kind: EngineKind) async throws {
+        let rig = try ProxyRig(kind)
         defer { rig.close() }
         try await rig.open(rig.url("/proxy/form"))
         var recorder = EventRecorder(rig.view.engine)

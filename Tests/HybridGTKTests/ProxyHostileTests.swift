@@ -1,6 +1,5 @@
 import Foundation
 import HybridCore
-import HybridGTK
 import HybridServer
 import HybridTestSupport
 import Testing
@@ -12,12 +11,13 @@ import Testing
 struct ProxyHostileTests {
     /// The case the proxy exists for: a page served by a custom scheme talks to the app's
     /// server with the app's cookies (HttpOnly included) and gets Set-Cookie back into the jar.
-    @Test func packagePageReachesTheServerWithTheJarsCookies() async throws {
+    @Test(arguments: EngineKind.allCases)
+    func packagePageReachesTheServerWithTheJarsCookies(_ kind: EngineKind) async throws {
         let page = "<!doctype html><meta charset=utf-8><title>pkg</title><p>offline</p>"
-        let rig = try ProxyRig(package: ["index.html": page])
+        let rig = try ProxyRig(kind, package: ["index.html": page])
         defer { rig.close() }
         try rig.jar.setCookie(fromHeader: "sid=pkg; HttpOnly; Path=/", for: rig.url("/"))
-        try await rig.open(URL(string: "\(ProxyRig.packageOrigin)/index.html")!)
+        try await rig.open(URL(string: "\(rig.packageOrigin)/index.html")!)
         let value = try await rig.js("""
             const echo = await (await fetch(cookies)).json();
             const set = await (await fetch(setURL, { method: 'POST', body: 'x' })).json();
@@ -34,7 +34,7 @@ struct ProxyHostileTests {
             """, ["cookies": .string(rig.url("/cookies/echo").absoluteString),
                   "setURL": .string(rig.url("/cookies/set?fresh=1").absoluteString),
                   "echoURL": .string(rig.url("/echo").absoluteString)])
-        #expect(value["origin"] == .string(ProxyRig.packageOrigin))
+        #expect(value["origin"] == .string(rig.packageOrigin))
         #expect(value["cookies"] == "sid=pkg")
         #expect(value["xhrBody"] == #"{"a":1}"#)
         #expect(value["from"] == ["package"])
@@ -43,8 +43,9 @@ struct ProxyHostileTests {
 
     /// Token headers go to the URLs the policy names only, and `Authorization` is dropped when
     /// a redirect leaves the origin.
-    @Test func tokenHeadersStayWithTheirURLs() async throws {
-        let rig = try ProxyRig { policy in
+    @Test(arguments: EngineKind.allCases)
+    func tokenHeadersStayWithTheirURLs(_ kind: EngineKind) async throws {
+        let rig = try ProxyRig(kind) { policy in
             policy.headerRules = [.init(try! ConfigURLPattern("http://127.0.0.1:*/echo*"), headers: ["X-App-Token": "t1"])]
         }
         defer { rig.close() }
@@ -68,8 +69,9 @@ struct ProxyHostileTests {
 
     /// A page calling the module directly cannot reach what the policy does not name, nor a
     /// non-http scheme; a page whose origin is not allowed cannot call it at all.
-    @Test func directCallsOutsideThePolicyAreRefused() async throws {
-        let rig = try ProxyRig { $0.requests = [try! ConfigURLPattern("http://127.0.0.1:*/echo*")] }
+    @Test(arguments: EngineKind.allCases)
+    func directCallsOutsideThePolicyAreRefused(_ kind: EngineKind) async throws {
+        let rig = try ProxyRig(kind) { $0.requests = [try! ConfigURLPattern("http://127.0.0.1:*/echo*")] }
         defer { rig.close() }
         try await rig.open()
         let value = try await rig.js("""
@@ -93,8 +95,9 @@ struct ProxyHostileTests {
     }
 
     /// A server cannot redirect the proxy out of http(s) (to read a local file, say).
-    @Test func redirectsOutOfHTTPAreRefused() async throws {
-        let rig = try ProxyRig()
+    @Test(arguments: EngineKind.allCases)
+    func redirectsOutOfHTTPAreRefused(_ kind: EngineKind) async throws {
+        let rig = try ProxyRig(kind)
         defer { rig.close() }
         try await rig.open()
         let value = try await rig.js("""
@@ -104,8 +107,9 @@ struct ProxyHostileTests {
     }
 
     /// A forged Cookie header from the page never reaches the server: the jar decides.
-    @Test func pagesCannotForgeCookies() async throws {
-        let rig = try ProxyRig()
+    @Test(arguments: EngineKind.allCases)
+    func pagesCannotForgeCookies(_ kind: EngineKind) async throws {
+        let rig = try ProxyRig(kind)
         defer { rig.close() }
         try await rig.open()
         let value = try await rig.js("""

@@ -1,15 +1,15 @@
 import Foundation
 import HybridCore
-import HybridGTK
 import HybridServer
 import HybridTestSupport
 
-/// A container with the request proxy on, a loopback origin (`127.0.0.1` and `localhost`), the
+/// A container on one engine with the request proxy on, a loopback origin (`127.0.0.1` and `localhost`), the
 /// app's jar, and every proxied request recorded as the app's hook sees it.
 @MainActor
 final class ProxyRig {
     let server: LoopbackServer
-    let provider: GTKEngineProvider
+    let kind: EngineKind
+    let provider: any WebEngineProvider
     let jar = CookieJar()
     let records = Locked<[ProxyRecord]>([])
     let policy: ProxyPolicy
@@ -17,14 +17,15 @@ final class ProxyRig {
     /// The page the tests run in (`/proxy/page` on 127.0.0.1).
     let pageURL: URL
 
-    /// The offline-package stand-in: `app://pkg/…` served from a directory by the container.
-    static let packageOrigin = "app://pkg"
+    /// The offline-package stand-in: files served from a directory by the container at
+    /// `app://pkg` on WebKit and at `https://pkg.hybrid-test.invalid` on Blink (no custom schemes).
+    let packageOrigin: String
     private var packageRoot: URL?
 
     /// - Parameters:
     ///   - package: Files to serve on `app://pkg/` (a page from an offline package).
     ///   - configure: Adjusts the default policy (both loopback hosts proxied).
-    init(pages: [String]? = nil, package: [String: String] = [:], configure: (inout ProxyPolicy) -> Void = { _ in }) throws {
+    init(_ kind: EngineKind, pages: [String]? = nil, package: [String: String] = [:], configure: (inout ProxyPolicy) -> Void = { _ in }) throws {
         server = try LoopbackServer()
         TestRoutes.install(on: server)
         server.route("/proxy/page") { _ in
@@ -41,11 +42,14 @@ final class ProxyRig {
                 """)
         }
         // Its own session: cookies for 127.0.0.1 set by other suites (ports do not separate cookies) must not leak in.
-        provider = try EngineHarness.isolatedProvider()
+        self.kind = kind
+        provider = try kind.isolatedProvider()
+        let customSchemes = provider.capabilities.contains(.customSchemeNavigation)
+        packageOrigin = customSchemes ? "app://pkg" : kind.origin("pkg")
         pageURL = server.url("/proxy/page")
         let port = pageURL.port ?? 0
         var policy = try ProxyPolicy(requests: ["http://127.0.0.1:\(port)/*", "http://localhost:\(port)/*"],
-                                     pages: pages ?? ["http://127.0.0.1:\(port)", "\(Self.packageOrigin)/*"])
+                                     pages: pages ?? ["http://127.0.0.1:\(port)", "\(packageOrigin)/*"])
         configure(&policy)
         self.policy = policy
         let records = self.records
@@ -55,11 +59,11 @@ final class ProxyRig {
             let root = FileManager.default.temporaryDirectory.appendingPathComponent("hk-proxy-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
             for (name, text) in package { try Data(text.utf8).write(to: root.appendingPathComponent(name)) }
-            configuration.serveLocalDirectory(root, scheme: "app")
+            configuration.serveLocalDirectory(root, scheme: customSchemes ? "app" : "https")
             packageRoot = root
         }
         configuration.modules = [ProxyModule(proxy: proxy, allowedOrigins: [OriginPattern("http://127.0.0.1:\(port)"),
-                                                                            OriginPattern(Self.packageOrigin)])]
+                                                                            OriginPattern(packageOrigin)])]
         if let script = ProxyModule.userScript(policy: policy) { configuration.engine.userScripts.append(script) }
         view = try HybridWebView(provider: provider, configuration: configuration)
     }

@@ -40,6 +40,12 @@ public struct EngineCapabilities: OptionSet, Sendable, Hashable {
     public static let downloads = EngineCapabilities(rawValue: 1 << 13)
     /// Each cookie change is its own notification (an engine that polls may merge changes).
     public static let cookieChangeEvents = EngineCapabilities(rawValue: 1 << 14)
+    /// `http://127.0.0.1` and `http://localhost` count as secure origins for cookies: a Secure
+    /// cookie is stored from them and sent to them (Chromium's "potentially trustworthy" loopback).
+    public static let secureCookiesOnLoopbackHTTP = EngineCapabilities(rawValue: 1 << 15)
+    /// A cookie without a SameSite attribute goes with cross-site subresource requests (iframes,
+    /// images); an engine without this treats it as `SameSite=Lax`.
+    public static let crossSiteCookiesWithoutSameSite = EngineCapabilities(rawValue: 1 << 16)
 
     /// Every capability with its name, in declaration order (reports, docs, skip messages).
     public static let named: [(name: String, capability: EngineCapabilities)] = [
@@ -51,6 +57,8 @@ public struct EngineCapabilities: OptionSet, Sendable, Hashable {
         ("documentElementAtDocumentStart", .documentElementAtDocumentStart),
         ("windowOpenReturnsNull", .windowOpenReturnsNull), ("perViewMediaPolicy", .perViewMediaPolicy),
         ("downloads", .downloads), ("cookieChangeEvents", .cookieChangeEvents),
+        ("secureCookiesOnLoopbackHTTP", .secureCookiesOnLoopbackHTTP),
+        ("crossSiteCookiesWithoutSameSite", .crossSiteCookiesWithoutSameSite),
     ]
 
     /// The single capabilities in this set, in declaration order.
