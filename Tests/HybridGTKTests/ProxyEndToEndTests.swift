@@ -250,7 +250,11 @@ struct ProxyEndToEndTests {
         #expect(value["xhr"]?["state"] == 0)
         #expect(value["xhr"]?["status"] == 0)
         #expect(value["fetchError"] == "AbortError")
-        try await eventually("both transfers cancelled") { rig.records.value.filter { $0.failure == "cancelled" }.count == 2 }
+        // The XHR aborted from its own upload progress, so its transfer was under way: the hook sees
+        // it cancelled. The fetch aborted after 100 ms; on a loaded machine its 1 MB body may not
+        // have left the page by then (then there is no transfer at all). No transfer completes.
+        try await eventually("the transfers cancelled") { rig.records.value.contains { $0.failure == "cancelled" } }
+        #expect(rig.records.value.allSatisfy { $0.failure == "cancelled" }, "\(rig.records.value.map { $0.failure ?? "completed" })")
     }
 
     @Test(arguments: EngineKind.allCases)
