@@ -82,7 +82,9 @@ private let messageReplyThunk: MessageReplyThunk = { _, value, reply, data in
         g_object_ref(UnsafeMutableRawPointer(context))
         let pointers = ReplyPointers(reply: reply, context: context)
         let handler = box.handler
-        Task { @MainActor in
+        // Started at once, inside this signal: a handler that does not suspend answers before
+        // the signal returns, with no hop through the main queue (and its eventfd wake-up).
+        Task.immediate { @MainActor in
             let answer = await handler(message)
             pointers.answer(answer)
         }

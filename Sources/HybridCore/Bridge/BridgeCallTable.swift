@@ -14,7 +14,9 @@ struct BridgeCallTable {
         let bytes: Int
         /// The timeout the call runs under, in milliseconds (reported in `timeout` errors).
         let timeoutMilliseconds: Int
-        let continuation: CheckedContinuation<BridgeResponse, Never>
+        /// Who waits for the answer: `nil` while the handler has not suspended yet (see
+        /// ``BridgeRouter/finish(_:_:)``, which then keeps the answer for the caller to pick up).
+        var continuation: CheckedContinuation<BridgeResponse, Never>?
         var task: Task<Void, Never>?
     }
 
@@ -55,6 +57,10 @@ struct BridgeCallTable {
 
     mutating func attach(_ token: UInt64, task: Task<Void, Never>) {
         entries[token]?.task = task
+    }
+
+    mutating func attach(_ token: UInt64, continuation: CheckedContinuation<BridgeResponse, Never>) {
+        entries[token]?.continuation = continuation
     }
 
     func timeoutMilliseconds(of token: UInt64) -> Int? { entries[token]?.timeoutMilliseconds }

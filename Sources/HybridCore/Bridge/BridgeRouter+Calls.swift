@@ -98,27 +98,29 @@ extension BridgeRouter {
         let timeout = min(requested, limits.maxTimeout)
         let timeoutMilliseconds = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         let modules = moduleNames(for: origin)
+        let token = calls.insert(.init(id: call.id, module: call.module, action: call.action, generation: generation,
+                                       bytes: call.size, timeoutMilliseconds: timeoutMilliseconds, continuation: nil))
+        let context = BridgeCallContext(
+            callID: call.id, module: call.module, action: call.action, origin: origin, availableModules: modules,
+            progress: { [weak self] text in self?.progress(token, id: call.id, valueJSON: text) })
+        // The handler runs in a task of its own, so a timeout, an abort or a navigation can
+        // cancel it, and that task starts at once on the main actor: a handler that does not
+        // suspend finishes before `Task.immediate` returns, its answer is taken from
+        // `answered`, and the call costs no continuation and no hop through the main queue.
+        let task = Task.immediate { @MainActor [weak self] in
+            do {
+                let value = try await action.invoke(params, context)
+                self?.finish(token, .success(value))
+            } catch {
+                self?.finish(token, .failure(BridgeFailure(error)))
+            }
+        }
+        if let response = answered.removeValue(forKey: token) { return response }
+        calls.attach(token, task: task)
+        deadlines.add(token, at: .now + timeout)
+        // Nothing else runs on the main actor until this suspends, so the call is still pending here.
         return await withCheckedContinuation { continuation in
-            let token = calls.insert(.init(id: call.id, module: call.module, action: call.action, generation: generation,
-                                           bytes: call.size, timeoutMilliseconds: timeoutMilliseconds, continuation: continuation))
-            let context = BridgeCallContext(
-                callID: call.id, module: call.module, action: call.action, origin: origin, availableModules: modules,
-                progress: { [weak self] text in self?.progress(token, id: call.id, valueJSON: text) })
-            // The handler runs in a task of its own, so a timeout, an abort or a navigation can
-            // cancel it, and that task starts at once on the main actor: a handler that does not
-            // suspend finishes before this closure returns, and the call costs no extra hop.
-            let task = Task.immediate { @MainActor [weak self] in
-                do {
-                    let value = try await action.invoke(params, context)
-                    self?.finish(token, .success(value))
-                } catch {
-                    self?.finish(token, .failure(BridgeFailure(error)))
-                }
-            }
-            if calls.contains(token) {
-                calls.attach(token, task: task)
-                deadlines.add(token, at: .now + timeout)
-            }
+            calls.attach(token, continuation: continuation)
         }
     }
 
@@ -154,7 +156,8 @@ extension BridgeRouter {
                                    module: entry.module, action: entry.action))
         }
         onCompletion?(BridgeCompletion(callID: entry.id, module: entry.module, action: entry.action, code: code, delivered: delivered))
-        entry.continuation.resume(returning: delivered ? .reply(text) : .dropped)
+        let response: BridgeResponse = delivered ? .reply(text) : .dropped
+        if let continuation = entry.continuation { continuation.resume(returning: response) } else { answered[token] = response }
     }
 
     func dropCalls(except generation: Int) {

@@ -76,6 +76,9 @@ public final class BridgeRouter {
     private var helloBeganDocument = false
     var decoder: BridgeDecoder
     var calls = BridgeCallTable()
+    /// Answers of calls that finished before their caller started waiting (handlers that never
+    /// suspended); ``run`` takes each one out at once.
+    var answered: [UInt64: BridgeResponse] = [:]
     private var moduleNamesByOrigin: [BridgeOrigin?: [String]] = [:]
     let deadlines = BridgeDeadlines()
 
