@@ -5,8 +5,9 @@ import HybridCore
 enum BridgeBenchSuite: BenchSuite {
     static let name = "bridge"
     static let keys = """
-        Loads one page in a real engine view and measures, as medians over groups of N round trips
-        (default 3000, at least 500); the two sides of each ratio alternate, so both see the same load:
+        Loads one page in a real engine view and measures, as medians over groups of round trips (each
+        about 100 ms, at least 15 per side, at least N calls: default 10000, at least 500); the two sides
+        of each ratio alternate, so both see the same load:
         raw_rt_ms          postMessage-with-reply with no HybridKit code on either side (the floor)
         hybrid_rt_ms       an empty hybrid.call through the runtime, transport, router and a module
         raw_rt_1mb_ms, hybrid_rt_1mb_ms   the same with a 1 MiB string echoed back
@@ -18,6 +19,6 @@ enum BridgeBenchSuite: BenchSuite {
         """
 
     @MainActor static func run(_ options: BenchOptions) async throws -> BenchReport {
-        try await BridgeBenchmark(iterations: max(500, options.iterations ?? 3000), engine: options.engine).run()
+        try await BridgeBenchmark(iterations: max(500, options.iterations ?? 10_000), engine: options.engine).run()
     }
 }

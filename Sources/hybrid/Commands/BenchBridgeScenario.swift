@@ -63,15 +63,15 @@ final class BridgeBenchmark {
         _ = try await engine.callAsync(Self.relaySource, arguments: [:], in: .named(host.options.worldName))
         _ = try await engine.callAsync(Self.relayClient)
 
-        let n = iterations, nBig = max(20, iterations / 10)
+        let n = iterations
         let rawStep = "await window.webkit.messageHandlers.raw.postMessage('')"
         let hybridStep = "await hybrid.call('bench', 'empty')"
-        let (raw, hybrid) = try await interleaved(engine, n, group: 100, rawStep, hybridStep)
-        let (rawBig, hybridBig) = try await interleaved(engine, nBig, group: 5,
+        let (raw, hybrid) = try await interleaved(engine, n, rawStep, hybridStep)
+        let (rawBig, hybridBig) = try await interleaved(engine, max(100, n / 50),
             "if ((await window.webkit.messageHandlers.raw.postMessage(__big)).length !== __big.length) throw new Error('raw echo')",
             "if ((await hybrid.call('bench', 'echo', __big)).length !== __big.length) throw new Error('echo')")
-        let (relay, hybridVsRelay) = try await interleaved(engine, n, group: 100, "await __relay('')", hybridStep)
-        let (hybridAgain, url) = try await interleaved(engine, max(100, n / 2), group: 50,
+        let (relay, hybridVsRelay) = try await interleaved(engine, n, "await __relay('')", hybridStep)
+        let (hybridAgain, url) = try await interleaved(engine, n / 2,
             hybridStep, "await hybrid.call('bench', 'empty', {}, { transport: 'url' })")
         let events = try await eventsPerSecond(engine, host: host, count: 50_000)
         return BenchReport(values: [
@@ -115,25 +115,33 @@ final class BridgeBenchmark {
     /// Medians of the mean time of one run of `first` and of `second`, timed inside the page
     /// in alternating groups, so both see the same machine load (this machine is shared).
     ///
-    /// `performance.now()` is coarsened to a millisecond here (no cross-origin isolation), so
-    /// runs are timed in groups long enough to resolve, and the median is taken over groups.
-    private func interleaved(_ engine: any WebEngine, _ count: Int, group: Int, _ first: String, _ second: String)
+    /// `performance.now()` is coarsened to a millisecond on WebKit (no cross-origin isolation), so
+    /// each side runs in groups sized, after a warm-up that measures it, to last about 100 ms (the
+    /// timer's step is then about 1% of a group), and the medians are taken over at least 15 groups
+    /// of each side, and over at least `count` runs of `first`.
+    private func interleaved(_ engine: any WebEngine, _ count: Int, _ first: String, _ second: String)
         async throws -> (Double, Double)
     {
         let body = """
             const a = [], b = [];
-            const runA = async () => { const t0 = performance.now(); for (let j = 0; j < group; j++) { \(first); } return (performance.now() - t0) / group; };
-            const runB = async () => { const t0 = performance.now(); for (let j = 0; j < group; j++) { \(second); } return (performance.now() - t0) / group; };
-            await runA(); await runB();
+            const runA = async (n) => { const t0 = performance.now(); for (let j = 0; j < n; j++) { \(first); } return (performance.now() - t0) / n; };
+            const runB = async (n) => { const t0 = performance.now(); for (let j = 0; j < n; j++) { \(second); } return (performance.now() - t0) / n; };
+            const groupSize = async (run) => {
+              for (let n = 1; ; n *= 2) {
+                const t = await run(n);
+                if (t * n >= 30 || n >= 65536) return Math.max(1, Math.round(100 / Math.max(t, 0.001)));
+              }
+            };
+            const groupA = await groupSize(runA), groupB = await groupSize(runB);
+            const rounds = Math.max(15, Math.ceil(count / groupA));
             for (let i = 0; i < rounds; i++) {
-              if (i % 2 === 0) { a.push(await runA()); b.push(await runB()); }
-              else { b.push(await runB()); a.push(await runA()); }
+              if (i % 2 === 0) { a.push(await runA(groupA)); b.push(await runB(groupB)); }
+              else { b.push(await runB(groupB)); a.push(await runA(groupA)); }
             }
             const median = (xs) => { xs.sort((x, y) => x - y); return xs[xs.length >> 1]; };
             return [median(a), median(b)];
             """
-        let rounds = max(5, count / group)
-        let value = try await engine.callAsync(body, arguments: ["rounds": .number(Double(rounds)), "group": .number(Double(group))])
+        let value = try await engine.callAsync(body, arguments: ["count": .number(Double(count))])
         guard let pair = value.arrayValue, pair.count == 2, let a = pair[0].numberValue, let b = pair[1].numberValue else {
             throw HybridError.engine(.resultNotJSON("\(value)"))
         }
