@@ -68,6 +68,41 @@ export interface HybridError extends Error {
   readonly data?: JSONValue;
 }
 
+/**
+ * The codes a proxied request can fail with. When the container's request proxy carries a
+ * page's `fetch`/`XMLHttpRequest` natively (`hybrid-proxy.js`), a failed `fetch` rejects with a
+ * {@link ProxyFetchError}: a `TypeError` (as an engine's own `fetch` failure is) whose `code` is
+ * one of these, or any {@link HybridErrorCode} of the bridge call that carried the request
+ * (`engine_terminated`, `queue_full`, `denied`, ...).
+ */
+export type ProxyErrorCode =
+  /** The request body (checked in the page first) or the response body exceeds the proxy's limit. */
+  | 'payload_too_large'
+  /** More redirects than the proxy follows (a loop). */
+  | 'too_many_redirects'
+  /** The request, or the bridge call carrying it, did not finish in time. */
+  | 'timeout'
+  /** The transport failed: refused, reset, DNS, TLS, or `redirect: 'error'` met a redirect. */
+  | 'network_error'
+  /** The proxy refused the request or one of its redirects: not covered by its policy, or not http(s). */
+  | 'proxy_denied'
+  /** The page has no bridge (`window.hybrid` is missing). */
+  | 'unavailable'
+  /** The native side failed unexpectedly (for example a request body that is not valid base64). */
+  | 'internal'
+  | HybridErrorCode;
+
+/**
+ * How a proxied `fetch` fails: `fetch(...)` rejects with this `TypeError`; its `message` reads
+ * `Load failed: <code>: <reason>`. An aborted `fetch` rejects with the signal's reason (an
+ * `AbortError` `DOMException`) instead. A proxied `XMLHttpRequest` never throws: it fires `timeout`
+ * for the code `timeout` and `error` for every other code, as an engine's own XHR would.
+ */
+export interface ProxyFetchError extends TypeError {
+  /** A stable code to switch on (`err instanceof TypeError && err.code === 'proxy_denied'`). */
+  readonly code: ProxyErrorCode;
+}
+
 /** Options of one call. */
 export interface CallOptions<Progress = JSONValue> {
   /**
