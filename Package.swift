@@ -24,8 +24,10 @@ var targets: [Target] = [
         pkgConfig: "libsodium",
         providers: [.apt(["libsodium-dev"])]
     ),
-    // The tiny C shim: GObject macros, variadic constructors, libdispatch main-queue hooks.
-    .target(name: "CHybridGTK", dependencies: [.target(name: "CWebKitGTK", condition: linux)]),
+    // The tiny C shim: GObject macros, variadic constructors, libdispatch main-queue hooks, and
+    // the X11 move that keeps a pooled view rendered off-screen (Xlib, which GTK's X11 backend uses).
+    .target(name: "CHybridGTK", dependencies: [.target(name: "CWebKitGTK", condition: linux)],
+            linkerSettings: [.linkedLibrary("X11", .when(platforms: [.linux]))]),
 
     // Engine adapter: WebKitGTK behind the WebEngine seam (translation only).
     .target(

@@ -1,5 +1,7 @@
 #ifdef __linux__
 #include "hybrid_gtk_shim.h"
+#include <gdk/x11/gdkx.h>
+#include <X11/Xlib.h>
 // gio-unix-2.0 headers are outside webkitgtk-6.0's include path; the symbol is in libgio.
 GInputStream *g_unix_input_stream_new(gint fd, gboolean close_fd);
 #include <sys/eventfd.h>
@@ -72,5 +74,34 @@ const char *hk_display_name(void) {
     const char *x11 = g_getenv("DISPLAY");
     if (x11 && *x11) return x11;
     return NULL;
+}
+
+// A pooled view parks off-screen but mapped: WebKit keeps rendering it, so showing it again needs
+// no new drawing surface and no wait for the web process's first frame (GTK 4 has no window
+// positions; on X11 the window can still be moved).
+static Window hk_x11_window(GtkWidget *window, Display **display) {
+    GdkSurface *surface = gtk_native_get_surface(GTK_NATIVE(window));
+    if (!surface || !GDK_IS_X11_SURFACE(surface)) return None;
+    *display = gdk_x11_display_get_xdisplay(gdk_surface_get_display(surface));
+    return gdk_x11_surface_get_xid(surface);
+}
+
+gboolean hk_window_x11_position(GtkWidget *window, int *x, int *y) {
+    Display *display = NULL;
+    Window xid = hk_x11_window(window, &display);
+    XWindowAttributes attributes;
+    if (xid == None || !XGetWindowAttributes(display, xid, &attributes)) return FALSE;
+    *x = attributes.x;
+    *y = attributes.y;
+    return TRUE;
+}
+
+gboolean hk_window_x11_move(GtkWidget *window, int x, int y) {
+    Display *display = NULL;
+    Window xid = hk_x11_window(window, &display);
+    if (xid == None) return FALSE;
+    XMoveWindow(display, xid, x, y);
+    XFlush(display);
+    return TRUE;
 }
 #endif

@@ -1,3 +1,5 @@
+import CHybridGTK
+import CWebKitGTK
 import Foundation
 import HybridCore
 import HybridGTK
@@ -65,6 +67,71 @@ struct LifecyclePoolTests {
         #expect(try await handed.engine.evaluate("1 + 1") == 2)
         #expect((pool.retirements[.dead] ?? 0) + (pool.retirements[.unresponsive] ?? 0) == 2)
     }
+
+    @Test func anUnresponsiveWarmViewIsNeverHandedOut() async throws {
+        let rig = try LifecycleRig()
+        defer { rig.close() }
+        let pool = WebViewPool(provider: rig.provider, policy: WebViewPoolPolicy(capacity: 2, probeTimeout: 0.3))
+        pool.refillDelay = 3600
+        defer { pool.drain() }
+        await pool.prewarm()
+        #expect(pool.count == 2)
+        // Both handed out unused and given back, the hung one first so it is next in line.
+        let hung = try await pool.dequeue(), healthy = try await pool.dequeue()
+        Task { _ = try? await hung.engine.evaluate("for (;;) {}") }
+        pool.enqueue(hung)
+        try await eventually("the hung view back (unused, alive)") { pool.count == 1 }
+        pool.enqueue(healthy)
+        try await eventually("both back") { pool.count == 2 }
+
+        let handed = try await pool.dequeue()
+        #expect(handed === healthy)
+        #expect(hung.isClosed)
+        #expect(pool.retirements[.unresponsive] == 1)
+        #expect(try await handed.engine.evaluate("1 + 1") == 2)
+    }
+
+    @Test func aWarmViewWaitsOutOfSightButMapped() async throws {
+        let rig = try LifecycleRig()
+        defer { rig.close() }
+        let pool = WebViewPool(provider: rig.provider, policy: WebViewPoolPolicy(capacity: 1))
+        pool.refillDelay = 3600
+        defer { pool.drain() }
+        await pool.prewarm()
+        let view = try await pool.dequeue()
+        let window = try #require((view.engine as? GTKWebEngine)?.window)
+        let shown = try #require(Self.position(window))
+        #expect(shown.x > -2000 && shown.y > -2000)
+        try await view.engine.waitUntil("document.visibilityState === 'visible'")
+
+        // Given back unused: kept out of sight (the page sees itself hidden) but still mapped.
+        pool.enqueue(view)
+        try await eventually("the view back") { pool.count == 1 }
+        #expect(!view.isVisible)
+        let parked = try #require(Self.position(window))
+        #expect(parked.x < -10_000 && parked.y < -10_000)
+        #expect(gtk_widget_get_mapped(window) != 0)
+        try await view.engine.waitUntil("document.visibilityState === 'hidden'")
+        let again = try await pool.dequeue()
+        #expect(again === view && view.isVisible)
+        #expect(Self.position(window) == shown)
+        try await view.engine.waitUntil("document.visibilityState === 'visible'")
+
+        // Hidden while parked, then shown: it comes back on screen, not off it.
+        view.engine.setParked(true)
+        view.engine.setVisible(false)
+        try await view.engine.waitUntil("document.visibilityState === 'hidden'")
+        view.engine.setVisible(true)
+        try await view.engine.waitUntil("document.visibilityState === 'visible'")
+        #expect(Self.position(window) == shown)
+    }
+
+    private static func position(_ window: UnsafeMutablePointer<GtkWidget>) -> Position? {
+        var x: Int32 = 0, y: Int32 = 0
+        return hk_window_x11_position(window, &x, &y) != 0 ? Position(x: x, y: y) : nil
+    }
+
+    struct Position: Equatable { var x, y: Int32 }
 
     @Test func memoryPressureEmptiesThePoolAndReuseIsBounded() async throws {
         let rig = try LifecycleRig()

@@ -33,6 +33,12 @@ GtkWindow *hk_window(gpointer instance);
 gulong hk_signal_connect(gpointer instance, const char *signal, const void *callback, gpointer data,
                          GClosureNotify destroy, gboolean after);
 
+/// The position of a realized X11 toplevel in its parent; FALSE (nothing written) when the
+/// window is not on X11 or not realized.
+gboolean hk_window_x11_position(GtkWidget *window, int *x, int *y);
+/// Moves a realized X11 toplevel to (x, y) in its parent; FALSE when not on X11 or not realized.
+gboolean hk_window_x11_move(GtkWidget *window, int x, int y);
+
 /// The Xlib / Wayland display GTK would open, NULL when none.
 const char *hk_display_name(void);
 #endif

@@ -78,6 +78,10 @@ public protocol WebEngine: AnyObject {
     func terminateContentProcess()
     /// Makes the view visible or hidden in its host (affects timers, media, visibility state).
     func setVisible(_ visible: Bool)
+    /// Takes the view out of sight (the page sees itself hidden) but keeps its host mapped, so
+    /// that ``setVisible(_:)`` with `true` shows it again without mapping and realising it anew
+    /// (a warm pooled view). An engine that cannot do that hides it (the default).
+    func setParked(_ parked: Bool)
     /// Tears the view down. Pending script calls fail with `.closed`, open dialogs get their safe
     /// default, no callback reaches the owner afterwards. Idempotent.
     func close()
@@ -89,6 +93,7 @@ extension WebEngine {
         try await callAsync(body, arguments: arguments, in: .page)
     }
     public func load(_ url: URL) { load(EngineRequest(url: url)) }
+    public func setParked(_ parked: Bool) { setVisible(!parked) }
 }
 
 /// Creates engine views that share processes and a session (a WKProcessPool + WKWebsiteDataStore,

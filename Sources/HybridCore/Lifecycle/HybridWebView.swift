@@ -316,6 +316,16 @@ public final class HybridWebView {
         }
     }
 
+    /// Hides the view as ``setVisible(_:)`` with `false` does (dialogs get their safe defaults),
+    /// but asks the engine to keep it mapped out of sight (``WebEngine/setParked(_:)``): a warm
+    /// pooled view is shown again without being mapped and realised anew.
+    func park() {
+        guard !isClosed else { return }
+        isVisible = false
+        engine.setParked(true)
+        dismissDialogs()
+    }
+
     /// Tears the view down: open dialogs get their safe defaults, pending bridge calls fail,
     /// media stops with the page, nothing reaches the delegate afterwards. Idempotent.
     public func close() {

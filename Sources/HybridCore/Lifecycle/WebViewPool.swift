@@ -57,11 +57,11 @@ public final class WebViewPool {
         defer { warming -= 1 }
         guard let view = try? HybridWebView(provider: provider, configuration: configuration) else { return }
         createdCount += 1
-        // Warmed on screen, then hidden: the first showing realises the view's drawing surface,
-        // which a later show reuses (showing a never-shown view costs a few frames more).
+        // Parked at once: out of sight but mapped (where the engine can), so handing it out is a
+        // move back on screen; mapping a hidden view again held up the next load by 10–17 ms.
+        view.park()
         view.warmUp()
         await view.waitUntilWarm()
-        view.setVisible(false)
         guard !suspended, !view.isClosed, ready.count < policy.capacity else {
             view.close()
             return
@@ -107,12 +107,11 @@ public final class WebViewPool {
         return view
     }
 
-    /// Takes a view back: it is hidden at once (open dialogs get their safe defaults), its media
-    /// stops, and it either returns to the pool clean or is closed and replaced.
+    /// Takes a view back: it is out of sight at once (parked; open dialogs get their safe
+    /// defaults), its media stops, and it either returns to the pool clean or is closed and replaced.
     public func enqueue(_ view: HybridWebView) {
         guard !view.isClosed else { return }
-        view.setVisible(false)
-        view.dismissDialogs()
+        view.park()
         view.delegate = nil
         view.pendingRecovery?.cancel()
         Task {
@@ -143,7 +142,12 @@ public final class WebViewPool {
     }
 
     private func retire(_ view: HybridWebView, _ fate: WebViewPoolPolicy.Fate) {
-        if case .retire(let reason) = fate { retirements[reason, default: 0] += 1 }
+        if case .retire(let reason) = fate {
+            retirements[reason, default: 0] += 1
+            // A hung page keeps its process busy after the view is gone (a core lost on a phone
+            // or a small machine): end it first.
+            if reason == .unresponsive { view.engine.terminateContentProcess() }
+        }
         view.close()
     }
 
