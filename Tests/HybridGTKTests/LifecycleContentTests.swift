@@ -60,6 +60,30 @@ struct LifecycleContentTests {
         #expect(try await view.engine.evaluate("getComputedStyle(document.body).marginTop") == "7px")
     }
 
+    @Test func injectionsReachTheMainFrameOrEveryFrameAsAsked() async throws {
+        let rig = try LifecycleRig()
+        defer { rig.close() }
+        rig.page("/framed", "<title>Framed</title><iframe id=f src='/inner'></iframe>")
+        rig.page("/inner", "<p>inner</p>")
+        var configuration = HybridWebViewConfiguration()
+        configuration.injections = [
+            PageInjection(.script("window.everyFrame = location.pathname;"), at: .documentStart, frames: .allFrames),
+            PageInjection(.script("window.mainOnly = location.pathname;"), at: .documentStart),
+            PageInjection(.css("p { margin-left: 11px; }"), frames: .allFrames),
+            PageInjection(.css("body { margin-right: 13px; }")),
+        ]
+        let view = try rig.view(configuration)
+        try await view.loadAndWait(rig.url("/framed"))
+        try await view.engine.waitUntil("f.contentDocument && f.contentDocument.readyState === 'complete'")
+        #expect(try await view.engine.evaluate("[window.everyFrame, window.mainOnly].join()") == "/framed,/framed")
+        #expect(try await view.engine.evaluate("f.contentWindow.everyFrame") == "/inner")
+        #expect(try await view.engine.evaluate("typeof f.contentWindow.mainOnly") == "undefined")
+        let inner = "f.contentWindow.getComputedStyle(f.contentDocument."
+        #expect(try await view.engine.evaluate(inner + "querySelector('p')).marginLeft") == "11px")
+        #expect(try await view.engine.evaluate(inner + "body).marginRight") != "13px")
+        #expect(try await view.engine.evaluate("getComputedStyle(document.body).marginRight") == "13px")
+    }
+
     @Test func snapshotsUseThePageCaptureFunctionWhenOneIsRegistered() async throws {
         let rig = try LifecycleRig()
         defer { rig.close() }
