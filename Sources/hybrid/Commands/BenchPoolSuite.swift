@@ -92,8 +92,10 @@ enum PoolBenchSuite: BenchSuite {
         try await finished(view, url) { view.load(url) }
         let elapsed = Date().timeIntervalSince(began) * 1000
         // Not timed: the view handed out showed no earlier page (its history is this page alone).
-        guard try await view.engine.evaluate("history.length") == 1, !view.engine.canGoBack, pool.coldCount == 0 else {
-            throw HybridError.engine(.native(domain: "bench", code: 2, message: "the pooled view was not a clean warm view"))
+        let history = try await view.engine.evaluate("history.length")
+        guard history == 1, !view.engine.canGoBack, pool.coldCount == 0 else {
+            let detail = "history.length \(history.jsonText), canGoBack \(view.engine.canGoBack), cold views \(pool.coldCount)"
+            throw HybridError.engine(.native(domain: "bench", code: 2, message: "the pooled view was not a clean warm view: \(detail)"))
         }
         return elapsed
     }
