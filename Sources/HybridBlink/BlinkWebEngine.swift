@@ -27,6 +27,7 @@ public final class BlinkWebEngine: WebEngine {
         .perViewMediaPolicy: "autoplay is a browser-wide Chromium flag, not a per-target setting",
         .downloads: "no download manager over DevTools: a .download response policy cancels the response",
         .crossSiteCookiesWithoutSameSite: "Chromium treats a cookie without SameSite as SameSite=Lax: cross-site iframes and images do not get it",
+        .backForwardCache: "the adapter turns Chromium's back/forward cache off, so every history navigation is a load with its events",
         .cookieChangeEvents: "the protocol has no cookie event: the store is polled every 100 ms, so changes within one poll are one notification",
     ]
 

@@ -12,7 +12,7 @@ public final class GTKWebEngine: WebEngine {
     public static let webKitCapabilities: EngineCapabilities = [
         .scriptWorlds, .messageReplies, .schemeRequestBodies, .customSchemeNavigation, .streamedSchemeResponses,
         .userOriginStyleSheets, .documentElementAtDocumentStart, .windowOpenReturnsNull, .perViewMediaPolicy,
-        .downloads, .cookieChangeEvents, .crossSiteCookiesWithoutSameSite,
+        .downloads, .cookieChangeEvents, .crossSiteCookiesWithoutSameSite, .backForwardCache,
     ]
 
     /// Why WebKitGTK lacks what it lacks (``WebEngineProvider/limitations``).

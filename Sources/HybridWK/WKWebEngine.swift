@@ -19,7 +19,7 @@ public final class WKWebEngine: WebEngine {
     public static let webKitCapabilities: EngineCapabilities = [
         .scriptWorlds, .messageReplies, .schemeRequestBodies, .customSchemeNavigation, .streamedSchemeResponses,
         .userOriginStyleSheets, .documentElementAtDocumentStart, .windowOpenReturnsNull, .perViewMediaPolicy,
-        .downloads, .cookieChangeEvents, .crossSiteCookiesWithoutSameSite,
+        .downloads, .cookieChangeEvents, .crossSiteCookiesWithoutSameSite, .backForwardCache,
     ]
 
     /// Why WKWebView lacks what it lacks (``WebEngineProvider/limitations``).

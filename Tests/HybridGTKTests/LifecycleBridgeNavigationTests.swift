@@ -1,6 +1,5 @@
 import Foundation
 import HybridCore
-import HybridGTK
 import HybridServer
 import HybridTestSupport
 import Testing
@@ -9,8 +8,10 @@ import Testing
 @Suite("Lifecycle: the navigation module served by the container", .serialized)
 @MainActor
 struct LifecycleBridgeNavigationTests {
-    @Test func aPageOpensClosesTitlesAndGoesBackThroughItsContainer() async throws {
-        let rig = try LifecycleRig()
+    // WebKit only for now: on Blink an evaluate whose script navigates fails with 'Inspected target navigated or closed' (open bug, docs/engines.md).
+    @Test(arguments: [EngineKind.webkit])
+    func aPageOpensClosesTitlesAndGoesBackThroughItsContainer(_ kind: EngineKind) async throws {
+        let rig = try LifecycleRig(kind)
         defer { rig.close() }
         rig.page("/first", "<title>First</title><p>1</p>")
         rig.page("/second", "<title>Second</title><p>2</p>")

@@ -1,6 +1,5 @@
 import Foundation
 import HybridCore
-import HybridGTK
 import HybridServer
 import HybridTestSupport
 import Testing
@@ -28,8 +27,10 @@ struct LifecycleCompositionTests {
         #expect(rig.recorded["/record/second"] == "token=t2")
     }
 
-    @Test func aPooledViewOpensWithItsHTMLPreloaded() async throws {
-        let rig = try LifecycleRig()
+    // WebKit only for now: on Blink a preloaded document leaves a history entry behind it (history.length 2, canGoBack) (open bug, docs/engines.md).
+    @Test(arguments: [EngineKind.webkit])
+    func aPooledViewOpensWithItsHTMLPreloaded(_ kind: EngineKind) async throws {
+        let rig = try LifecycleRig(kind)
         defer { rig.close() }
         let hits = rig.hits
         rig.server.route("/slow-page") { request in

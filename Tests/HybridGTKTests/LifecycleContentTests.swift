@@ -1,6 +1,5 @@
 import Foundation
 import HybridCore
-import HybridGTK
 import HybridServer
 import HybridTestSupport
 import Testing
@@ -8,7 +7,9 @@ import Testing
 @Suite("Lifecycle: local pages, injection, snapshots, media, preload", .serialized)
 @MainActor
 struct LifecycleContentTests {
-    @Test func localPagesLoadThroughTheCustomSchemeWithRelativeResources() async throws {
+    @Test(arguments: EngineKind.allCases)
+    func localPagesLoadThroughTheCustomSchemeWithRelativeResources(_ kind: EngineKind) async throws {
+        try kind.require(.customSchemeNavigation)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hk-local-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("css"), withIntermediateDirectories: true)
@@ -21,7 +22,7 @@ struct LifecycleContentTests {
         try Data("window.fromScript = 'ran';".utf8).write(to: directory.appendingPathComponent("js/app.js"))
         try Data("{\"answer\": 42}".utf8).write(to: directory.appendingPathComponent("data.json"))
 
-        let rig = try LifecycleRig()
+        let rig = try LifecycleRig(kind)
         defer { rig.close() }
         var configuration = HybridWebViewConfiguration()
         configuration.serveLocalDirectory(directory, scheme: "local")
@@ -35,8 +36,9 @@ struct LifecycleContentTests {
         #expect(try await view.page("return (await fetch('../../../etc/passwd')).status;") == 404)
     }
 
-    @Test func injectionsAddStylesScriptsAndFragmentsByURLPattern() async throws {
-        let rig = try LifecycleRig()
+    @Test(arguments: EngineKind.allCases)
+    func injectionsAddStylesScriptsAndFragmentsByURLPattern(_ kind: EngineKind) async throws {
+        let rig = try LifecycleRig(kind)
         defer { rig.close() }
         rig.page("/article/1", "<title>Story</title><article><p>story</p></article><p>after</p>")
         rig.page("/other", "<title>Other</title><article><p>other</p></article>")
@@ -60,8 +62,10 @@ struct LifecycleContentTests {
         #expect(try await view.engine.evaluate("getComputedStyle(document.body).marginTop") == "7px")
     }
 
-    @Test func injectionsReachTheMainFrameOrEveryFrameAsAsked() async throws {
-        let rig = try LifecycleRig()
+    // WebKit only for now: added on main after the suite took an engine; not yet run on Blink.
+    @Test(arguments: [EngineKind.webkit])
+    func injectionsReachTheMainFrameOrEveryFrameAsAsked(_ kind: EngineKind) async throws {
+        let rig = try LifecycleRig(kind)
         defer { rig.close() }
         rig.page("/framed", "<title>Framed</title><iframe id=f src='/inner'></iframe>")
         rig.page("/inner", "<p>inner</p>")
@@ -84,8 +88,9 @@ struct LifecycleContentTests {
         #expect(try await view.engine.evaluate("getComputedStyle(document.body).marginRight") == "13px")
     }
 
-    @Test func snapshotsUseThePageCaptureFunctionWhenOneIsRegistered() async throws {
-        let rig = try LifecycleRig()
+    @Test(arguments: EngineKind.allCases)
+    func snapshotsUseThePageCaptureFunctionWhenOneIsRegistered(_ kind: EngineKind) async throws {
+        let rig = try LifecycleRig(kind)
         defer { rig.close() }
         rig.page("/canvas", """
             <title>Canvas</title><body style="margin:0"><canvas id=c width=64 height=32></canvas><script>
@@ -111,8 +116,10 @@ struct LifecycleContentTests {
         #expect(try PNGInfo(try await view.snapshot()).width >= 300)
     }
 
-    @Test func autoplayIsDecidedBeforeCreationAndPauseStopsMedia() async throws {
-        let rig = try LifecycleRig()
+    @Test(arguments: EngineKind.allCases)
+    func autoplayIsDecidedBeforeCreationAndPauseStopsMedia(_ kind: EngineKind) async throws {
+        try kind.require(.perViewMediaPolicy)
+        let rig = try LifecycleRig(kind)
         defer { rig.close() }
         // The page starts playback itself (a script the container evaluates would count as a gesture).
         rig.page("/media", """
@@ -136,8 +143,10 @@ struct LifecycleContentTests {
         #expect(await autoplay.pauseMedia() == 0)
     }
 
-    @Test func preloadShowsTheFetchedHTMLAsTheRealURL() async throws {
-        let rig = try LifecycleRig()
+    // WebKit only for now: on Blink a preloaded document leaves a history entry behind it (history.length 2) (open bug, docs/engines.md).
+    @Test(arguments: [EngineKind.webkit])
+    func preloadShowsTheFetchedHTMLAsTheRealURL(_ kind: EngineKind) async throws {
+        let rig = try LifecycleRig(kind)
         defer { rig.close() }
         let hits = rig.hits
         rig.server.route("/pre") { request in

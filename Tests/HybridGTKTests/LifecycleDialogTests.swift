@@ -1,6 +1,5 @@
 import Foundation
 import HybridCore
-import HybridGTK
 import HybridServer
 import HybridTestSupport
 import Testing
@@ -8,8 +7,9 @@ import Testing
 @Suite("Lifecycle: dialogs", .serialized)
 @MainActor
 struct LifecycleDialogTests {
-    @Test func dialogsReachTheDelegateWithThePageTitleAndURL() async throws {
-        let rig = try LifecycleRig()
+    @Test(arguments: EngineKind.allCases)
+    func dialogsReachTheDelegateWithThePageTitleAndURL(_ kind: EngineKind) async throws {
+        let rig = try LifecycleRig(kind)
         defer { rig.close() }
         rig.page("/dialogs", "<title>Asking page</title><p>asks</p>")
         let view = try rig.view()
@@ -32,8 +32,9 @@ struct LifecycleDialogTests {
         try await view.engine.waitUntil("window.answer === true")
     }
 
-    @Test func hiddenTransitionClosedAndDestroyedViewsAnswerWithSafeDefaults() async throws {
-        let rig = try LifecycleRig()
+    @Test(arguments: EngineKind.allCases)
+    func hiddenTransitionClosedAndDestroyedViewsAnswerWithSafeDefaults(_ kind: EngineKind) async throws {
+        let rig = try LifecycleRig(kind)
         defer { rig.close() }
         rig.page("/dialogs", "<title>Asking page</title><p>asks</p>")
         let delegate = LifecycleDelegate()

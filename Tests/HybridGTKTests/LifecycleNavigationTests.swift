@@ -1,6 +1,5 @@
 import Foundation
 import HybridCore
-import HybridGTK
 import HybridServer
 import HybridTestSupport
 import Testing
@@ -8,8 +7,9 @@ import Testing
 @Suite("Lifecycle: back navigation and new windows", .serialized)
 @MainActor
 struct LifecycleNavigationTests {
-    @Test func theBackButtonGoesBackWhileThereIsHistoryThenCloses() async throws {
-        let rig = try LifecycleRig()
+    @Test(arguments: EngineKind.allCases)
+    func theBackButtonGoesBackWhileThereIsHistoryThenCloses(_ kind: EngineKind) async throws {
+        let rig = try LifecycleRig(kind)
         defer { rig.close() }
         rig.page("/one", "<title>One</title><p>1</p>")
         rig.page("/two", "<title>Two</title><p>2</p>")
@@ -38,8 +38,9 @@ struct LifecycleNavigationTests {
         try await eventually("the title") { strict.state.title == "Two" }
     }
 
-    @Test func textSizeIsResetAfterGoingBackWhenAsked() async throws {
-        let rig = try LifecycleRig()
+    @Test(arguments: EngineKind.allCases)
+    func textSizeIsResetAfterGoingBackWhenAsked(_ kind: EngineKind) async throws {
+        let rig = try LifecycleRig(kind)
         defer { rig.close() }
         rig.page("/big", "<title>Big</title><p>big</p><script>document.documentElement.style.setProperty('zoom', '2');</script>")
         rig.page("/next", "<title>Next</title>")
@@ -55,8 +56,9 @@ struct LifecycleNavigationTests {
         try await view.engine.waitUntil("document.documentElement.style.getPropertyValue('zoom') === ''")
     }
 
-    @Test func newWindowRequestsReachTheDelegateOnce() async throws {
-        let rig = try LifecycleRig()
+    @Test(arguments: EngineKind.allCases)
+    func newWindowRequestsReachTheDelegateOnce(_ kind: EngineKind) async throws {
+        let rig = try LifecycleRig(kind)
         defer { rig.close() }
         rig.page("/opener", "<title>Opener</title><a id=l target=_blank href='/target'>open</a>")
         let view = try rig.view()

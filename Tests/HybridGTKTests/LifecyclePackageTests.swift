@@ -1,6 +1,5 @@
 import Foundation
 import HybridCore
-import HybridGTK
 import HybridServer
 import HybridTestSupport
 import Testing
@@ -12,19 +11,20 @@ import Testing
 struct LifecyclePackageTests {
     typealias Rig = OfflinePackageRig
 
-    func view(_ rig: Rig) throws -> HybridWebView {
+    func view(_ kind: EngineKind, _ rig: Rig) throws -> HybridWebView {
         var configuration = HybridWebViewConfiguration()
-        configuration.package = PackageBinding(installer: rig.installer, id: Rig.id, scheme: Rig.scheme)
-        return try HybridWebView(provider: try EngineHarness.provider(), configuration: configuration)
+        configuration.package = PackageBinding(installer: rig.installer, id: Rig.id, scheme: rig.scheme(on: kind))
+        return try HybridWebView(provider: try kind.provider(), configuration: configuration)
     }
 
-    @Test func aLoadedVersionIsConfirmedAndReleasesThePrevious() async throws {
+    @Test(arguments: EngineKind.allCases)
+    func aLoadedVersionIsConfirmedAndReleasesThePrevious(_ kind: EngineKind) async throws {
         let rig = try Rig()
         try rig.publish(version: 1, files: Rig.site(version: 1))
         try await rig.updater.update(Rig.id)
-        let view = try view(rig)
+        let view = try view(kind, rig)
         defer { view.close() }
-        try await view.loadAndWait(rig.entryURL)
+        try await view.loadAndWait(rig.entryURL(on: kind))
         try await eventually("v1 confirmed") { rig.activeState == "current 1, confirmed" }
 
         try rig.publish(version: 2, files: Rig.site(version: 2))
@@ -37,15 +37,16 @@ struct LifecyclePackageTests {
         try await eventually("v2 confirmed") { rig.activeState == "current 2, confirmed" }
     }
 
-    @Test func aVersionThatCannotLoadIsRolledBackAndTheViewReloads() async throws {
+    @Test(arguments: EngineKind.allCases)
+    func aVersionThatCannotLoadIsRolledBackAndTheViewReloads(_ kind: EngineKind) async throws {
         let rig = try Rig()
         try rig.publish(version: 1, files: Rig.site(version: 1))
         try await rig.updater.update(Rig.id)
-        let view = try view(rig)
+        let view = try view(kind, rig)
         defer { view.close() }
         let delegate = LifecycleDelegate()
         view.delegate = delegate
-        try await view.loadAndWait(rig.entryURL)
+        try await view.loadAndWait(rig.entryURL(on: kind))
         try await eventually("v1 confirmed") { rig.activeState == "current 1, confirmed" }
 
         try rig.publish(version: 2, files: Rig.site(version: 2))
@@ -56,7 +57,7 @@ struct LifecyclePackageTests {
         try FileManager.default.removeItem(at: v2.contentsURL(of: entry))
         rig.originServer.stop()
 
-        view.load(rig.entryURL)
+        view.load(rig.entryURL(on: kind))
         try await eventually("the failure reported") { !delegate.failures.isEmpty }
         try await eventually("the rollback") { rig.store.state(Rig.id).rejected == [2] }
         try await eventually("v1 shown again", timeout: 20) {

@@ -10,8 +10,10 @@ import Testing
 @Suite("Lifecycle: warm pool", .serialized)
 @MainActor
 struct LifecyclePoolTests {
-    @Test func aPooledViewShowsNoTraceOfThePreviousPage() async throws {
-        let rig = try LifecycleRig()
+    // WebKit only for now: on Blink the pool keeps a navigated view of an engine that can clear history but never blanks it or clears its history (the seam has no clearHistory verb) (open bug, docs/engines.md).
+    @Test(arguments: [EngineKind.webkit])
+    func aPooledViewShowsNoTraceOfThePreviousPage(_ kind: EngineKind) async throws {
+        let rig = try LifecycleRig(kind)
         defer { rig.close() }
         rig.page("/first", """
             <title>First</title><body style="height:5000px"><p>first</p><script>
@@ -48,8 +50,10 @@ struct LifecyclePoolTests {
         #expect(pool.retirements[.history] == 1)
     }
 
-    @Test func deadViewsAreNeverHandedOut() async throws {
-        let rig = try LifecycleRig()
+    // WebKit only for now: on Blink one of two killed pooled views is not retired as dead or unresponsive (open bug, docs/engines.md).
+    @Test(arguments: [EngineKind.webkit])
+    func deadViewsAreNeverHandedOut(_ kind: EngineKind) async throws {
+        let rig = try LifecycleRig(kind)
         defer { rig.close() }
         let pool = WebViewPool(provider: rig.provider, policy: WebViewPoolPolicy(capacity: 2))
         defer { pool.drain() }
@@ -68,8 +72,10 @@ struct LifecyclePoolTests {
         #expect((pool.retirements[.dead] ?? 0) + (pool.retirements[.unresponsive] ?? 0) == 2)
     }
 
-    @Test func anUnresponsiveWarmViewIsNeverHandedOut() async throws {
-        let rig = try LifecycleRig()
+    // WebKit only for now: added on main after the suite took an engine; not yet run on Blink.
+    @Test(arguments: [EngineKind.webkit])
+    func anUnresponsiveWarmViewIsNeverHandedOut(_ kind: EngineKind) async throws {
+        let rig = try LifecycleRig(kind)
         defer { rig.close() }
         let pool = WebViewPool(provider: rig.provider, policy: WebViewPoolPolicy(capacity: 2, probeTimeout: 0.3))
         pool.refillDelay = 3600
@@ -91,8 +97,9 @@ struct LifecyclePoolTests {
         #expect(try await handed.engine.evaluate("1 + 1") == 2)
     }
 
+    /// WebKitGTK's parking (an X11 window moved off-screen): no other engine has this window.
     @Test func aWarmViewWaitsOutOfSightButMapped() async throws {
-        let rig = try LifecycleRig()
+        let rig = try LifecycleRig(.webkit)
         defer { rig.close() }
         let pool = WebViewPool(provider: rig.provider, policy: WebViewPoolPolicy(capacity: 1))
         pool.refillDelay = 3600
@@ -133,8 +140,10 @@ struct LifecyclePoolTests {
 
     struct Position: Equatable { var x, y: Int32 }
 
-    @Test func memoryPressureEmptiesThePoolAndReuseIsBounded() async throws {
-        let rig = try LifecycleRig()
+    // WebKit only for now: on Blink hangs (open bug, docs/engines.md).
+    @Test(arguments: [EngineKind.webkit])
+    func memoryPressureEmptiesThePoolAndReuseIsBounded(_ kind: EngineKind) async throws {
+        let rig = try LifecycleRig(kind)
         defer { rig.close() }
         let pool = WebViewPool(provider: rig.provider, policy: WebViewPoolPolicy(capacity: 2, maximumReuse: 2))
         pool.refillDelay = 0
@@ -161,8 +170,10 @@ struct LifecyclePoolTests {
         cold.close()
     }
 
-    @Test func twentyKillsInARowAcrossPooledViews() async throws {
-        let rig = try LifecycleRig()
+    // WebKit only for now: on Blink a reused pooled view keeps its previous history (see aPooledViewShowsNoTraceOfThePreviousPage).
+    @Test(arguments: [EngineKind.webkit])
+    func twentyKillsInARowAcrossPooledViews(_ kind: EngineKind) async throws {
+        let rig = try LifecycleRig(kind)
         defer { rig.close() }
         var configuration = HybridWebViewConfiguration()
         configuration.whiteScreen = WhiteScreenPolicy(maximumReloads: 1, window: 30, baseDelay: 0.05)
@@ -194,8 +205,10 @@ struct LifecyclePoolTests {
         try await eventually("every view retired") { (pool.retirements[.dead] ?? 0) + (pool.retirements[.history] ?? 0) == 20 }
     }
 
-    @Test func enqueueStopsAudio() async throws {
-        let rig = try LifecycleRig()
+    @Test(arguments: EngineKind.allCases)
+    func enqueueStopsAudio(_ kind: EngineKind) async throws {
+        try kind.require(.perViewMediaPolicy)
+        let rig = try LifecycleRig(kind)
         defer { rig.close() }
         rig.page("/media", """
             <title>Media</title><audio id=a src="/tone.wav" loop></audio><script>

@@ -1,6 +1,5 @@
 import Foundation
 import HybridCore
-import HybridGTK
 import HybridServer
 import HybridTestSupport
 import Testing
@@ -29,8 +28,9 @@ struct LifecycleProgressTests {
         }
     }
 
-    @Test func progressIsMonotonicAndCompletesExactlyOncePerNavigation() async throws {
-        let rig = try LifecycleRig()
+    @Test(arguments: EngineKind.allCases)
+    func progressIsMonotonicAndCompletesExactlyOncePerNavigation(_ kind: EngineKind) async throws {
+        let rig = try LifecycleRig(kind)
         defer { rig.close() }
         rig.page("/plain", "<title>Plain</title><p>plain</p>")
         rig.server.route("/hop") { _ in .redirect(to: "/plain?after=redirect") }

@@ -1,6 +1,5 @@
 import Foundation
 import HybridCore
-import HybridGTK
 import HybridServer
 import HybridTestSupport
 import Testing
@@ -8,8 +7,10 @@ import Testing
 @Suite("Lifecycle: white screens and recovery", .serialized)
 @MainActor
 struct LifecycleRecoveryTests {
-    @Test func aKilledProcessReloadsOnceThenShowsAnErrorPageWithRetry() async throws {
-        let rig = try LifecycleRig()
+    // WebKit only for now: on Blink the reload after a renderer kill sometimes never finishes (passed once, failed once here) (open, docs/engines.md).
+    @Test(arguments: [EngineKind.webkit])
+    func aKilledProcessReloadsOnceThenShowsAnErrorPageWithRetry(_ kind: EngineKind) async throws {
+        let rig = try LifecycleRig(kind)
         defer { rig.close() }
         let view = try rig.view()
         let delegate = LifecycleDelegate()
@@ -45,8 +46,9 @@ struct LifecycleRecoveryTests {
         try await eventually("the title") { view.state.title == "Counted" }
     }
 
-    @Test func anUnresponsivePageIsEndedAndReloadedWhenTheViewBecomesVisible() async throws {
-        let rig = try LifecycleRig()
+    @Test(arguments: EngineKind.allCases)
+    func anUnresponsivePageIsEndedAndReloadedWhenTheViewBecomesVisible(_ kind: EngineKind) async throws {
+        let rig = try LifecycleRig(kind)
         defer { rig.close() }
         var configuration = HybridWebViewConfiguration()
         configuration.livenessTimeout = 0.5
@@ -65,8 +67,10 @@ struct LifecycleRecoveryTests {
         #expect(try await view.engine.evaluate("document.title") == "Counted")
     }
 
-    @Test func aBlankPageIsReloadedWhenTheViewBecomesVisible() async throws {
-        let rig = try LifecycleRig()
+    // WebKit only for now: on Blink the blank page's load never finishes (open bug, docs/engines.md).
+    @Test(arguments: [EngineKind.webkit])
+    func aBlankPageIsReloadedWhenTheViewBecomesVisible(_ kind: EngineKind) async throws {
+        let rig = try LifecycleRig(kind)
         defer { rig.close() }
         let view = try rig.view()
         let delegate = LifecycleDelegate()
@@ -82,8 +86,9 @@ struct LifecycleRecoveryTests {
         #expect(try await view.engine.evaluate("document.getElementById('content') !== null") == true)
     }
 
-    @Test func aHealthyPageIsLeftAloneAndHearsResume() async throws {
-        let rig = try LifecycleRig()
+    @Test(arguments: EngineKind.allCases)
+    func aHealthyPageIsLeftAloneAndHearsResume(_ kind: EngineKind) async throws {
+        let rig = try LifecycleRig(kind)
         defer { rig.close() }
         rig.page("/resume", """
             <title>Resume</title><p>resume</p><script>
@@ -101,8 +106,10 @@ struct LifecycleRecoveryTests {
         #expect(delegate.whiteScreens.isEmpty)
     }
 
-    @Test func returningFromThePageCacheEmitsResume() async throws {
-        let rig = try LifecycleRig()
+    @Test(arguments: EngineKind.allCases)
+    func returningFromThePageCacheEmitsResume(_ kind: EngineKind) async throws {
+        try kind.require(.backForwardCache)
+        let rig = try LifecycleRig(kind)
         defer { rig.close() }
         rig.page("/a", """
             <title>A</title><p>a</p><script>

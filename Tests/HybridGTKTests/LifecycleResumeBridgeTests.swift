@@ -1,6 +1,5 @@
 import Foundation
 import HybridCore
-import HybridGTK
 import HybridServer
 import HybridTestSupport
 import Testing
@@ -10,9 +9,10 @@ import Testing
 @Suite("Lifecycle: bridge calls made on resume from the page cache", .serialized)
 @MainActor
 struct LifecycleResumeBridgeTests {
-    @Test(arguments: [BridgeTransport.isolatedReply, .isolatedCallback, .pageReply, .pageCallback, .url])
-    func aResumeHandlersCallIsAnsweredEveryTime(transport: BridgeTransport) async throws {
-        let rig = try LifecycleRig()
+    @Test(arguments: EngineKind.allCases, [BridgeTransport.isolatedReply, .isolatedCallback, .pageReply, .pageCallback, .url])
+    func aResumeHandlersCallIsAnsweredEveryTime(kind: EngineKind, transport: BridgeTransport) async throws {
+        try kind.require(.backForwardCache)
+        let rig = try LifecycleRig(kind)
         defer { rig.close() }
         rig.page("/a", """
             <title>A</title><p>a</p><script>

@@ -1,21 +1,22 @@
 import Foundation
 import HybridCore
-import HybridGTK
 import HybridServer
 import HybridTestSupport
 
-/// A loopback origin and the shared engine provider, for the container lifecycle tests.
+/// A loopback origin and the shared provider of one engine, for the container lifecycle tests.
 @MainActor
 final class LifecycleRig {
     let server: LoopbackServer
-    let provider: GTKEngineProvider
+    let kind: EngineKind
+    let provider: any WebEngineProvider
     /// Requests per path, counted on the server thread.
     let hits = Locked<[String: Int]>([:])
     private var views: [HybridWebView] = []
 
-    init() throws {
+    init(_ kind: EngineKind) throws {
         server = try LoopbackServer()
-        provider = try EngineHarness.provider()
+        self.kind = kind
+        provider = try kind.provider()
         let hits = self.hits
         server.route("/count") { request in
             hits.mutate { $0[request.path, default: 0] += 1 }

@@ -1,7 +1,6 @@
 import Foundation
 import HybridCore
 import HybridCrypto
-import HybridGTK
 import HybridServer
 import HybridTestSupport
 
@@ -61,21 +60,30 @@ final class OfflinePackageRig: @unchecked Sendable {
 
     /// The origin the package serves: the origin server's `/app/`.
     var origin: URL { originServer.url("/app/") }
-    /// The package's entry through the custom scheme: same host and port as the origin.
-    var entryURL: URL { URL(string: "\(Self.scheme)://\(originServer.host):\(originServer.port)/app/")! }
+    /// The scheme the package is served through on `kind`: the custom scheme, or the origin's
+    /// own (`http`) on an engine that cannot navigate to a custom scheme but intercepts HTTP
+    /// (Blink: the package at its real origin, as Android's asset loader does).
+    @MainActor func scheme(on kind: EngineKind) -> String {
+        kind.capabilities.contains(.customSchemeNavigation) ? Self.scheme : "http"
+    }
+
+    /// The package's entry on `kind`: the custom scheme with the origin's host and port, or the origin itself.
+    @MainActor func entryURL(on kind: EngineKind) -> URL {
+        URL(string: "\(scheme(on: kind))://\(originServer.host):\(originServer.port)/app/")!
+    }
 
     /// The scheme handler an app would register, reading the store's active version per request.
     var handler: PackageSchemeHandler { PackageSchemeHandler(store: store, id: Self.id, customScheme: Self.scheme) }
 
     /// A view serving the package through the custom scheme; `seen` records each request URL the
     /// engine handed the scheme (what the page's URL parser left of hostile paths).
-    @MainActor func makeEngine(seen: Locked<[String]> = Locked([])) throws -> GTKWebEngine {
+    @MainActor func makeEngine(_ kind: EngineKind, seen: Locked<[String]> = Locked([])) throws -> any WebEngine {
         let handler = self.handler
         let recording = ClosureSchemeHandler { request in
             seen.mutate { $0.append(request.url.absoluteString) }
             return try await handler.respond(to: request)
         }
-        return try EngineHarness.makeEngine(EngineConfiguration(schemeHandlers: [Self.scheme: recording]))
+        return try kind.makeEngine(EngineConfiguration(schemeHandlers: [scheme(on: kind): recording]))
     }
 
     /// Writes `files` as the site directory and packs it as `version`.

@@ -1,6 +1,5 @@
 import Foundation
 import HybridCore
-import HybridGTK
 import HybridTestSupport
 import Testing
 
@@ -11,7 +10,9 @@ import Testing
 struct OfflinePackageTests {
     typealias Rig = OfflinePackageRig
 
-    @Test func installedPackageServesThePageItsResourcesAndHeaders() async throws {
+    // WebKit only for now: on Blink its CSP probe evaluates eval() through DevTools, which Chromium exempts from the page's CSP (every other check here passed on Blink) (open, docs/engines.md).
+    @Test(arguments: [EngineKind.webkit])
+    func installedPackageServesThePageItsResourcesAndHeaders(_ kind: EngineKind) async throws {
         let rig = try Rig()
         try rig.publish(version: 1, files: Rig.site(version: 1))
         let report = try await rig.updater.update(Rig.id)
@@ -19,9 +20,9 @@ struct OfflinePackageTests {
         #expect(report.blobsFetched == 5)
 
         let seen = Locked<[String]>([])
-        let engine = try rig.makeEngine(seen: seen)
+        let engine = try rig.makeEngine(kind, seen: seen)
         defer { engine.close() }
-        try await engine.loadAndWait(rig.entryURL)
+        try await engine.loadAndWait(rig.entryURL(on: kind))
         // The DOM's title, not `engine.title`: WebKit's title notification can land after load-finished.
         #expect(try await engine.evaluate("document.title") == "Shop v1")
         // Relative CSS, JS and image resolved against the custom-scheme document and applied.
@@ -98,13 +99,14 @@ struct OfflinePackageTests {
         #expect(rig.originRequests.value.suffix(2) == ["/app/network-only.txt", "/app/missing.js"])
     }
 
-    @Test func updateReloadShowsNewContentAndMarkLoadedReleasesThePrevious() async throws {
+    @Test(arguments: EngineKind.allCases)
+    func updateReloadShowsNewContentAndMarkLoadedReleasesThePrevious(_ kind: EngineKind) async throws {
         let rig = try Rig()
         try rig.publish(version: 1, files: Rig.site(version: 1))
         try await rig.updater.update(Rig.id)
-        let engine = try rig.makeEngine()
+        let engine = try rig.makeEngine(kind)
         defer { engine.close() }
-        try await engine.loadAndWait(rig.entryURL)
+        try await engine.loadAndWait(rig.entryURL(on: kind))
         #expect(try await engine.evaluate("document.title") == "Shop v1")
         try rig.installer.markLoaded(Rig.id)
         let oldCSS = try #require(try rig.store.activePackage(Rig.id).manifest.file(at: PackagePath("css/site.css")))
@@ -131,13 +133,14 @@ struct OfflinePackageTests {
         #expect(rig.store.hasBlob(logo.sha256))
     }
 
-    @Test func aFailedLoadRollsBackToThePreviousVersion() async throws {
+    @Test(arguments: EngineKind.allCases)
+    func aFailedLoadRollsBackToThePreviousVersion(_ kind: EngineKind) async throws {
         let rig = try Rig()
         try rig.publish(version: 1, files: Rig.site(version: 1))
         try await rig.updater.update(Rig.id)
-        let engine = try rig.makeEngine()
+        let engine = try rig.makeEngine(kind)
         defer { engine.close() }
-        try await engine.loadAndWait(rig.entryURL)
+        try await engine.loadAndWait(rig.entryURL(on: kind))
         try rig.installer.markLoaded(Rig.id)
 
         try rig.publish(version: 2, files: Rig.site(version: 2))
@@ -150,7 +153,7 @@ struct OfflinePackageTests {
         rig.originServer.stop()
 
         let recorder = EventRecorder(engine)
-        engine.load(rig.entryURL)
+        engine.load(rig.entryURL(on: kind))
         try await recorder.next("v2 load to fail", timeout: 20) {
             if case .loadFailed(_, _, false) = $0 { return true }
             return false
@@ -158,7 +161,7 @@ struct OfflinePackageTests {
         // The app's policy on a failed load: roll back and load again.
         #expect(try rig.installer.rollback(Rig.id) == 1)
         while engine.isLoading { try await Task.sleep(nanoseconds: 10_000_000) }
-        try await engine.loadAndWait(rig.entryURL)
+        try await engine.loadAndWait(rig.entryURL(on: kind))
         try await engine.waitUntil("document.title == 'Shop v1'")
         #expect(try await engine.evaluate("window.appVersion") == 1)
         try rig.installer.markLoaded(Rig.id)

@@ -46,6 +46,8 @@ public struct EngineCapabilities: OptionSet, Sendable, Hashable {
     /// A cookie without a SameSite attribute goes with cross-site subresource requests (iframes,
     /// images); an engine without this treats it as `SameSite=Lax`.
     public static let crossSiteCookiesWithoutSameSite = EngineCapabilities(rawValue: 1 << 16)
+    /// Back and forward restore pages from a page cache (no new load; `pageshow` persisted).
+    public static let backForwardCache = EngineCapabilities(rawValue: 1 << 17)
 
     /// Every capability with its name, in declaration order (reports, docs, skip messages).
     public static let named: [(name: String, capability: EngineCapabilities)] = [
@@ -59,6 +61,7 @@ public struct EngineCapabilities: OptionSet, Sendable, Hashable {
         ("downloads", .downloads), ("cookieChangeEvents", .cookieChangeEvents),
         ("secureCookiesOnLoopbackHTTP", .secureCookiesOnLoopbackHTTP),
         ("crossSiteCookiesWithoutSameSite", .crossSiteCookiesWithoutSameSite),
+        ("backForwardCache", .backForwardCache),
     ]
 
     /// The single capabilities in this set, in declaration order.
