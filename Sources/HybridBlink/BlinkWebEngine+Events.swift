@@ -125,6 +125,12 @@ extension BlinkWebEngine {
     /// that waits for `loadFinished` sees the new back-forward state.
     private func mainFrameStopped() {
         guard loading else { return }
+        if showsOnlyBaselessDocuments, let scheme = currentURL?.scheme, !["data", "about"].contains(scheme) {
+            // Only once the page has loaded: reset at its commit was sometimes overtaken by the
+            // entry being added. Sent before the list is read again, so this load reports it clean.
+            showsOnlyBaselessDocuments = false
+            fire("Page.resetNavigationHistory")
+        }
         refreshHistory { [weak self] in
             guard let self, self.loading else { return }
             self.loading = false

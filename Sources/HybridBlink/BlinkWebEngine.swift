@@ -59,6 +59,9 @@ public final class BlinkWebEngine: WebEngine {
     var progress = 0.0
     var history = BackForwardList()
     var historyEntryIDs: (back: [Int], forward: [Int]) = ([], [])
+    /// Only documents loaded from a string without a base URL (a pool's warm-up) have been shown:
+    /// the next real page removes their history entries, as WebKit keeps none for them.
+    var showsOnlyBaselessDocuments = false
     /// Isolated worlds' execution contexts in the main frame, by world name.
     var worldContexts: [String: Int] = [:]
     /// A load whose first document request gets its method, headers and body (Fetch.continueRequest).
@@ -120,6 +123,9 @@ public final class BlinkWebEngine: WebEngine {
             pendingDocuments[url.absoluteString] = (body, contentType)
             navigate(url)
         } else {
+            if showsOnlyBaselessDocuments || history.back.isEmpty && ["about", "data", nil].contains(currentURL?.scheme) {
+                showsOnlyBaselessDocuments = true
+            }
             navigate(URL(string: "data:\(contentType.replacingOccurrences(of: " ", with: ""));base64,\(body.base64EncodedString())")!)
         }
     }

@@ -44,7 +44,7 @@ struct LifecyclePolicyTests {
 
     @Test func thePoolRetiresWhatCannotBeHandedOutClean() {
         let policy = WebViewPoolPolicy(capacity: 2, maximumReuse: 3)
-        let fresh = WebViewPoolPolicy.Candidate(isAlive: true, uses: 1, wasNavigated: false, canClearHistory: false)
+        let fresh = WebViewPoolPolicy.Candidate(isAlive: true, uses: 1, wasNavigated: false)
         #expect(policy.fate(of: fresh, pooled: 0) == .keep)
         #expect(policy.fate(of: fresh, pooled: 2) == .retire(.poolFull))
         var dead = fresh; dead.isAlive = false
@@ -55,8 +55,7 @@ struct LifecyclePolicyTests {
         #expect(!policy.mayHandOut(worn))
         var used = fresh; used.wasNavigated = true
         #expect(policy.fate(of: used, pooled: 0) == .retire(.history))
-        used.canClearHistory = true
-        #expect(policy.fate(of: used, pooled: 0) == .keep)
+        #expect(!policy.mayHandOut(used))
         #expect(policy.shortfall(pooled: 1, warming: 0) == 1)
         #expect(policy.shortfall(pooled: 1, warming: 1) == 0)
     }

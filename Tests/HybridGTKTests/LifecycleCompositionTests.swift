@@ -27,8 +27,7 @@ struct LifecycleCompositionTests {
         #expect(rig.recorded["/record/second"] == "token=t2")
     }
 
-    // WebKit only for now: on Blink a preloaded document leaves a history entry behind it (history.length 2, canGoBack) (open bug, docs/engines.md).
-    @Test(arguments: [EngineKind.webkit])
+    @Test(arguments: EngineKind.allCases)
     func aPooledViewOpensWithItsHTMLPreloaded(_ kind: EngineKind) async throws {
         let rig = try LifecycleRig(kind)
         defer { rig.close() }

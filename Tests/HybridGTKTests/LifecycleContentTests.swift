@@ -62,8 +62,7 @@ struct LifecycleContentTests {
         #expect(try await view.engine.evaluate("getComputedStyle(document.body).marginTop") == "7px")
     }
 
-    // WebKit only for now: added on main after the suite took an engine; not yet run on Blink.
-    @Test(arguments: [EngineKind.webkit])
+    @Test(arguments: EngineKind.allCases)
     func injectionsReachTheMainFrameOrEveryFrameAsAsked(_ kind: EngineKind) async throws {
         let rig = try LifecycleRig(kind)
         defer { rig.close() }
@@ -143,7 +142,9 @@ struct LifecycleContentTests {
         #expect(await autoplay.pauseMedia() == 0)
     }
 
-    // WebKit only for now: on Blink a preloaded document leaves a history entry behind it (history.length 2) (open bug, docs/engines.md).
+    // WebKit only for now: on Blink a fresh view whose warm-up is overtaken by the preloaded page
+    // keeps Chromium's initial about:blank entry in the page's history.length (2), although
+    // Page.resetNavigationHistory empties the browser's list (docs/engines.md).
     @Test(arguments: [EngineKind.webkit])
     func preloadShowsTheFetchedHTMLAsTheRealURL(_ kind: EngineKind) async throws {
         let rig = try LifecycleRig(kind)

@@ -10,8 +10,7 @@ import Testing
 @Suite("Lifecycle: warm pool", .serialized)
 @MainActor
 struct LifecyclePoolTests {
-    // WebKit only for now: on Blink the pool keeps a navigated view of an engine that can clear history but never blanks it or clears its history (the seam has no clearHistory verb) (open bug, docs/engines.md).
-    @Test(arguments: [EngineKind.webkit])
+    @Test(arguments: EngineKind.allCases)
     func aPooledViewShowsNoTraceOfThePreviousPage(_ kind: EngineKind) async throws {
         let rig = try LifecycleRig(kind)
         defer { rig.close() }
@@ -72,8 +71,7 @@ struct LifecyclePoolTests {
         #expect((pool.retirements[.dead] ?? 0) + (pool.retirements[.unresponsive] ?? 0) == 2)
     }
 
-    // WebKit only for now: added on main after the suite took an engine; not yet run on Blink.
-    @Test(arguments: [EngineKind.webkit])
+    @Test(arguments: EngineKind.allCases)
     func anUnresponsiveWarmViewIsNeverHandedOut(_ kind: EngineKind) async throws {
         let rig = try LifecycleRig(kind)
         defer { rig.close() }
@@ -170,7 +168,8 @@ struct LifecyclePoolTests {
         cold.close()
     }
 
-    // WebKit only for now: on Blink a reused pooled view keeps its previous history (see aPooledViewShowsNoTraceOfThePreviousPage).
+    // WebKit only for now: on Blink a view handed out before its warm-up document committed
+    // keeps Chromium's initial about:blank entry in the page's history.length (2) (docs/engines.md).
     @Test(arguments: [EngineKind.webkit])
     func twentyKillsInARowAcrossPooledViews(_ kind: EngineKind) async throws {
         let rig = try LifecycleRig(kind)

@@ -283,8 +283,9 @@ public final class HybridWebView {
         refreshState()
     }
 
+    /// The warm-up document: WebKit reports it as about:blank (or no URL), Blink as a data: URL.
     private func isPlaceholder(_ url: URL?) -> Bool {
-        ignoresBlankLoads && (url == nil || url?.scheme == "about")
+        ignoresBlankLoads && (url == nil || url?.scheme == "about" || url?.scheme == "data")
     }
 
     private func advanceProgress(_ value: LoadProgress?) {

@@ -138,7 +138,7 @@ public final class WebViewPool {
 
     private func candidate(_ view: HybridWebView) -> WebViewPoolPolicy.Candidate {
         WebViewPoolPolicy.Candidate(isAlive: view.engine.isAlive && !view.isClosed, uses: view.uses,
-                                    wasNavigated: view.hasNavigated, canClearHistory: view.engine.capabilities.contains(.clearsHistory))
+                                    wasNavigated: view.hasNavigated)
     }
 
     private func retire(_ view: HybridWebView, _ fate: WebViewPoolPolicy.Fate) {

@@ -20,16 +20,13 @@ public struct WebViewPoolPolicy: Sendable, Equatable {
         public var isAlive: Bool
         /// Times it has been handed out.
         public var uses: Int
-        /// It showed a page since it was last cleaned (so it has history and state).
+        /// It showed a page (so it has history, session storage and other state of that page).
         public var wasNavigated: Bool
-        /// The engine can clear its back-forward list for real.
-        public var canClearHistory: Bool
 
-        public init(isAlive: Bool, uses: Int, wasNavigated: Bool, canClearHistory: Bool) {
+        public init(isAlive: Bool, uses: Int, wasNavigated: Bool) {
             self.isAlive = isAlive
             self.uses = uses
             self.wasNavigated = wasNavigated
-            self.canClearHistory = canClearHistory
         }
     }
 
@@ -41,7 +38,8 @@ public struct WebViewPoolPolicy: Sendable, Equatable {
         case unresponsive
         /// It reached ``maximumReuse``.
         case reuseLimit = "reuse_limit"
-        /// It showed a page and its engine cannot clear history, so it cannot be made traceless.
+        /// It showed a page. Clearing history would not be enough to make it traceless (session
+        /// storage, the page cache, a process the page warmed up), so no engine reuses it.
         case history
         /// The pool already holds ``capacity`` views.
         case poolFull = "pool_full"
@@ -60,14 +58,14 @@ public struct WebViewPoolPolicy: Sendable, Equatable {
     public func fate(of candidate: Candidate, pooled: Int) -> Fate {
         if !candidate.isAlive { return .retire(.dead) }
         if candidate.uses >= maximumReuse { return .retire(.reuseLimit) }
-        if candidate.wasNavigated && !candidate.canClearHistory { return .retire(.history) }
+        if candidate.wasNavigated { return .retire(.history) }
         if pooled >= capacity { return .retire(.poolFull) }
         return .keep
     }
 
     /// Whether a pooled view may be handed out (before its liveness probe).
     public func mayHandOut(_ candidate: Candidate) -> Bool {
-        candidate.isAlive && candidate.uses < maximumReuse && (!candidate.wasNavigated || candidate.canClearHistory)
+        candidate.isAlive && candidate.uses < maximumReuse && !candidate.wasNavigated
     }
 
     /// How many fresh views to warm so the pool is full again.
