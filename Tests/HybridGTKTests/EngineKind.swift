@@ -81,6 +81,16 @@ enum EngineKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         SkipLog.record(message)
         try Test.cancel(Comment(rawValue: message))
     }
+
+    /// Skips the running test case on `engine` for an open bug in that engine's adapter (not a
+    /// missing capability), printing `bug`; it is listed with the other skips when the run ends.
+    @MainActor func skipKnownBug(on engine: EngineKind, _ bug: String, _ test: String = #function) throws {
+        guard self == engine else { return }
+        let message = "skipped \(test) on \(rawValue): known bug: \(bug)"
+        print("◇ \(message)")
+        SkipLog.record(message)
+        try Test.cancel(Comment(rawValue: message))
+    }
 }
 
 /// The Chromium browser the suite shares (started on first use, closed when the suite ends).

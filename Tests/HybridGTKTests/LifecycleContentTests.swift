@@ -142,11 +142,9 @@ struct LifecycleContentTests {
         #expect(await autoplay.pauseMedia() == 0)
     }
 
-    // WebKit only for now: on Blink a fresh view whose warm-up is overtaken by the preloaded page
-    // keeps Chromium's initial about:blank entry in the page's history.length (2), although
-    // Page.resetNavigationHistory empties the browser's list (docs/engines.md).
-    @Test(arguments: [EngineKind.webkit])
+    @Test(arguments: EngineKind.allCases)
     func preloadShowsTheFetchedHTMLAsTheRealURL(_ kind: EngineKind) async throws {
+        try kind.skipKnownBug(on: .blink, "a fresh view whose warm-up is overtaken by the preloaded page keeps Chromium's initial about:blank entry in the page's history.length (2), although Page.resetNavigationHistory empties the browser's list (docs/engines.md)")
         let rig = try LifecycleRig(kind)
         defer { rig.close() }
         let hits = rig.hits
