@@ -34,14 +34,8 @@ struct EngineLoadingTests {
 
     @Test(arguments: EngineKind.allCases)
     func requestHeadersReachTheServer(_ kind: EngineKind) async throws {
-        let server = try LoopbackServer()
+        let (server, seen) = try Self.requestEchoServer()
         defer { server.stop() }
-        let seen = Locked<[String: String]>([:])
-        server.route("/h") { request in
-            seen.set(["token": request.headers["X-Hybrid-Token"] ?? "", "method": request.method,
-                      "body": String(decoding: request.body, as: UTF8.self)])
-            return .html("<p>h</p>")
-        }
         let engine = try kind.makeEngine()
         defer { engine.close() }
         let recorder = EventRecorder(engine)
@@ -53,14 +47,8 @@ struct EngineLoadingTests {
     @Test(arguments: EngineKind.allCases)
     func aLoadedPOSTSendsItsMethodAndBody(_ kind: EngineKind) async throws {
         try kind.require(.requestBodyLoads)
-        let server = try LoopbackServer()
+        let (server, seen) = try Self.requestEchoServer()
         defer { server.stop() }
-        let seen = Locked<[String: String]>([:])
-        server.route("/h") { request in
-            seen.set(["token": request.headers["X-Hybrid-Token"] ?? "", "method": request.method,
-                      "body": String(decoding: request.body, as: UTF8.self)])
-            return .html("<p>h</p>")
-        }
         let engine = try kind.makeEngine()
         defer { engine.close() }
         let recorder = EventRecorder(engine)
@@ -169,4 +157,18 @@ struct EngineLoadingTests {
 func failedMessage(_ event: EngineEvent) -> String {
     if case .loadFailed(_, let message, _) = event { return message }
     return ""
+}
+
+extension EngineLoadingTests {
+    /// A server whose `/h` records the token header, method and body of each request.
+    fileprivate static func requestEchoServer() throws -> (LoopbackServer, Locked<[String: String]>) {
+        let server = try LoopbackServer()
+        let seen = Locked<[String: String]>([:])
+        server.route("/h") { request in
+            seen.set(["token": request.headers["X-Hybrid-Token"] ?? "", "method": request.method,
+                      "body": String(decoding: request.body, as: UTF8.self)])
+            return .html("<p>h</p>")
+        }
+        return (server, seen)
+    }
 }
