@@ -130,7 +130,8 @@ enum SkipLog {
     static func printSummary() {
         let all = skips.value
         guard !all.isEmpty else { return }
-        print("◇ \(all.count) test case(s) skipped for a capability their engine lacks:")
+        let bugs = all.filter { $0.contains(": known bug: ") }.count
+        print("◇ \(all.count) test case(s) did not run: \(all.count - bugs) for a capability their engine lacks, \(bugs) for a known engine-adapter bug:")
         for message in all { print("  ◇ \(message)") }
     }
 }
