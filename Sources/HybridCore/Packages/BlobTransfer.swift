@@ -38,15 +38,18 @@ final class BlobTransfer: @unchecked Sendable {
         var attempts = 0
         while true {
             if store.hasBlob(file.sha256) { return nil }
-            if !FileManager.default.fileExists(atPath: partial.path) {
-                _ = FileManager.default.createFile(atPath: partial.path, contents: nil)
-            }
+            // Created if missing, never replaced: two updaters racing here open the same inode, so
+            // the lock below makes one wait. (Checking for the file and then creating it let both
+            // create it, the second replacing the first's, and both downloaded the blob.)
             attempts += 1
-            guard let handle = try? FileHandle(forUpdating: partial) else {
-                // Removed between the check and the open by another updater: look again, but not forever.
-                guard attempts < 50 else { throw HybridError.pkg(.writeFailed(path: partial.path, message: "cannot open")) }
+            let fd = open(partial.path, O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
+            guard fd >= 0 else {
+                guard attempts < 50 else {
+                    throw HybridError.pkg(.writeFailed(path: partial.path, message: String(cString: strerror(errno))))
+                }
                 continue
             }
+            let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
             // Another updater on this store is fetching the same blob: wait for it, then see.
             while flock(handle.fileDescriptor, LOCK_EX | LOCK_NB) != 0 {
                 do { try await Task.sleep(nanoseconds: 20_000_000) } catch {
