@@ -1,28 +1,8 @@
 import Foundation
 import HybridCore
 import HybridCrypto
+import HybridTestSupport
 import Testing
-
-/// Runs the `hybrid` binary built beside the tests.
-struct HybridTool {
-    let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("hybrid")
-    var isBuilt: Bool { FileManager.default.isExecutableFile(atPath: binary.path) }
-
-    /// Exit status and standard output + error of `hybrid ARGS` run in `directory`.
-    func run(_ arguments: [String], in directory: URL) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
-}
 
 @Suite("hybrid config: template, sign, inspect, explain")
 struct ConfigCommandTests {
@@ -36,7 +16,7 @@ struct ConfigCommandTests {
         defer { fixture.cleanUp() }
         let dir = fixture.directory
         // Child processes block: run them off the cooperative pool, assert here.
-        func hybrid(_ arguments: String...) async throws -> (status: Int32, output: String) {
+        func hybrid(_ arguments: String...) async throws -> HybridTool.Run {
             try await offPool { try tool.run(arguments, in: dir) }
         }
         #expect(try await hybrid("keygen", "--out", "keys").status == 0)

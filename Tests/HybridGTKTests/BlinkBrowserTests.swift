@@ -118,16 +118,10 @@ struct BlinkBrowserTests {
         defer { try? FileManager.default.removeItem(at: tmp) }
         try Data("<script>hybrid.ready.then(() => hybrid.call('test', 'done', { ok: true }))</script>".utf8)
             .write(to: site.appendingPathComponent("index.html"))
-        let process = Process()
-        process.executableURL = RunCommandTests.hybrid
-        process.arguments = ["run", site.path, "--engine", "blink", "--until", "done", "--timeout", "30"]
         // The app's and Chromium's temporary files (profile, singleton socket) all land here.
-        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": tmp.path]) { $1 }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let run = try RunCommandTests.tool.run(["run", site.path, "--engine", "blink", "--until", "done", "--timeout", "30"],
+                                               environment: ["TMPDIR": tmp.path], errors: .discarded)
+        #expect(run.status == 0)
         let left = try FileManager.default.contentsOfDirectory(atPath: tmp.path).filter { $0 != "site" }
         #expect(left.isEmpty, "left behind in TMPDIR: \(left)")
         #expect(Self.processes(mentioning: tmp.path).isEmpty, "still running: \(Self.processes(mentioning: tmp.path))")

@@ -1,20 +1,16 @@
 import Foundation
 import HybridCore
 import HybridServer
+import HybridTestSupport
 import Testing
 
 /// `hybrid run` as page authors use it: a test page decides the exit status.
 @Suite("hybrid run exit status", .serialized)
 struct RunCommandTests {
     /// The `hybrid` binary built beside this test executable.
-    static var hybrid: URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("hybrid")
-    }
+    static let tool = HybridTool()
 
-    struct Run {
-        var status: Int32
-        var output: String
-    }
+    typealias Run = HybridTool.Run
 
     /// Writes `page` as index.html of a fresh directory and runs `hybrid run DIR arguments`.
     static func run(page: String, _ arguments: [String]) throws -> Run {
@@ -22,44 +18,17 @@ struct RunCommandTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try Data(page.utf8).write(to: directory.appendingPathComponent("index.html"))
-        let process = Process()
-        process.executableURL = hybrid
-        process.arguments = ["run", directory.path] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+        return try hybrid(["run", directory.path] + arguments)
     }
 
     /// Runs `hybrid ARGUMENTS` and collects its standard output.
     static func hybrid(_ arguments: [String]) throws -> Run {
-        let process = Process()
-        process.executableURL = hybrid
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+        try tool.run(arguments, errors: .discarded)
     }
 
     /// Runs `hybrid ARGUMENTS` and collects its standard output and error together.
     static func hybridWithErrors(_ arguments: [String]) throws -> Run {
-        let process = Process()
-        process.executableURL = hybrid
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+        try tool.run(arguments)
     }
 
     static func done(_ ok: Bool) -> String {

@@ -1,0 +1,56 @@
+import Foundation
+
+/// Runs the `hybrid` binary built beside the running test executable, to its exit.
+public struct HybridTool: Sendable {
+    /// Exit status and collected output of one run.
+    public struct Run: Sendable {
+        public var status: Int32
+        public var output: String
+
+        public init(status: Int32, output: String) {
+            self.status = status
+            self.output = output
+        }
+    }
+
+    /// What becomes of the tool's standard error.
+    public enum ErrorOutput: Sendable {
+        /// Collected with standard output, in the order written.
+        case collected
+        /// Dropped: the output is standard output alone.
+        case discarded
+    }
+
+    /// The `hybrid` executable beside this process's own.
+    public let binary: URL
+
+    public init() {
+        binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("hybrid")
+    }
+
+    /// Whether the binary has been built.
+    public var isBuilt: Bool { FileManager.default.isExecutableFile(atPath: binary.path) }
+
+    /// Runs `hybrid ARGUMENTS` and waits for it to exit.
+    /// - Parameters:
+    ///   - directory: Its working directory (this process's when nil).
+    ///   - environment: Variables set on top of this process's environment.
+    ///   - errors: Whether standard error is collected with standard output.
+    public func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:],
+                    errors: ErrorOutput = .collected) throws -> Run {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = errors == .collected ? output : FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+    }
+}
