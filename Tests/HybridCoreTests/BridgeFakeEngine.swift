@@ -20,12 +20,11 @@ final class BridgeFakeEngine: WebEngine {
     var evaluated: [(script: String, world: ScriptWorld)] = []
     /// What `evaluate` returns for scripts containing a key.
     var results: [String: JSONValue] = [:]
-    private var observers: [Int: @MainActor (EngineEvent) -> Void] = [:]
-    private var nextObserver = 0
+    private let observers = EngineObservers()
 
     init(capabilities: EngineCapabilities = .fake()) { self.capabilities = capabilities }
 
-    func emit(_ event: EngineEvent) { for observer in observers.values { observer(event) } }
+    func emit(_ event: EngineEvent) { observers.emit(event) }
 
     /// Commits a new document at `url`.
     func commit(_ url: URL) {
@@ -33,12 +32,7 @@ final class BridgeFakeEngine: WebEngine {
         emit(.loadCommitted(url))
     }
 
-    func observe(_ handler: @escaping @MainActor (EngineEvent) -> Void) -> ObservationToken {
-        nextObserver += 1
-        let id = nextObserver
-        observers[id] = handler
-        return ObservationToken { [weak self] in self?.observers[id] = nil }
-    }
+    func observe(_ handler: @escaping @MainActor (EngineEvent) -> Void) -> ObservationToken { observers.add(handler) }
 
     func evaluate(_ script: String, in world: ScriptWorld) async throws -> JSONValue {
         evaluated.append((script, world))

@@ -19,19 +19,10 @@ final class LifecycleFakeEngine: WebEngine {
     var closed = false
     /// What the container asked for, in order (`load URL`, `html`, `reload`, `visible true`…).
     var calls: [String] = []
-    private var observers: [Int: @MainActor (EngineEvent) -> Void] = [:]
-    private var next = 0
+    private let observers = EngineObservers()
 
-    func observe(_ handler: @escaping @MainActor (EngineEvent) -> Void) -> ObservationToken {
-        next += 1
-        let id = next
-        observers[id] = handler
-        return ObservationToken { [weak self] in self?.observers[id] = nil }
-    }
-
-    func emit(_ event: EngineEvent) {
-        for id in observers.keys.sorted() { observers[id]?(event) }
-    }
+    func observe(_ handler: @escaping @MainActor (EngineEvent) -> Void) -> ObservationToken { observers.add(handler) }
+    func emit(_ event: EngineEvent) { observers.emit(event) }
 
     func load(_ request: EngineRequest) { calls.append("load \(request.url.absoluteString)") }
     func loadHTML(_ html: String, baseURL: URL?) { calls.append(html.isEmpty ? "blank" : "html") }
