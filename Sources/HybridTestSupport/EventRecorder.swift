@@ -46,12 +46,14 @@ public final class EventRecorder {
         }
     }
 
-    /// Waits for the next load to finish; throws if it fails instead.
-    public func loadFinished(timeout: Double = 20) async throws {
+    /// Waits for the next load (of `url`, when given) to finish; throws if it fails instead.
+    public func loadFinished(_ url: URL? = nil, timeout: Double = 20) async throws {
         let event = try await next("load to finish", timeout: timeout) {
-            if case .loadFinished = $0 { return true }
-            if case .loadFailed(_, _, let cancelled) = $0 { return !cancelled }
-            return false
+            switch $0 {
+            case .loadFinished(let finished): url == nil || finished == url
+            case .loadFailed(let failed, _, let cancelled): !cancelled && (url == nil || failed == url)
+            default: false
+            }
         }
         if case .loadFailed(let url, let message, _) = event {
             throw HybridError.engine(.loadFailed(url: url?.absoluteString ?? "?", message: message))
@@ -60,18 +62,22 @@ public final class EventRecorder {
 }
 
 extension WebEngine {
+    /// Runs `start` and waits for the load it begins (of `url`, when given) to finish; throws if
+    /// it fails instead. The engine is observed before `start` runs, so no event is missed.
+    public func waitForLoad(of url: URL? = nil, timeout: Double = 20, after start: () -> Void) async throws {
+        let recorder = EventRecorder(self)
+        start()
+        try await recorder.loadFinished(url, timeout: timeout)
+    }
+
     /// Loads HTML and waits for it to finish.
     public func loadHTMLAndWait(_ html: String, baseURL: URL? = URL(string: "https://test.hybridkit.invalid/"), timeout: Double = 20) async throws {
-        let recorder = EventRecorder(self)
-        loadHTML(html, baseURL: baseURL)
-        try await recorder.loadFinished(timeout: timeout)
+        try await waitForLoad(timeout: timeout) { loadHTML(html, baseURL: baseURL) }
     }
 
     /// Loads a URL and waits for it to finish.
     public func loadAndWait(_ url: URL, timeout: Double = 20) async throws {
-        let recorder = EventRecorder(self)
-        load(url)
-        try await recorder.loadFinished(timeout: timeout)
+        try await waitForLoad(timeout: timeout) { load(url) }
     }
 
     /// Polls a JavaScript condition until it is true.

@@ -29,6 +29,9 @@ struct BenchOptions: Sendable {
     /// The engines `--engine` names.
     static let engines = ["webkit", "blink"]
 
+    /// How long a suite waits for one page load before it stops with an error instead of hanging.
+    static let loadTimeout: Double = 120
+
     #if os(Linux)
     /// A new provider of the chosen engine with its own ephemeral session (its own WebKit
     /// context, or its own Chromium browser).

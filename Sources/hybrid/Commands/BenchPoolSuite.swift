@@ -3,6 +3,7 @@ import Foundation
 import HybridCore
 import HybridGTK
 import HybridServer
+import HybridTestSupport
 
 /// `hybrid bench pool`: what the warm pool and the parallel preload save when a container opens
 /// a page, measured side by side in one run.
@@ -81,7 +82,7 @@ enum PoolBenchSuite: BenchSuite {
         let began = Date()
         let view = try HybridWebView(provider: provider)
         defer { view.close() }
-        try await finished(view, url) { view.load(url) }
+        try await view.engine.waitForLoad(of: url, timeout: BenchOptions.loadTimeout) { view.load(url) }
         return Date().timeIntervalSince(began) * 1000
     }
 
@@ -89,7 +90,7 @@ enum PoolBenchSuite: BenchSuite {
         let began = Date()
         let view = try await pool.dequeue()
         defer { pool.enqueue(view) }
-        try await finished(view, url) { view.load(url) }
+        try await view.engine.waitForLoad(of: url, timeout: BenchOptions.loadTimeout) { view.load(url) }
         let elapsed = Date().timeIntervalSince(began) * 1000
         // Not timed: the view handed out showed no earlier page (its history is this page alone).
         let history = try await view.engine.evaluate("history.length")
@@ -107,31 +108,8 @@ enum PoolBenchSuite: BenchSuite {
         defer { view.close() }
         // Started at once, as the normal load is: a plain Task would start the view's content
         // process one main-loop turn (3-5 ms measured) later.
-        try await finished(view, url) { Task.immediate { await view.load(url, preloaded: page) } }
+        try await view.engine.waitForLoad(of: url, timeout: BenchOptions.loadTimeout) { Task.immediate { await view.load(url, preloaded: page) } }
         return Date().timeIntervalSince(began) * 1000
-    }
-
-    /// Runs `start` and waits for the view's engine to finish loading `url`.
-    @MainActor private static func finished(_ view: HybridWebView, _ url: URL, _ start: () -> Void) async throws {
-        var token: ObservationToken?
-        defer { token?.cancel() }
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            var resumed = false
-            token = view.engine.observe { event in
-                guard !resumed else { return }
-                switch event {
-                case .loadFinished(let finished) where finished == url:
-                    resumed = true
-                    continuation.resume()
-                case .loadFailed(let failed, let message, let cancelled) where failed == url && !cancelled:
-                    resumed = true
-                    continuation.resume(throwing: HybridError.engine(.loadFailed(url: url.absoluteString, message: message)))
-                default:
-                    break
-                }
-            }
-            start()
-        }
     }
 
     /// Lets closed views' processes exit and the pool's warm-up finish before the next timing.

@@ -3,6 +3,7 @@ import Foundation
 import HybridCore
 import HybridGTK
 import HybridServer
+import HybridTestSupport
 
 /// `hybrid bench proxy`: what carrying a request natively costs. The same page POSTs the same
 /// 64 KB body to the same loopback echo handler, once with the engine's own `fetch` and once
@@ -36,7 +37,7 @@ enum ProxyBenchSuite: BenchSuite {
         if let script = ProxyModule.userScript(policy: policy) { configuration.engine.userScripts.append(script) }
         let view = try HybridWebView(provider: provider, configuration: configuration)
         defer { view.close() }
-        try await loadFinished(view, server.url("/bench/page"))
+        try await view.engine.waitForLoad(timeout: BenchOptions.loadTimeout) { view.load(server.url("/bench/page")) }
         let result = try await view.engine.callAsync("""
             await window.hybrid.ready;
             const body = new Uint8Array(65536);
@@ -77,25 +78,6 @@ enum ProxyBenchSuite: BenchSuite {
         private var count = 0
         func add() { lock.withLock { count += 1 } }
         var value: Int { lock.withLock { count } }
-    }
-
-    @MainActor private static func loadFinished(_ view: HybridWebView, _ url: URL) async throws {
-        var token: ObservationToken?
-        defer { token?.cancel() }
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            var resumed = false
-            token = view.engine.observe { event in
-                guard !resumed else { return }
-                switch event {
-                case .loadFinished: resumed = true; continuation.resume()
-                case .loadFailed(_, let message, false):
-                    resumed = true
-                    continuation.resume(throwing: HybridError.engine(.loadFailed(url: url.absoluteString, message: message)))
-                default: break
-                }
-            }
-            view.load(url)
-        }
     }
 }
 #endif

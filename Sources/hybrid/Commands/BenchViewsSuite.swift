@@ -3,6 +3,7 @@ import Foundation
 import HybridCore
 import HybridBlink
 import HybridGTK
+import HybridTestSupport
 
 /// `hybrid bench views`: creates, loads and destroys views in a loop and watches the UI
 /// process's memory. A leak (a GObject reference, a signal box, a pending call) shows as
@@ -26,7 +27,7 @@ enum ViewsBenchSuite: BenchSuite {
         for index in 1...count {
             let began = Date()
             let engine = try provider.makeEngine(EngineConfiguration())
-            try await loadFinished(engine) { engine.loadHTML(page, baseURL: URL(string: "https://views.hybridkit.invalid/")) }
+            try await engine.waitForLoad(timeout: BenchOptions.loadTimeout) { engine.loadHTML(page, baseURL: URL(string: "https://views.hybridkit.invalid/")) }
             engine.close()
             timings.append(Date().timeIntervalSince(began) * 1000)
             if index == 20 {
@@ -49,23 +50,6 @@ enum ViewsBenchSuite: BenchSuite {
     /// Lets WebKit finish tearing closed views down (their processes exit asynchronously).
     @MainActor private static func settle() async throws {
         try await Task.sleep(nanoseconds: 1_000_000_000)
-    }
-
-    @MainActor private static func loadFinished(_ engine: any WebEngine, _ start: () -> Void) async throws {
-        var token: ObservationToken?
-        defer { token?.cancel() }
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            var resumed = false
-            token = engine.observe { event in
-                guard !resumed else { return }
-                switch event {
-                case .loadFinished: resumed = true; continuation.resume()
-                case .loadFailed(_, let message, false): resumed = true; continuation.resume(throwing: HybridError.engine(.loadFailed(url: "page", message: message)))
-                default: break
-                }
-            }
-            start()
-        }
     }
 
     /// Resident set size of this (the UI) process, from /proc/self/statm.
