@@ -231,7 +231,7 @@ public final class BlinkWebEngine: WebEngine {
         attachQueue = attachQueue ?? []
         let browser = browser
         // The viewport is set by device-metrics emulation once attached (size only applies to new windows).
-        browser.send("Target.createTarget", ["url": "about:blank"]) { [weak self] result in
+        browser.send("Target.createTarget", ["url": "about:blank", "newWindow": true]) { [weak self] result in
             guard case .success(let created) = result, let target = created.string("targetId") else {
                 self?.attachFailed()
                 return

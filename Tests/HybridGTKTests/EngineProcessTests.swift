@@ -122,6 +122,25 @@ struct EngineProcessTests {
         engine.setVisible(true)
         try await engine.waitUntil("document.visibilityState === 'visible'", timeout: 5)
     }
+
+    /// Every view is visible on its own: a new view does not hide the others (as a new tab
+    /// would), and hiding one leaves the others visible.
+    @Test(arguments: EngineKind.allCases)
+    func eachViewsVisibilityIsItsOwn(_ kind: EngineKind) async throws {
+        let first = try kind.makeEngine()
+        let second = try kind.makeEngine()
+        defer { first.close(); second.close() }
+        try await first.loadHTMLAndWait("<p>first</p>")
+        try await second.loadHTMLAndWait("<p>second</p>")
+        #expect(try await first.evaluate("document.visibilityState") == "visible")
+        #expect(try await second.evaluate("document.visibilityState") == "visible")
+        first.setVisible(false)
+        try await first.waitUntil("document.visibilityState === 'hidden'", timeout: 5)
+        #expect(try await second.evaluate("document.visibilityState") == "visible")
+        first.setVisible(true)
+        try await first.waitUntil("document.visibilityState === 'visible'", timeout: 5)
+        #expect(try await second.evaluate("document.visibilityState") == "visible")
+    }
 }
 
 /// The width and height from a PNG's IHDR chunk.

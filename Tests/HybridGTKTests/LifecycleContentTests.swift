@@ -144,7 +144,6 @@ struct LifecycleContentTests {
 
     @Test(arguments: EngineKind.allCases)
     func preloadShowsTheFetchedHTMLAsTheRealURL(_ kind: EngineKind) async throws {
-        try kind.skipKnownBug(on: .blink, "a fresh view whose warm-up is overtaken by the preloaded page keeps Chromium's initial about:blank entry in the page's history.length (2), although Page.resetNavigationHistory empties the browser's list (docs/engines.md)")
         let rig = try LifecycleRig(kind)
         defer { rig.close() }
         let hits = rig.hits

@@ -51,7 +51,6 @@ struct LifecyclePoolTests {
 
     @Test(arguments: EngineKind.allCases)
     func deadViewsAreNeverHandedOut(_ kind: EngineKind) async throws {
-        try kind.skipKnownBug(on: .blink, "one of two killed pooled views is not retired as dead or unresponsive (docs/engines.md)")
         let rig = try LifecycleRig(kind)
         defer { rig.close() }
         let pool = WebViewPool(provider: rig.provider, policy: WebViewPoolPolicy(capacity: 2))
@@ -140,7 +139,6 @@ struct LifecyclePoolTests {
 
     @Test(arguments: EngineKind.allCases)
     func memoryPressureEmptiesThePoolAndReuseIsBounded(_ kind: EngineKind) async throws {
-        try kind.skipKnownBug(on: .blink, "memory pressure on a Blink pool hangs (docs/engines.md)")
         let rig = try LifecycleRig(kind)
         defer { rig.close() }
         let pool = WebViewPool(provider: rig.provider, policy: WebViewPoolPolicy(capacity: 2, maximumReuse: 2))
@@ -170,7 +168,6 @@ struct LifecyclePoolTests {
 
     @Test(arguments: EngineKind.allCases)
     func twentyKillsInARowAcrossPooledViews(_ kind: EngineKind) async throws {
-        try kind.skipKnownBug(on: .blink, "a view handed out before its warm-up document committed keeps Chromium's initial about:blank entry in the page's history.length (2) (docs/engines.md)")
         let rig = try LifecycleRig(kind)
         defer { rig.close() }
         var configuration = HybridWebViewConfiguration()
