@@ -149,11 +149,17 @@ extension BlinkWebEngine {
         switch handler.kind {
         case .noReply(let receive):
             receive(message)
-        case .reply(let answer):
-            Task.immediate { @MainActor [weak self] in
-                let reply = await answer(message)
-                guard let self, !self.isClosed else { return }
-                self.fire("Runtime.callFunctionOn", BlinkUserContent.replyCall(handler, id: Double(id) ?? 0, reply: reply, context: context))
+        case .reply(let answerer):
+            let callID = Double(id) ?? 0
+            switch answerer(message) {
+            case .now(let reply):
+                fire("Runtime.callFunctionOn", BlinkUserContent.replyCall(handler, id: callID, reply: reply, context: context))
+            case .later(let work):
+                Task.immediate { @MainActor [weak self] in
+                    let reply = await work()
+                    guard let self, !self.isClosed else { return }
+                    self.fire("Runtime.callFunctionOn", BlinkUserContent.replyCall(handler, id: callID, reply: reply, context: context))
+                }
             }
         }
     }

@@ -68,7 +68,7 @@ private let listChangedThunk: ListChangedThunk = { _, _, _, data in
         engine.emit(.backForwardChanged(canGoBack: engine.canGoBack, canGoForward: engine.canGoForward))
     }
 }
-private typealias ReplyHandlerBox = (engine: Weakly, name: String, handler: ScriptMessageHandler.Handler)
+private typealias ReplyHandlerBox = (engine: Weakly, name: String, answerer: ScriptMessageHandler.Answerer)
 private typealias ReceiverBox = (engine: Weakly, name: String, receiver: ScriptMessageHandler.Receiver)
 
 private let messageReplyThunk: MessageReplyThunk = { _, value, reply, data in
@@ -76,17 +76,22 @@ private let messageReplyThunk: MessageReplyThunk = { _, value, reply, data in
     return onMain((data, value, reply)) { data, value, reply in
         guard let box = signalHandler(data, as: ReplyHandlerBox.self), box.engine.value != nil else { return 0 }
         let message = ScriptMessage(name: box.name, body: JSCConversion.messageBody(value))
-        // Keep the reply and the value's JS context alive until the handler answers.
-        webkit_script_message_reply_ref(reply)
-        let context = jsc_value_get_context(value)
-        g_object_ref(UnsafeMutableRawPointer(context))
-        let pointers = ReplyPointers(reply: reply, context: context)
-        let handler = box.handler
-        // Started at once, inside this signal: a handler that does not suspend answers before
-        // the signal returns, with no hop through the main queue (and its eventfd wake-up).
-        Task.immediate { @MainActor in
-            let answer = await handler(message)
-            pointers.answer(answer)
+        switch box.answerer(message) {
+        case .now(let answer):
+            ReplyPointers.answer(answer, reply: reply, context: jsc_value_get_context(value))
+        case .later(let work):
+            // Keep the reply and the value's JS context alive until the handler answers.
+            webkit_script_message_reply_ref(reply)
+            let context = jsc_value_get_context(value)
+            g_object_ref(UnsafeMutableRawPointer(context))
+            let pointers = ReplyPointers(reply: reply, context: context)
+            // Started at once, inside this signal: work that does not suspend answers before
+            // the signal returns, with no hop through the main queue (and its eventfd wake-up).
+            Task.immediate { @MainActor in
+                let answer = await work()
+                ReplyPointers.answer(answer, reply: pointers.reply, context: pointers.context)
+                pointers.release()
+            }
         }
         return 1
     }
@@ -99,7 +104,7 @@ private let messageThunk: MessageThunk = { _, value, data in
     }
 }
 
-/// A pending message reply: answered once, then both references are dropped.
+/// A message reply that outlives its signal: answered once, then both references are dropped.
 private final class ReplyPointers: @unchecked Sendable {
     let reply: OpaquePointer
     let context: OpaquePointer?
@@ -109,7 +114,13 @@ private final class ReplyPointers: @unchecked Sendable {
         self.context = context
     }
 
-    @MainActor func answer(_ answer: ScriptReply) {
+    @MainActor func release() {
+        webkit_script_message_reply_unref(reply)
+        if let context { g_object_unref(UnsafeMutableRawPointer(context)) }
+    }
+
+    /// Answers `reply` with a value made in `context` (the posted value's JS context).
+    @MainActor static func answer(_ answer: ScriptReply, reply: OpaquePointer, context: OpaquePointer?) {
         if case .error(let message) = answer {
             webkit_script_message_reply_return_error_message(reply, message)
         } else if let context, let value = JSCConversion.value(for: answer, in: context) {
@@ -118,8 +129,6 @@ private final class ReplyPointers: @unchecked Sendable {
         } else {
             webkit_script_message_reply_return_error_message(reply, "reply is not valid JSON")
         }
-        webkit_script_message_reply_unref(reply)
-        if let context { g_object_unref(UnsafeMutableRawPointer(context)) }
     }
 }
 

@@ -35,24 +35,31 @@ final class WKMessageProxy: NSObject, WKScriptMessageHandlerWithReply, WKScriptM
         _ userContentController: WKUserContentController, didReceive message: WKScriptMessage,
         replyHandler: @escaping @MainActor @Sendable (Any?, String?) -> Void
     ) {
-        guard let handler = handler(for: message), case .reply(let reply) = handler.kind else {
+        guard let handler = handler(for: message), case .reply(let answerer) = handler.kind else {
             replyHandler(nil, "no handler for \(message.name)")
             return
         }
         let scriptMessage = ScriptMessage(name: message.name, body: WKScriptValue.messageBody(message.body))
-        Task { @MainActor in
-            switch await reply(scriptMessage) {
-            case .string(let text):
-                replyHandler(text, nil)
-            case .json(let text):
-                if let object = WKScriptValue.foundationObject(jsonText: text) {
-                    replyHandler(object, nil)
-                } else {
-                    replyHandler(nil, "reply is not valid JSON")
-                }
-            case .error(let message):
-                replyHandler(nil, message)
+        switch answerer(scriptMessage) {
+        case .now(let reply):
+            Self.send(reply, to: replyHandler)
+        case .later(let work):
+            Task.immediate { @MainActor in Self.send(await work(), to: replyHandler) }
+        }
+    }
+
+    private static func send(_ reply: ScriptReply, to replyHandler: @MainActor @Sendable (Any?, String?) -> Void) {
+        switch reply {
+        case .string(let text):
+            replyHandler(text, nil)
+        case .json(let text):
+            if let object = WKScriptValue.foundationObject(jsonText: text) {
+                replyHandler(object, nil)
+            } else {
+                replyHandler(nil, "reply is not valid JSON")
             }
+        case .error(let message):
+            replyHandler(nil, message)
         }
     }
 

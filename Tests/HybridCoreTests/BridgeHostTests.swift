@@ -16,13 +16,13 @@ struct BridgeHostTests {
         return (host, engine)
     }
 
-    func replyHandler(_ host: BridgeHost) throws -> ScriptMessageHandler.Handler {
+    func replyHandler(_ host: BridgeHost) throws -> ScriptMessageHandler.Answerer {
         guard case .reply(let handler) = try #require(host.messageHandlers.first).kind else { throw BridgeFailure.internalError("no reply handler") }
         return handler
     }
 
     func post(_ host: BridgeHost, _ text: String) async throws -> JSONValue? {
-        guard case .string(let reply) = await try replyHandler(host)(ScriptMessage(name: "hybrid", body: .string(text))) else { return nil }
+        guard case .string(let reply) = try await replyHandler(host)(ScriptMessage(name: "hybrid", body: .string(text))).reply() else { return nil }
         return try? JSONValue(jsonText: reply)
     }
 
@@ -77,8 +77,8 @@ struct BridgeHostTests {
         engine.commit(Self.page)
         _ = try await post(host, Wire.hello())
         let handler = try replyHandler(host)
-        async let first = handler(ScriptMessage(name: "hybrid", body: .string(Wire.call(id: 1, action: "wait"))))
-        async let second = handler(ScriptMessage(name: "hybrid", body: .string(Wire.call(id: 2, action: "wait"))))
+        async let first = handler(ScriptMessage(name: "hybrid", body: .string(Wire.call(id: 1, action: "wait")))).reply()
+        async let second = handler(ScriptMessage(name: "hybrid", body: .string(Wire.call(id: 2, action: "wait")))).reply()
         #expect(await eventually { host.router.pendingCount == 2 })
         engine.terminateContentProcess()
         for reply in await [first, second] {
@@ -183,7 +183,7 @@ struct BridgeHostTests {
         engine.commit(Self.page)
         _ = try await post(host, Wire.hello())
         let handler = try replyHandler(host)
-        async let pending = handler(ScriptMessage(name: "hybrid", body: .string(Wire.call(id: 1, action: "wait"))))
+        async let pending = handler(ScriptMessage(name: "hybrid", body: .string(Wire.call(id: 1, action: "wait")))).reply()
         #expect(await eventually { host.router.pendingCount == 1 })
         host.detach()
         guard case .string(let text) = await pending else { Issue.record(); return }

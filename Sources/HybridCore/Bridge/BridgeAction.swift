@@ -14,6 +14,8 @@ public struct BridgeAction: Sendable {
     /// Decodes params from their JSON bytes (already checked to be one well-formed value).
     let decodeParams: @Sendable (UnsafeBufferPointer<UInt8>) throws -> any Sendable
     let invoke: nonisolated(nonsending) @Sendable (any Sendable, BridgeCallContext) async throws -> String
+    /// Set for actions declared with ``immediate(_:_:)``: runs the call to its end, synchronously.
+    let invokeNow: (@MainActor @Sendable (any Sendable, BridgeCallContext) throws -> String)?
 
     /// Declares an action.
     /// - Parameters:
@@ -27,7 +29,38 @@ public struct BridgeAction: Sendable {
         _ name: String, _ handler: nonisolated(nonsending) @escaping @Sendable (Params, BridgeCallContext) async throws -> Result
     ) {
         self.name = name
-        decodeParams = { bytes in
+        decodeParams = Self.decoder(for: Params.self)
+        invoke = { params, context in
+            let result = try await handler(try Self.typed(params, context), context)
+            return try BridgeJSON.encode(result)
+        }
+        invokeNow = nil
+    }
+
+    private init(_ name: String, decodeParams: @escaping @Sendable (UnsafeBufferPointer<UInt8>) throws -> any Sendable,
+                 invokeNow: @escaping @MainActor @Sendable (any Sendable, BridgeCallContext) throws -> String) {
+        self.name = name
+        self.decodeParams = decodeParams
+        self.invokeNow = invokeNow
+        invoke = { params, context in try await MainActor.run { try invokeNow(params, context) } }
+    }
+
+    /// Declares an action whose handler answers at once: it runs on the main actor inside the
+    /// engine's message callback, with no task made for the call, so a call costs little more
+    /// than the engine's own round trip. Use it for quick answers (state the app holds); it
+    /// cannot report progress or be cancelled, since it never suspends.
+    public static func immediate<Params: Decodable & Sendable, Result: Encodable & Sendable>(
+        _ name: String, _ handler: @escaping @MainActor @Sendable (Params, BridgeCallContext) throws -> Result
+    ) -> BridgeAction {
+        BridgeAction(name, decodeParams: decoder(for: Params.self)) { params, context in
+            try BridgeJSON.encode(try handler(try typed(params, context), context))
+        }
+    }
+
+    private static func decoder<Params: Decodable & Sendable>(for type: Params.Type)
+        -> @Sendable (UnsafeBufferPointer<UInt8>) throws -> any Sendable
+    {
+        { bytes in
             if Params.self == BridgeEmpty.self { return BridgeEmpty() }
             if Params.self == String.self || Params.self == JSONValue.self {
                 var scanner = BridgeJSONScanner(bytes)
@@ -37,13 +70,13 @@ public struct BridgeAction: Sendable {
             }
             return try JSONDecoder().decode(Params.self, from: Data(bytes))
         }
-        invoke = { params, context in
-            guard let params = params as? Params else {
-                throw BridgeFailure.internalError("params of \(context.module).\(context.action) lost their type")
-            }
-            let result = try await handler(params, context)
-            return try BridgeJSON.encode(result)
+    }
+
+    private static func typed<Params>(_ params: any Sendable, _ context: BridgeCallContext) throws -> Params {
+        guard let params = params as? Params else {
+            throw BridgeFailure.internalError("params of \(context.module).\(context.action) lost their type")
         }
+        return params
     }
 }
 

@@ -110,10 +110,10 @@ public final class BridgeHost {
         case .url:
             return []
         case .isolatedReply, .pageReply:
-            return [ScriptMessageHandler(name: options.handlerName, world: world) { [weak self] message in
-                guard let self else { return .json("null") }
-                return await self.reply(to: message)
-            }]
+            return [ScriptMessageHandler(name: options.handlerName, world: world, answer: { [weak self] message in
+                guard let self else { return .now(.json("null")) }
+                return self.answer(message)
+            })]
         case .isolatedCallback, .pageCallback:
             return [ScriptMessageHandler(name: options.handlerName, world: world) { [weak self] message in
                 self?.receiveWithoutReply(message)
@@ -193,9 +193,11 @@ public final class BridgeHost {
         }
     }
 
-    private func reply(to message: ScriptMessage) async -> ScriptReply {
-        let response = await router.receive(text(of: message), origin: currentOrigin)
-        return .string(response.text ?? "")
+    private func answer(_ message: ScriptMessage) -> ScriptAnswer {
+        switch router.answer(text(of: message), origin: currentOrigin) {
+        case .now(let response): .now(.string(response.text ?? ""))
+        case .later(let work): .later { .string(await work().text ?? "") }
+        }
     }
 
     private func receiveWithoutReply(_ message: ScriptMessage) {

@@ -12,19 +12,29 @@ extension BridgeRouter {
     ///   - origin: The origin of the main frame's current document.
     ///   - source: ``Source/mainFrame`` only for messages the host itself fetched from the main frame.
     public func receive(_ text: String, origin: BridgeOrigin?, source: Source = .document) async -> BridgeResponse {
+        switch answer(text, origin: origin, source: source) {
+        case .now(let response): response
+        case .later(let work): await work()
+        }
+    }
+
+    /// Handles one message as ``receive(_:origin:source:)`` does, answering at once when nothing
+    /// has to wait: a refusal, a hello, a cancel, a call of an ``BridgeAction/immediate(_:_:)``
+    /// action. Otherwise the answer is the call's work, to be awaited at once.
+    public func answer(_ text: String, origin: BridgeOrigin?, source: Source = .document) -> BridgeAnswer {
         switch decoder.decode(text) {
         case .failure(let failure):
             log(.warning, failure.failure, origin: origin)
-            return .reply(BridgeWire.failure(id: failure.callID, failure.failure))
+            return .now(.reply(BridgeWire.failure(id: failure.callID, failure.failure)))
         case .success(.hello(let nonce)):
-            return hello(nonce: nonce, origin: origin, source: source)
+            return .now(hello(nonce: nonce, origin: origin, source: source))
         case .success(.cancel(let id, let nonce)):
             if let document = admit(nonce: nonce, source: source), let token = calls.token(generation: document.generation, id: id) {
                 finish(token, .failure(.cancelled))
             }
-            return .reply(#"{"t":"ack"}"#)
+            return .now(.reply(#"{"t":"ack"}"#))
         case .success(.call(let call)):
-            return await handle(call, origin: origin, source: source)
+            return handle(call, origin: origin, source: source)
         }
     }
 
@@ -56,10 +66,10 @@ extension BridgeRouter {
         return document
     }
 
-    private func handle(_ call: BridgeCall, origin: BridgeOrigin?, source: Source) async -> BridgeResponse {
-        func refuse(_ failure: BridgeFailure, level: BridgeLogEntry.Level = .info) -> BridgeResponse {
+    private func handle(_ call: BridgeCall, origin: BridgeOrigin?, source: Source) -> BridgeAnswer {
+        func refuse(_ failure: BridgeFailure, level: BridgeLogEntry.Level = .info) -> BridgeAnswer {
             log(level, failure, origin: origin, module: call.module, action: call.action)
-            return .reply(BridgeWire.failure(id: call.id, failure))
+            return .now(.reply(BridgeWire.failure(id: call.id, failure)))
         }
         guard let document = admit(nonce: call.nonce, source: source) else {
             return refuse(.denied("the call does not come from the current document"), level: .warning)
@@ -85,7 +95,22 @@ extension BridgeRouter {
         guard calls.count < limits.maxInFlight, calls.bytes + call.size <= limits.maxInFlightBytes else {
             return refuse(.queueFull(limit: limits.maxInFlight), level: .warning)
         }
-        return await run(call, action: action, params: params, origin: origin, generation: document.generation)
+        let generation = document.generation
+        if let invokeNow = action.invokeNow {
+            return .now(runNow(call, invokeNow, params: params, origin: origin, generation: generation))
+        }
+        return .later { [self] in await run(call, action: action, params: params, origin: origin, generation: generation) }
+    }
+
+    /// Runs an immediate action's call to its end: nothing can cancel or time out a handler
+    /// that never suspends, so the call is never in the table of pending calls.
+    private func runNow(_ call: BridgeCall, _ invoke: @MainActor (any Sendable, BridgeCallContext) throws -> String,
+                        params: any Sendable, origin: BridgeOrigin?, generation: Int) -> BridgeResponse {
+        let context = BridgeCallContext(callID: call.id, module: call.module, action: call.action, origin: origin,
+                                        availableModules: moduleNames(for: origin))
+        let result: Result<String, BridgeFailure>
+        do { result = .success(try invoke(params, context)) } catch { result = .failure(BridgeFailure(error)) }
+        return complete(id: call.id, module: call.module, action: call.action, generation: generation, result)
     }
 
     private func deniedOrigin(_ origin: BridgeOrigin?, _ call: BridgeCall) -> BridgeFailure {
@@ -140,24 +165,31 @@ extension BridgeRouter {
         guard let entry = calls.remove(token) else { return }
         entry.task?.cancel()
         deadlines.remove(token)
-        let delivered = entry.generation == document?.generation
+        let response = complete(id: entry.id, module: entry.module, action: entry.action, generation: entry.generation, result)
+        if let continuation = entry.continuation { continuation.resume(returning: response) } else { answered[token] = response }
+    }
+
+    /// The answer to a call that has ended, reported to ``onCompletion``; dropped (and logged)
+    /// when the call's document is no longer the current one.
+    private func complete(id: Int, module: String, action: String, generation: Int,
+                          _ result: Result<String, BridgeFailure>) -> BridgeResponse {
+        let delivered = generation == document?.generation
         let text: String
         let code: String?
         switch result {
         case .success(let value):
-            text = BridgeWire.success(id: entry.id, valueJSON: value)
+            text = BridgeWire.success(id: id, valueJSON: value)
             code = nil
         case .failure(let failure):
-            text = BridgeWire.failure(id: entry.id, failure)
+            text = BridgeWire.failure(id: id, failure)
             code = failure.code
         }
         if !delivered {
-            logger?(BridgeLogEntry(level: .info, code: "dropped", message: "reply to call \(entry.id) dropped: its document is gone",
-                                   module: entry.module, action: entry.action))
+            logger?(BridgeLogEntry(level: .info, code: "dropped", message: "reply to call \(id) dropped: its document is gone",
+                                   module: module, action: action))
         }
-        onCompletion?(BridgeCompletion(callID: entry.id, module: entry.module, action: entry.action, code: code, delivered: delivered))
-        let response: BridgeResponse = delivered ? .reply(text) : .dropped
-        if let continuation = entry.continuation { continuation.resume(returning: response) } else { answered[token] = response }
+        onCompletion?(BridgeCompletion(callID: id, module: module, action: action, code: code, delivered: delivered))
+        return delivered ? .reply(text) : .dropped
     }
 
     func dropCalls(except generation: Int) {

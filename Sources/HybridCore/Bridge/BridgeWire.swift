@@ -106,3 +106,11 @@ public enum BridgeResponse: Sendable, Equatable {
     /// The reply text, if any.
     public var text: String? { if case .reply(let text) = self { text } else { nil } }
 }
+
+/// A message's answer: known at once, or the work that will produce it.
+public enum BridgeAnswer {
+    /// The answer, with nothing left to run.
+    case now(BridgeResponse)
+    /// A call whose handler may suspend: await this at once (it registers the call as it starts).
+    case later(@MainActor () async -> BridgeResponse)
+}

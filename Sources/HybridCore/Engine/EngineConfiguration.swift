@@ -86,9 +86,28 @@ public enum ScriptReply: Sendable, Equatable {
     case error(String)
 }
 
+/// A reply handler's answer to one message: known at once, or still to be worked out.
+public enum ScriptAnswer: Sendable {
+    /// Sent at once, from inside the engine's callback: no task is started for the message.
+    case now(ScriptReply)
+    /// Worked out by this closure, in a task the engine adapter starts at once on the main actor.
+    case later(@MainActor @Sendable () async -> ScriptReply)
+
+    /// The reply, awaited when it is still to be worked out.
+    @MainActor public func reply() async -> ScriptReply {
+        switch self {
+        case .now(let reply): reply
+        case .later(let work): await work()
+        }
+    }
+}
+
 /// A named script message handler registered when the engine is created.
 public struct ScriptMessageHandler: Sendable {
     public typealias Handler = @MainActor @Sendable (ScriptMessage) async -> ScriptReply
+    /// Answers a message at once when it can (``ScriptAnswer/now(_:)``): a message round trip is
+    /// then only the engine's own work, which matters for a bridge's every call.
+    public typealias Answerer = @MainActor @Sendable (ScriptMessage) -> ScriptAnswer
     public typealias Receiver = @MainActor @Sendable (ScriptMessage) -> Void
 
     public var name: String
@@ -98,14 +117,20 @@ public struct ScriptMessageHandler: Sendable {
     public var kind: Kind
 
     public enum Kind: Sendable {
-        case reply(Handler)
+        case reply(Answerer)
         case noReply(Receiver)
     }
 
+    /// A handler that replies, always asynchronously.
     public init(name: String, world: ScriptWorld = .page, reply handler: @escaping Handler) {
+        self.init(name: name, world: world, answer: { message in .later { await handler(message) } })
+    }
+
+    /// A handler that replies at once when it can.
+    public init(name: String, world: ScriptWorld = .page, answer: @escaping Answerer) {
         self.name = name
         self.world = world
-        self.kind = .reply(handler)
+        self.kind = .reply(answer)
     }
 
     public init(name: String, world: ScriptWorld = .page, receive receiver: @escaping Receiver) {

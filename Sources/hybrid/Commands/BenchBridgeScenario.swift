@@ -22,7 +22,8 @@ final class BridgeBenchmark {
         let allowedOrigins: [OriginPattern] = ["https://bench.hybridkit.invalid"]
         var actions: [BridgeAction] {
             [
-                Action("empty") { (_: Empty, _) in BridgeEmpty() },
+                .immediate("empty") { (_: Empty, _) in BridgeEmpty() },
+                Action("emptyAsync") { (_: Empty, _) in BridgeEmpty() },
                 Action("echo") { (text: String, _) in text },
             ]
         }
@@ -43,16 +44,16 @@ final class BridgeBenchmark {
         var configuration = EngineConfiguration()
         host.configure(&configuration)
         // The floor: a reply handler in the page's world that answers with what it got.
-        configuration.messageHandlers.append(ScriptMessageHandler(name: "raw") { message in
-            if case .string(let text) = message.body { return .string(text) }
-            return .string("")
-        })
+        configuration.messageHandlers.append(ScriptMessageHandler(name: "raw", answer: { message in
+            if case .string(let text) = message.body { return .now(.string(text)) }
+            return .now(.string(""))
+        }))
         // The isolation floor: the same reply handler in the bridge's isolated world, reached from
         // the page through a DOM event relay, as any isolated-world design must (no HybridKit code).
-        configuration.messageHandlers.append(ScriptMessageHandler(name: "rawRelay", world: .named(host.options.worldName)) { message in
-            if case .string(let text) = message.body { return .string(text) }
-            return .string("")
-        })
+        configuration.messageHandlers.append(ScriptMessageHandler(name: "rawRelay", world: .named(host.options.worldName), answer: { message in
+            if case .string(let text) = message.body { return .now(.string(text)) }
+            return .now(.string(""))
+        }))
         let engine = try provider.makeEngine(configuration)
         defer { engine.close() }
         let navigation = Navigation(host)
@@ -71,6 +72,7 @@ final class BridgeBenchmark {
             "if ((await window.webkit.messageHandlers.raw.postMessage(__big)).length !== __big.length) throw new Error('raw echo')",
             "if ((await hybrid.call('bench', 'echo', __big)).length !== __big.length) throw new Error('echo')")
         let (relay, hybridVsRelay) = try await interleaved(engine, n, "await __relay('')", hybridStep)
+        let (rawVsAsync, hybridAsync) = try await interleaved(engine, n, rawStep, "await hybrid.call('bench', 'emptyAsync')")
         let (hybridAgain, url) = try await interleaved(engine, n / 2,
             hybridStep, "await hybrid.call('bench', 'empty', {}, { transport: 'url' })")
         let events = try await eventsPerSecond(engine, host: host, count: 50_000)
@@ -79,6 +81,7 @@ final class BridgeBenchmark {
             ("url_transport_rt_ms", url), ("events_per_s", events), ("isolated_relay_rt_ms", relay),
             ("overhead_ratio", hybrid / raw), ("overhead_ratio_1mb", hybridBig / rawBig), ("url_vs_hybrid_ratio", url / hybridAgain),
             ("overhead_vs_relay_ratio", hybridVsRelay / relay),
+            ("hybrid_async_rt_ms", hybridAsync), ("async_overhead_ratio", hybridAsync / rawVsAsync),
             ("iterations", Double(n)),
         ])
     }

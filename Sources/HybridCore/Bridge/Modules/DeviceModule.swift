@@ -22,7 +22,7 @@ public struct DeviceModule: BridgeModule {
 
     public var actions: [BridgeAction] {
         let info = DeviceInfo(appName: appName, appVersion: appVersion)
-        return [Action("info") { (_: Empty, _) in info }]
+        return [.immediate("info") { (_: Empty, _) in info }]
     }
 }
 

@@ -20,8 +20,8 @@ public struct HybridInfoModule: BridgeModule {
     public var actions: [BridgeAction] {
         let info = info
         return [
-            Action("info") { (_: Empty, context) in await info(context.origin) },
-            Action("ping") { (value: JSONValue, _) in value },
+            .immediate("info") { (_: Empty, context) in info(context.origin) },
+            .immediate("ping") { (value: JSONValue, _) in value },
         ]
     }
 }
