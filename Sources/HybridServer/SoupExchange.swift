@@ -109,7 +109,7 @@ private final class PendingReply {
             guard let data else { return }
             Unmanaged<PendingReply>.fromOpaque(data).release()
         }
-        g_source_set_callback(source, unsafeBitCast(fire, to: GSourceFunc.self), Unmanaged.passRetained(self).toOpaque(), release)
+        g_source_set_callback(source, fire, Unmanaged.passRetained(self).toOpaque(), release)
         g_source_attach(source, g_main_context_get_thread_default())
         g_source_unref(source)
     }

@@ -47,19 +47,19 @@ struct EngineProcessTests {
     func closeFailsPendingCallsAndSilencesEvents(_ kind: EngineKind) async throws {
         let engine = try kind.makeEngine()
         try await engine.loadHTMLAndWait("<p>x</p>")
-        var eventsAfterClose = 0
-        var closed = false
-        let token = engine.observe { _ in if closed { eventsAfterClose += 1 } }
+        let eventsAfterClose = Locked(0)
+        let closed = Locked(false)
+        let token = engine.observe { _ in if closed.value { eventsAfterClose.mutate { $0 += 1 } } }
         let pending = Task { @MainActor in try await engine.callAsync("return await new Promise(() => {})") }
         try await Task.sleep(nanoseconds: 50_000_000)
         engine.close()
-        closed = true
+        closed.set(true)
         await #expect(throws: HybridError.engine(.closed)) { try await pending.value }
         await #expect(throws: HybridError.engine(.closed)) { try await engine.evaluate("1") }
         engine.close()  // idempotent
         engine.load(URL(string: "about:blank")!)
         try await Task.sleep(nanoseconds: 100_000_000)
-        #expect(eventsAfterClose == 0)
+        #expect(eventsAfterClose.value == 0)
         #expect(engine.url == nil)
         token.cancel()
     }
