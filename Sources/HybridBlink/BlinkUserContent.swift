@@ -14,6 +14,27 @@ enum BlinkUserContent {
     /// The world style sheets are injected from (kept away from the page's globals).
     static let styleWorld = "hybridkit-user-styles"
 
+    /// The world the title watcher runs in, and the binding it reports on.
+    static let titleWorld = "hybridkit-title"
+    static let titleBinding = "__hybridkitTitleChanged"
+
+    /// Reports the main frame's `document.title` whenever it changes. Chromium announces no
+    /// title change over DevTools (`Target.targetInfoChanged` comes only with navigations, and
+    /// the history entry's title is read at load end), so a title a script sets later, or
+    /// clears, would otherwise never reach the view.
+    static let titleWatcher = """
+        if (window === window.top) (() => {
+          let last = document.title;
+          const check = () => {
+            const title = document.title;
+            if (title === last) return;
+            last = title;
+            globalThis[\(titleBinding.jsStringLiteral)](title);
+          };
+          new MutationObserver(check).observe(document, { childList: true, subtree: true, characterData: true });
+        })();
+        """
+
     /// The binding a handler's messages arrive on (unique per world and name).
     static func bindingName(_ handler: ScriptMessageHandler) -> String {
         "__hybridkitPost_" + identifier(handler.world.name ?? "page") + "_" + identifier(handler.name)

@@ -155,6 +155,14 @@ extension BlinkWebEngine {
         emit(.titleChanged(title))
     }
 
+    /// The main frame's document changed its title (the title watcher): an empty title is none.
+    func pageTitleChanged(_ title: String) {
+        let title = title.isEmpty ? nil : title
+        guard title != currentTitle else { return }
+        currentTitle = title
+        emit(.titleChanged(title))
+    }
+
     /// Chromium titles an untitled page with its URL, without the scheme for http(s).
     static func isPlaceholderTitle(_ title: String, url: String?) -> Bool {
         guard !title.isEmpty, let url else { return true }

@@ -25,6 +25,8 @@ extension BlinkWebEngine {
             patterns.append(["urlPattern": .string("\(scheme):*"), "requestStage": "Request"])
         }
         send("Fetch.enable", ["patterns": .array(patterns)])
+        send("Runtime.addBinding", ["name": .string(BlinkUserContent.titleBinding), "executionContextName": .string(BlinkUserContent.titleWorld)])
+        addDocumentScript(BlinkUserContent.titleWatcher, world: BlinkUserContent.titleWorld, send: send)
         for handler in configuration.messageHandlers {
             var binding: [String: JSONValue] = ["name": .string(BlinkUserContent.bindingName(handler))]
             if let world = handler.world.name { binding["executionContextName"] = .string(world) }
@@ -137,6 +139,10 @@ extension BlinkWebEngine {
 
     /// A page called a handler's binding: `"<id>:<s|j><body>"` (id 0 = no reply wanted).
     func bindingCalled(_ params: JSONValue) {
+        if params.string("name") == BlinkUserContent.titleBinding {
+            pageTitleChanged(params.string("payload") ?? "")
+            return
+        }
         guard let binding = params.string("name"), let payload = params.string("payload"),
               let context = params.int("executionContextId"),
               let handler = configuration.messageHandlers.first(where: { BlinkUserContent.bindingName($0) == binding }),

@@ -23,6 +23,28 @@ struct EngineLoadingTests {
         #expect(!engine.isLoading)
     }
 
+    /// Blink announces no title change over DevTools; a loaded page's script-set title must still
+    /// reach the view (a cleared title is what the white-screen probe looks for).
+    @Test(arguments: EngineKind.allCases)
+    func aTitleThePageSetsOrClearsLaterIsReported(_ kind: EngineKind) async throws {
+        let pages = RecordingPages(["index.html": "<title>Index</title><p>hi</p>", "bare.html": "<p>no title</p>"])
+        let engine = try kind.makeEngine(kind.pages(pages))
+        defer { engine.close() }
+        let recorder = EventRecorder(engine)
+        try await engine.loadAndWait(kind.url("index.html"))
+        try await recorder.next("title") { $0 == .titleChanged("Index") }
+        _ = try await engine.evaluate("document.title = 'Later'; 0")
+        try await recorder.next("the new title") { $0 == .titleChanged("Later") }
+        #expect(engine.title == "Later")
+        _ = try await engine.evaluate("document.title = ''; 0")
+        try await recorder.next("no title") { $0 == .titleChanged(nil) }
+        #expect(engine.title == nil)
+        try await engine.loadAndWait(kind.url("bare.html"))
+        _ = try await engine.evaluate("document.title = 'Added'; 0")
+        try await recorder.next("an added title") { $0 == .titleChanged("Added") }
+        #expect(engine.title == "Added")
+    }
+
     @Test(arguments: EngineKind.allCases)
     func loadsACustomSchemeURL(_ kind: EngineKind) async throws {
         try kind.require(.customSchemeNavigation)

@@ -69,7 +69,6 @@ struct LifecycleRecoveryTests {
 
     @Test(arguments: EngineKind.allCases)
     func aBlankPageIsReloadedWhenTheViewBecomesVisible(_ kind: EngineKind) async throws {
-        try kind.skipKnownBug(on: .blink, "the blank page's load never finishes (docs/engines.md)")
         let rig = try LifecycleRig(kind)
         defer { rig.close() }
         let view = try rig.view()
