@@ -74,6 +74,7 @@ extension BlinkWebEngine {
         guard !Self.loadableSchemes.contains(url.scheme?.lowercased() ?? ""),
               configuration.schemeHandlers[url.scheme?.lowercased() ?? ""] == nil
         else { return }
+        if isMainFrame { navigationWillBeAbandoned(text) }
         let type: NavigationType = switch params.string("reason") {
         case "anchorClick": .linkActivated
         case "formSubmissionGet", "formSubmissionPost": .formSubmitted
@@ -97,6 +98,7 @@ extension BlinkWebEngine {
 
     private func loadingFailed(_ params: JSONValue) {
         guard let id = params.string("requestId"), let url = documentRequests.removeValue(forKey: id) else { return }
+        documentRequestFailed(url)
         var message = params.string("errorText") ?? "load failed"
         if let scheme = url.scheme?.lowercased(), !Self.loadableSchemes.contains(scheme) {
             // Chromium hands schemes it cannot load to the OS; say why the load went nowhere.
@@ -269,6 +271,8 @@ extension BlinkWebEngine {
         for dialog in openDialogs { dialog.value?.completeWithSafeDefault() }
         openDialogs.removeAll()
         worldContexts.removeAll()
+        // A dead renderer's doomed navigation is gone with it.
+        if doomedNavigation != nil { releaseHeldNavigations() }
         if loading {
             loading = false
             emit(.loadingChanged(false))

@@ -75,6 +75,11 @@ public final class BlinkWebEngine: WebEngine {
     var historyNavigationPending = false
     /// Main-frame document requests in flight (Network requestId → URL), for load failures.
     var documentRequests: [String: URL] = [:]
+    /// A main-frame navigation to a scheme Chromium cannot load, requested but not yet abandoned,
+    /// and the navigations held back until it is (``startNavigation(_:_:)``).
+    var doomedNavigation: (url: String, generation: Int)?
+    var heldNavigations: [(method: String, params: [String: JSONValue])] = []
+    var doomedGeneration = 0
 
     init(provider: BlinkEngineProvider, browser: BlinkBrowser, configuration: EngineConfiguration) {
         self.provider = provider
@@ -131,7 +136,7 @@ public final class BlinkWebEngine: WebEngine {
     }
 
     private func navigate(_ url: URL) {
-        fire("Page.navigate", ["url": .string(url.absoluteString)])
+        startNavigation("Page.navigate", ["url": .string(url.absoluteString)])
     }
 
     /// Schemes Chromium loads itself (anything else never reaches Fetch).
@@ -152,7 +157,7 @@ public final class BlinkWebEngine: WebEngine {
 
     public func reload() {
         guard prepareToLoad() else { return }
-        fire("Page.reload")
+        startNavigation("Page.reload")
     }
 
     public func goBack() { goToHistoryEntry(historyEntryIDs.back.last) }
@@ -161,7 +166,7 @@ public final class BlinkWebEngine: WebEngine {
     private func goToHistoryEntry(_ id: Int?) {
         guard let id, !isClosed else { return }
         historyNavigationPending = true
-        fire("Page.navigateToHistoryEntry", ["entryId": .number(Double(id))])
+        startNavigation("Page.navigateToHistoryEntry", ["entryId": .number(Double(id))])
     }
 
     /// Empties the back-forward list for real (Page.resetNavigationHistory); the current page stays.

@@ -9,7 +9,6 @@ import Testing
 struct LifecycleRecoveryTests {
     @Test(arguments: EngineKind.allCases)
     func aKilledProcessReloadsOnceThenShowsAnErrorPageWithRetry(_ kind: EngineKind) async throws {
-        try kind.skipKnownBug(on: .blink, "the reload after a renderer kill sometimes never finishes (docs/engines.md)")
         let rig = try LifecycleRig(kind)
         defer { rig.close() }
         let view = try rig.view()
