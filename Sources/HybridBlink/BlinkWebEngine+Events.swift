@@ -271,8 +271,8 @@ extension BlinkWebEngine {
         for dialog in openDialogs { dialog.value?.completeWithSafeDefault() }
         openDialogs.removeAll()
         worldContexts.removeAll()
-        // A dead renderer's doomed navigation is gone with it.
-        if doomedNavigation != nil { releaseHeldNavigations() }
+        // A dead renderer's navigation and replies are gone with it.
+        if !heldNavigations.isEmpty || doomedNavigation != nil || !holdingReplies.isEmpty { releaseHeldNavigations() }
         if loading {
             loading = false
             emit(.loadingChanged(false))

@@ -157,14 +157,20 @@ extension BlinkWebEngine {
             receive(message)
         case .reply(let answerer):
             let callID = Double(id) ?? 0
-            switch answerer(message) {
+            // A navigation the handler starts waits until its reply is in the page (HeldNavigations).
+            let token = replyStarted()
+            let deliver: @MainActor (ScriptReply) -> Void = { [weak self] reply in
+                guard let self, !self.isClosed else { return }
+                self.fire("Runtime.callFunctionOn", BlinkUserContent.replyCall(handler, id: callID, reply: reply, context: context)) {
+                    [weak self] in self?.replyDelivered(token)
+                }
+            }
+            switch BlinkReplyScope.$token.withValue(token, operation: { answerer(message) }) {
             case .now(let reply):
-                fire("Runtime.callFunctionOn", BlinkUserContent.replyCall(handler, id: callID, reply: reply, context: context))
+                deliver(reply)
             case .later(let work):
-                Task.immediate { @MainActor [weak self] in
-                    let reply = await work()
-                    guard let self, !self.isClosed else { return }
-                    self.fire("Runtime.callFunctionOn", BlinkUserContent.replyCall(handler, id: callID, reply: reply, context: context))
+                Task.immediate { @MainActor in
+                    deliver(await BlinkReplyScope.$token.withValue(token) { await work() })
                 }
             }
         }

@@ -75,11 +75,14 @@ public final class BlinkWebEngine: WebEngine {
     var historyNavigationPending = false
     /// Main-frame document requests in flight (Network requestId → URL), for load failures.
     var documentRequests: [String: URL] = [:]
-    /// A main-frame navigation to a scheme Chromium cannot load, requested but not yet abandoned,
-    /// and the navigations held back until it is (``startNavigation(_:_:)``).
-    var doomedNavigation: (url: String, generation: Int)?
+    /// What holds the view's own navigations back, and those held (BlinkWebEngine+HeldNavigations.swift):
+    /// a page's navigation Chromium will abandon, and replies to page messages not yet delivered.
+    var doomedNavigation: String?
+    var repliesInFlight: Set<Int> = []
+    var holdingReplies: Set<Int> = []
+    var nextReplyToken = 0
     var heldNavigations: [(method: String, params: [String: JSONValue])] = []
-    var doomedGeneration = 0
+    var holdGeneration = 0
 
     init(provider: BlinkEngineProvider, browser: BlinkBrowser, configuration: EngineConfiguration) {
         self.provider = provider
@@ -276,9 +279,10 @@ public final class BlinkWebEngine: WebEngine {
         if let sessionID, attachQueue == nil { work(sessionID) } else { attachQueue?.append(work) }
     }
 
-    /// Sends a command on this view's session without waiting for its answer.
-    func fire(_ method: String, _ params: [String: JSONValue] = [:]) {
-        whenAttached { [browser] session in browser.send(method, params, session: session) }
+    /// Sends a command on this view's session without waiting for its answer (`then` runs once
+    /// it is answered, whether it succeeded or not).
+    func fire(_ method: String, _ params: [String: JSONValue] = [:], then: (@MainActor () -> Void)? = nil) {
+        whenAttached { [browser] session in browser.send(method, params, session: session) { _ in then?() } }
     }
 
     /// Sends a command and awaits its result; a crash or ``close()`` fails it exactly once.

@@ -10,7 +10,6 @@ import Testing
 struct LifecycleBridgeNavigationTests {
     @Test(arguments: EngineKind.allCases)
     func aPageOpensClosesTitlesAndGoesBackThroughItsContainer(_ kind: EngineKind) async throws {
-        try kind.skipKnownBug(on: .blink, "an evaluate whose script navigates fails with 'Inspected target navigated or closed' (docs/engines.md)")
         let rig = try LifecycleRig(kind)
         defer { rig.close() }
         rig.page("/first", "<title>First</title><p>1</p>")
