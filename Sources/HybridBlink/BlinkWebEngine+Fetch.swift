@@ -15,6 +15,13 @@ extension BlinkWebEngine {
             responseArrived(id, url: url, params: params, isMainFrame: isMainFrame)
             return
         }
+        if params.string("resourceType") == "Other", Self.isBrowserIconRequest(request) {
+            // Chromium's own favicon fetch, for a tab strip a view does not have: WebKit makes no
+            // such request, so it reaches neither the app's handlers (a package would send it to
+            // the network as a file it lacks) nor the network.
+            fire("Fetch.failRequest", ["requestId": .string(id), "errorReason": "BlockedByClient"])
+            return
+        }
         let schemeRequest = SchemeRequest(
             url: url, method: request.string("method") ?? "GET",
             headers: (request["headers"]?.objectValue ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value.stringValue ?? "") },
@@ -159,6 +166,13 @@ extension BlinkWebEngine {
                 self.fire("Fetch.failRequest", ["requestId": .string(id), "errorReason": "Aborted"])
             }
         }
+    }
+
+    /// A request the browser makes for its own icon (`/favicon.ico`, or a `<link rel=icon>`):
+    /// type `Other` (the page's images are `Image`, its prefetches `Fetch`) asking for an image.
+    static func isBrowserIconRequest(_ request: JSONValue) -> Bool {
+        let accept = request["headers"]?.objectValue?.first { $0.key.lowercased() == "accept" }?.value.stringValue
+        return accept?.hasPrefix("image/") == true
     }
 
     /// MIME types a Chromium page renders itself.

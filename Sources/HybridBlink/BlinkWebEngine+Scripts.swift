@@ -20,6 +20,8 @@ extension BlinkWebEngine {
         var patterns: [JSONValue] = [
             ["urlPattern": "*", "resourceType": "Document", "requestStage": "Request"],
             ["urlPattern": "*", "resourceType": "Document", "requestStage": "Response"],
+            // Chromium's own favicon requests are of this type; they are answered in requestPaused.
+            ["urlPattern": "*", "resourceType": "Other", "requestStage": "Request"],
         ]
         for scheme in configuration.schemeHandlers.keys.sorted() {
             patterns.append(["urlPattern": .string("\(scheme):*"), "requestStage": "Request"])

@@ -110,7 +110,13 @@ final class OfflinePackageRig: @unchecked Sendable {
                 <body><h1 id="headline">Welcome to v\(version)</h1><img id="logo" src="img/logo.png" alt="logo"></body></html>
                 """.utf8),
             "css/site.css": Data("#headline { color: \(color); }\n".utf8),
-            "js/app.js": Data("window.appVersion = \(version);\n".utf8),
+            // The page's own script probes the package CSP (an evaluate from the host would not:
+            // Chromium exempts DevTools evaluation from the page's CSP).
+            "js/app.js": Data("""
+                window.appVersion = \(version);
+                window.evalProbe = (() => { try { eval('1'); return 'allowed'; } catch (e) { return e.name; } })();
+
+                """.utf8),
             "img/logo.png": TestPNG.rgb(width: 6, height: 4) { x, y in (UInt8(x * 40), UInt8(y * 60), 200) },
             "media/tone.bin": Data((0..<4096).map { UInt8($0 % 251) }),
         ]
