@@ -46,9 +46,19 @@ extension BlinkWebEngine {
         }
     }
 
-    /// The page asked for a main-frame navigation to `url`, which Chromium will not load.
+    /// The page asked for a main-frame navigation to `url`, which Chromium will not load. It is
+    /// forgotten after ``navigationHoldLimit`` even if no failure was seen, so it cannot hold a
+    /// navigation the app starts much later.
     func navigationWillBeAbandoned(_ url: String) {
         doomedNavigation = url
+        doomedGeneration += 1
+        let generation = doomedGeneration
+        Task { @MainActor [weak self] in
+            try? await Task.sleep(nanoseconds: Self.navigationHoldLimit)
+            guard let self, self.doomedGeneration == generation, self.doomedNavigation != nil else { return }
+            self.doomedNavigation = nil
+            if !self.holdsNavigations { self.releaseHeldNavigations() }
+        }
     }
 
     /// A main-frame document request failed: if it was the doomed navigation, it is over.

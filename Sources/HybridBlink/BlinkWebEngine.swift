@@ -83,6 +83,7 @@ public final class BlinkWebEngine: WebEngine {
     var nextReplyToken = 0
     var heldNavigations: [(method: String, params: [String: JSONValue])] = []
     var holdGeneration = 0
+    var doomedGeneration = 0
 
     init(provider: BlinkEngineProvider, browser: BlinkBrowser, configuration: EngineConfiguration) {
         self.provider = provider
