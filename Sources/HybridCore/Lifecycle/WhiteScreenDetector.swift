@@ -19,12 +19,15 @@ public struct WhiteScreenDetector {
     public func probe(_ engine: any WebEngine, expectedTitle: String?) async -> WhiteScreenReason? {
         guard engine.isAlive else { return nil }
         guard await isResponsive(engine) else { return .unresponsive }
-        guard let expectedTitle, !expectedTitle.isEmpty, (engine.title ?? "").isEmpty else { return nil }
+        guard let expectedTitle, !expectedTitle.isEmpty else { return nil }
+        // The title comes from the page, not the engine's copy: that copy is updated by a
+        // message of its own and can still show the old title just after a script cleared it.
         let content = await Self.withTimeout(livenessTimeout) { try? await engine.evaluate(ContainerScripts.contentProbe) }
         guard let object = (content ?? nil)?.objectValue else { return .unresponsive }
+        let title = object["title"]?.stringValue ?? ""
         let elements = object["elements"]?.numberValue ?? 0
         let text = object["text"]?.numberValue ?? 0
-        return elements == 0 && text == 0 ? .blankPage : nil
+        return title.isEmpty && elements == 0 && text == 0 ? .blankPage : nil
     }
 
     /// Whether a tiny script completes within ``livenessTimeout``.
