@@ -44,7 +44,7 @@ final class WKMessageProxy: NSObject, WKScriptMessageHandlerWithReply, WKScriptM
         case .now(let reply):
             Self.send(reply, to: replyHandler)
         case .later(let work):
-            Task.immediate { @MainActor in Self.send(await work(), to: replyHandler) }
+            ImmediateTask.start { Self.send(await work(), to: replyHandler) }
         }
     }
 

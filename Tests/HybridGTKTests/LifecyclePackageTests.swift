@@ -21,14 +21,14 @@ struct LifecyclePackageTests {
     func aLoadedVersionIsConfirmedAndReleasesThePrevious(_ kind: EngineKind) async throws {
         let rig = try Rig()
         try rig.publish(version: 1, files: Rig.site(version: 1))
-        try await rig.updater.update(Rig.id)
+        _ = try await rig.updater.update(Rig.id)
         let view = try view(kind, rig)
         defer { view.close() }
         try await view.loadAndWait(rig.entryURL(on: kind))
         try await eventually("v1 confirmed") { rig.activeState == "current 1, confirmed" }
 
         try rig.publish(version: 2, files: Rig.site(version: 2))
-        try await rig.updater.update(Rig.id)
+        _ = try await rig.updater.update(Rig.id)
         #expect(rig.activeState == "current 2, previous 1, unconfirmed")
         let recorder = EventRecorder(view.engine)
         view.reload()
@@ -41,7 +41,7 @@ struct LifecyclePackageTests {
     func aVersionThatCannotLoadIsRolledBackAndTheViewReloads(_ kind: EngineKind) async throws {
         let rig = try Rig()
         try rig.publish(version: 1, files: Rig.site(version: 1))
-        try await rig.updater.update(Rig.id)
+        _ = try await rig.updater.update(Rig.id)
         let view = try view(kind, rig)
         defer { view.close() }
         let delegate = LifecycleDelegate()
@@ -50,7 +50,7 @@ struct LifecyclePackageTests {
         try await eventually("v1 confirmed") { rig.activeState == "current 1, confirmed" }
 
         try rig.publish(version: 2, files: Rig.site(version: 2))
-        try await rig.updater.update(Rig.id)
+        _ = try await rig.updater.update(Rig.id)
         // v2's entry is lost from the device and the origin is unreachable: its load fails.
         let v2 = try rig.store.activePackage(Rig.id)
         let entry = try #require(v2.manifest.file(at: v2.manifest.entry))

@@ -19,7 +19,7 @@ import Testing
             try Data(contents.utf8).write(to: url)
         }
         let writer = PackageWriter(repository: fixture.repository, platform: fixture.platform, signer: fixture.signer)
-        try writer.pack(site, options: .init(id: "app", version: 1, origin: origin.absoluteString))
+        _ = try writer.pack(site, options: .init(id: "app", version: 1, origin: origin.absoluteString))
         _ = try await fixture.updater.update("app")
         return (fixture, PackageSchemeHandler(store: fixture.store, id: "app", customScheme: "app"), origin)
     }

@@ -130,9 +130,9 @@ extension BridgeRouter {
             progress: { [weak self] text in self?.progress(token, id: call.id, valueJSON: text) })
         // The handler runs in a task of its own, so a timeout, an abort or a navigation can
         // cancel it, and that task starts at once on the main actor: a handler that does not
-        // suspend finishes before `Task.immediate` returns, its answer is taken from
+        // suspend finishes before `ImmediateTask.start` returns, its answer is taken from
         // `answered`, and the call costs no continuation and no hop through the main queue.
-        let task = Task.immediate { @MainActor [weak self] in
+        let task = ImmediateTask.start { [weak self] in
             do {
                 let value = try await action.invoke(params, context)
                 self?.finish(token, .success(value))
