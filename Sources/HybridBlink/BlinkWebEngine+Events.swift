@@ -272,7 +272,7 @@ extension BlinkWebEngine {
         openDialogs.removeAll()
         worldContexts.removeAll()
         // A dead renderer's navigation and replies are gone with it.
-        if !heldNavigations.isEmpty || doomedNavigation != nil || !holdingReplies.isEmpty { releaseHeldNavigations() }
+        releaseHeldNavigations()
         if loading {
             loading = false
             emit(.loadingChanged(false))
