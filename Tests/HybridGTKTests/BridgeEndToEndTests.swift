@@ -66,6 +66,29 @@ struct BridgeEndToEndTests {
         #expect(result.arrayValue?.first?["name"] == "HybridError")
     }
 
+    /// An immediate action is answered inside the engine's message callback, with the same
+    /// values, errors and completion reports as any other.
+    @Test(arguments: EngineKind.allCases)
+    func immediateActionsAnswerWithTypedResultsAndErrors(_ kind: EngineKind) async throws {
+        let rig = try BridgeRig(kind, pages: Self.pages)
+        defer { rig.close() }
+        try await rig.open("index.html")
+        let result = try await rig.page("""
+            return [await attempt(hybrid.call('probe', 'addNow', { a: 40, b: 2 })),
+                    await attempt(hybrid.call('probe', 'refuseNow')),
+                    await attempt(hybrid.call('probe', 'addNow', { a: 'one' }))];
+            """)
+        let answers = try #require(result.arrayValue)
+        #expect(answers.count == 3)
+        #expect(answers.first?["value"] == 42)
+        #expect(answers.dropFirst().first?["code"] == "not_found")
+        #expect(answers.dropFirst().first?["data"] == ["key": "x"])
+        #expect(answers.last?["code"] == "bad_params")
+        // Bad params never reach the handler, so only the first two calls completed.
+        #expect(rig.completions.map(\.action) == ["addNow", "refuseNow"])
+        #expect(rig.host.router.pendingCount == 0)
+    }
+
     @Test(arguments: EngineKind.allCases)
     func thePageWorldCannotSeeTheMessageHandlerOrTheTransport(_ kind: EngineKind) async throws {
         let rig = try BridgeRig(kind, pages: Self.pages)

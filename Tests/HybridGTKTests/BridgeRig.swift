@@ -124,6 +124,10 @@ struct RigModule: BridgeModule {
             Action("echo") { (value: JSONValue, _) in value },
             Action("echoText") { (text: String, _) in text },
             Action("add") { (p: Sum, _) in p.a + p.b },
+            .immediate("addNow") { (p: Sum, _) in p.a + p.b },
+            .immediate("refuseNow") { (_: Empty, _) -> Int in
+                throw BridgeFailure.module(code: "not_found", message: "no such thing", data: ["key": "x"])
+            },
             Action("reverse") { (bytes: BridgeBytes, _) in BridgeBytes(Data(bytes.data.reversed())) },
             Action("slowEcho") { (value: Int, _) in
                 await gauge.enter()

@@ -60,6 +60,17 @@ struct BridgeSecurityTests {
     }
 
     @Test(arguments: EngineKind.allCases)
+    func anImmediateActionIsDeniedToAnOriginNotOnTheAllowlist(_ kind: EngineKind) async throws {
+        let rig = try BridgeRig(kind, pages: Self.pages)
+        defer { rig.close() }
+        try await rig.open("index.html", host: "evil")
+        let result = try await rig.page("return await attempt(hybrid.call('probe', 'addNow', { a: 1, b: 1 }));")
+        #expect(result["code"] == "denied")
+        #expect(rig.log.filter { $0.code == "denied" }.map(\.module) == ["probe"])
+        #expect(rig.completions.isEmpty)
+    }
+
+    @Test(arguments: EngineKind.allCases)
     func aStaleDocumentCannotCallAndItsRepliesAreDropped(_ kind: EngineKind) async throws {
         let rig = try BridgeRig(kind, pages: Self.pages)
         defer { rig.close() }
