@@ -6,7 +6,7 @@ import Foundation
 ///
 /// | Path | Answer |
 /// |---|---|
-/// | `/echo` | ``EchoReply``: method, path, query, headers, body (any method) |
+/// | `/echo?delay=MS` | ``EchoReply``: method, path, query, headers, body (any method), after `delay` ms if given |
 /// | `/cookies/set?header=RAW&…&name=value&redirect=URL` | one `Set-Cookie` per `header` (verbatim) and per other pair (`name=value; Path=/`), then JSON or a 302 |
 /// | `/cookies/standard` | the ``standardCookies`` (HttpOnly, Secure, Path, Max-Age, expired) |
 /// | `/cookies/delete?name=N&path=/` | `N=; Path=/; Max-Age=0` |
@@ -92,7 +92,9 @@ public enum TestRoutes {
             headers: request.headers.fields.map { [$0.name, $0.value] },
             body: text, bodyBase64: small && text == nil ? request.body.base64EncodedString() : nil,
             bodyLength: request.body.count, bodySHA256: sha256Hex(request.body))
-        return .json(reply, status: request.query("status").flatMap(Int.init) ?? 200)
+        let response = ServerResponse.json(reply, status: request.query("status").flatMap(Int.init) ?? 200)
+        guard let delay = request.query("delay").flatMap(Int.init), delay > 0 else { return response }
+        return response.delayed(by: .milliseconds(min(delay, 600_000)))
     }
 
     static func setCookies(_ request: ServerRequest) -> ServerResponse {

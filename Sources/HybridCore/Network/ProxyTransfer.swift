@@ -23,7 +23,15 @@ final class ProxyTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendable
 
     private let lock = NSLock()
     private var pending: [Int: Pending] = [:]
-    private(set) lazy var session: URLSession = {
+    /// Made once, in `init`, before the transfer is shared. It used to be a `lazy var`, which is
+    /// not thread-safe: the first requests of a burst, started on several threads at once, could
+    /// each make a session of their own. Task identifiers count from 1 in every session, so two
+    /// of them collided in `pending`: one continuation was overwritten and never resumed (the page
+    /// waited forever) and its twin could be handed the other's response.
+    private var session: URLSession!
+
+    override init() {
+        super.init()
         let configuration = URLSessionConfiguration.ephemeral
         // The proxy owns cookies (the app's CookieJar) and caching decisions.
         configuration.httpCookieStorage = nil
@@ -32,8 +40,8 @@ final class ProxyTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendable
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.httpMaximumConnectionsPerHost = 8
-        return URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
-    }()
+        session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
+    }
 
     /// Runs one hop: no redirect is followed.
     /// - Throws: ``NetworkFailure`` (`payload_too_large`, `timeout`, `network_error`) or
@@ -44,7 +52,10 @@ final class ProxyTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendable
         let id = task.taskIdentifier
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                lock.withLock { pending[id] = Pending(continuation: continuation, limit: limit, progress: progress) }
+                lock.withLock {
+                    precondition(pending[id] == nil, "ProxyTransfer: task identifier \(id) is already pending")
+                    pending[id] = Pending(continuation: continuation, limit: limit, progress: progress)
+                }
                 // URLRequest's timeout is an idle timeout; the page's is for the whole request.
                 DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak self, weak task] in
                     guard let self, let task else { return }
