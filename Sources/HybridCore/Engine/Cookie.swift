@@ -7,7 +7,7 @@ import Foundation
 public struct Cookie: Sendable, Hashable, Codable {
     /// The cookie's name.
     public var name: String
-    /// The cookie's value, as the server set it.
+    /// The cookie's value, as it was set.
     public var value: String
     /// Lower-case, without a leading dot.
     public var domain: String

@@ -100,8 +100,8 @@ public struct NavigationResponse: Sendable {
 
 /// The delegate's answer to a ``NavigationResponse``.
 public enum NavigationResponsePolicy: Sendable, Equatable {
-    /// Show the response, drop it (the load fails as cancelled), or hand it to the engine's
-    /// downloads (only where the engine has ``EngineCapabilities/downloads``).
+    /// Show the response, drop it (nothing is shown), or hand it to the engine's downloads (only
+    /// where the engine has ``EngineCapabilities/downloads``).
     case allow, cancel, download
 }
 
@@ -169,7 +169,7 @@ public enum EngineEvent: Sendable, Equatable {
     case progressChanged(Double)
     /// Whether back and forward are possible changed.
     case backForwardChanged(canGoBack: Bool, canGoForward: Bool)
-    /// The web content process ended; the view shows nothing until it loads again.
+    /// The web content process ended: the page and its state are gone until the view loads again.
     case contentProcessTerminated(TerminationReason)
     /// A message the page logged (`console.*`), when the engine can forward it.
     case consoleMessage(level: String, text: String)

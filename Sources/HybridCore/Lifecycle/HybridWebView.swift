@@ -19,7 +19,8 @@ import Foundation
 public final class HybridWebView {
     /// What the app shows about the page: one value, observed with ``observe(_:)``.
     public struct State: Sendable, Equatable {
-        /// The page's URL; `nil` until the view shows a page (a pooled view's warm-up document does not count).
+        /// The page's URL; `nil` until the view is first asked to show a page (a pooled view's warm-up
+        /// document does not count).
         public var url: URL?
         /// The page's title: the one it set through the bridge (`navigation.setTitle`), else the document's.
         public var title: String?

@@ -40,8 +40,8 @@ public struct PackageSchemeHandler: URLSchemeHandler {
         self.network = network ?? Self.urlSessionFetch
     }
 
-    /// Answers from the active version's files when it has the requested path, else through the
-    /// network fallback (also when no version is installed).
+    /// Answers from the active version (``PackageResolver``); what it sends to the network, and
+    /// every request while no version is installed, goes through the network fallback.
     @MainActor public func respond(to request: SchemeRequest) async throws -> SchemeResponse {
         let store = self.store, id = self.id, scheme = self.customScheme, cache = self.cache
         // File reads stay off the main thread, where the engine lives.

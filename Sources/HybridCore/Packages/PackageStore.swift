@@ -50,7 +50,7 @@ public struct PackageStore: Sendable {
 
     /// What this device remembers about a package beyond its files.
     public struct State: Codable, Sendable, Equatable {
-        /// The highest version ever accepted for the package; anything below it is refused.
+        /// The highest version whose signed manifest was ever accepted; anything below it is refused.
         public var highestSeen: Int = 0
         /// Versions rolled back here; the updater will not install them again.
         public var rejected: [Int] = []

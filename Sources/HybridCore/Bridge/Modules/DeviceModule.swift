@@ -4,7 +4,7 @@ import Foundation
 ///
 /// - `info` → ``DeviceInfo``
 public struct DeviceModule: BridgeModule {
-    /// `device`.
+    /// The name pages call the module by (`hybrid.call('device', …)`).
     public let name = "device"
     /// The origins whose pages may ask (every origin by default).
     public let allowedOrigins: [OriginPattern]

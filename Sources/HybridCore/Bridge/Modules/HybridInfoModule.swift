@@ -6,9 +6,9 @@ import Foundation
 ///   origin may use)
 /// - `ping` → echoes its params (an empty round trip for health checks and benchmarks)
 public struct HybridInfoModule: BridgeModule {
-    /// The module's name, `hybrid`: the runtime calls it before anything else.
+    /// `hybrid`; ``BridgeHost`` registers this module under it unless the app registered its own.
     public static let moduleName = "hybrid"
-    /// `hybrid`.
+    /// The name pages call the module by (``moduleName``).
     public let name = HybridInfoModule.moduleName
     /// Every origin: the module tells a page nothing it could not learn by calling and failing.
     public let allowedOrigins: [OriginPattern] = [.any]

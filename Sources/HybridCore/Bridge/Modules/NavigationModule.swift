@@ -9,7 +9,7 @@ import Foundation
 ///
 /// Without a delegate every action fails with `unavailable`.
 public struct NavigationModule: BridgeModule {
-    /// `navigation`.
+    /// The name pages call the module by (`hybrid.call('navigation', …)`).
     public let name = "navigation"
     /// The origins whose pages may drive the container's navigation.
     public let allowedOrigins: [OriginPattern]

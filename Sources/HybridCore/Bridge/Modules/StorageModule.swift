@@ -10,7 +10,7 @@ import Foundation
 ///
 /// A page without an origin (`about:blank`, `data:`) gets `denied`.
 public struct StorageModule: BridgeModule {
-    /// `storage`.
+    /// The name pages call the module by (`hybrid.call('storage', …)`).
     public let name = "storage"
     /// The origins whose pages may use the storage.
     public let allowedOrigins: [OriginPattern]

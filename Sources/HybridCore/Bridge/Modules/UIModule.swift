@@ -9,7 +9,7 @@ import Foundation
 /// Without a delegate every action fails with `unavailable`. A call aborted by the page stops
 /// waiting for its dialog; the delegate's dialog is the app's to dismiss.
 public struct UIModule: BridgeModule {
-    /// `ui`.
+    /// The name pages call the module by (`hybrid.call('ui', …)`).
     public let name = "ui"
     /// The origins whose pages may show toasts and dialogs.
     public let allowedOrigins: [OriginPattern]
