@@ -1,7 +1,7 @@
 # HybridKit: `make demo` runs the demo tour in the container; `make test` runs every test.
 # Both install what they need first (scripts/bootstrap.sh; a no-op when all is present).
 
-.PHONY: all bootstrap build test unit-tests engine-tests demo clean
+.PHONY: all bootstrap build lint test unit-tests engine-tests demo clean
 
 all: build
 
@@ -11,9 +11,16 @@ bootstrap:
 build: bootstrap
 	swift build
 
+# Every public declaration of HybridCore and of each product has a doc comment (swift-format's
+# AllPublicDeclarationsHaveDocumentation, configured in .swift-format; see scripts/lint-docs.sh).
+# Always every product's sources: a LINT_DOCS_PATHS left in the environment does not narrow it.
+lint: bootstrap
+	@LINT_DOCS_PATHS= bash scripts/lint-docs.sh
+
 # Unit, server and package tests run under `swift test`; the end-to-end suite on the real engine
 # is the `hybrid-engine-tests` executable (WebKit must own the main thread: see docs/architecture-notes.md).
 test: bootstrap
+	$(MAKE) --no-print-directory lint
 	swift build --build-tests
 	swift build --product hybrid-engine-tests
 	$(MAKE) --no-print-directory unit-tests engine-tests

@@ -11,9 +11,13 @@ import HybridCore
 /// WebView, so every frame of a view lives in its target (user scripts and interception see them).
 @MainActor
 public final class BlinkEngineProvider: WebEngineProvider {
+    /// `blink`.
     public let engineName = "blink"
+    /// ``BlinkWebEngine/blinkCapabilities``.
     public let capabilities = BlinkWebEngine.blinkCapabilities
+    /// ``BlinkWebEngine/blinkLimitations``.
     public let limitations = BlinkWebEngine.blinkLimitations
+    /// A temporary profile, or a persistent profile directory.
     public let sessionKind: EngineSessionKind
     /// Run without a window (`--headless=new`); a window needs a display.
     public let headless: Bool
@@ -43,8 +47,12 @@ public final class BlinkEngineProvider: WebEngineProvider {
         browser?.terminate()
     }
 
+    /// The browser's cookie store, shared by every view.
     public var cookieStore: any EngineCookieStore { sharedCookieStore }
 
+    /// A new view: a page target in this provider's browser, which is started (or restarted) first
+    /// if it is not running.
+    /// - Throws: `HybridError.engine(.unavailable)` when Chromium cannot be started.
     public func makeEngine(_ configuration: EngineConfiguration) throws -> any WebEngine {
         try makeBlinkEngine(configuration)
     }

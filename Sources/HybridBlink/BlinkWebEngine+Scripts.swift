@@ -57,10 +57,18 @@ extension BlinkWebEngine {
 
     // MARK: Evaluation
 
+    /// Evaluates `script` in `world` (`Runtime.evaluate`, by value, as a user gesture); a named world
+    /// is an isolated world of the main frame, created when first used.
+    /// - Returns: The completion value as JSON.
+    /// - Throws: `HybridError.engine(.javaScript)` with the exception's message.
     public func evaluate(_ script: String, in world: ScriptWorld) async throws -> JSONValue {
         try await runtimeEvaluate(["expression": .string(script), "returnByValue": true, "userGesture": true], in: world)
     }
 
+    /// Runs `body` as an async function whose parameters are `arguments` (spliced in as JSON
+    /// literals) and awaits its Promise.
+    /// - Returns: What the Promise resolved to, as JSON.
+    /// - Throws: `HybridError.engine(.javaScript)` when it throws or rejects.
     public func callAsync(_ body: String, arguments: [String: JSONValue], in world: ScriptWorld) async throws -> JSONValue {
         // Arguments are the async function's parameters, their values spliced in as JSON literals.
         let names = arguments.keys.sorted()

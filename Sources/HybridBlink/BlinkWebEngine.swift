@@ -31,8 +31,11 @@ public final class BlinkWebEngine: WebEngine {
         .cookieChangeEvents: "the protocol has no cookie event: the store is polled every 100 ms, so changes within one poll are one notification",
     ]
 
+    /// `blink`.
     public let engineName = "blink"
+    /// ``blinkCapabilities``.
     public var capabilities: EngineCapabilities { Self.blinkCapabilities }
+    /// Decides navigations and answers dialogs; held weakly.
     public weak var delegate: (any WebEngineDelegate)?
 
     let configuration: EngineConfiguration
@@ -50,6 +53,7 @@ public final class BlinkWebEngine: WebEngine {
     var terminatedReason: TerminationReason?
     /// `terminateContentProcess()` was asked for: the crash that follows is ours.
     var crashRequested = false
+    /// ``close()`` was called.
     public private(set) var isClosed = false
 
     // Page state, as the last events reported it.
@@ -98,6 +102,7 @@ public final class BlinkWebEngine: WebEngine {
 
     // MARK: Observation
 
+    /// Calls `handler` for every event of this view, until the token is cancelled or the view closes.
     public func observe(_ handler: @escaping @MainActor (EngineEvent) -> Void) -> ObservationToken {
         observers.add(handler)
     }
@@ -109,16 +114,22 @@ public final class BlinkWebEngine: WebEngine {
 
     // MARK: Loading
 
+    /// Navigates to the request's URL (`Page.navigate`); a request with another method, headers or
+    /// a body has them put on its document request by Fetch interception. Revives a view whose
+    /// browser died.
     public func load(_ request: EngineRequest) {
         guard prepareToLoad() else { return }
         pendingLoad = request.method == "GET" && request.headers.isEmpty && request.body == nil ? nil : request
         navigate(request.url)
     }
 
+    /// Shows `html` as the document at `baseURL` (served by Fetch interception when `baseURL` is
+    /// http or https); without such a base it is shown from a `data:` URL with an opaque origin.
     public func loadHTML(_ html: String, baseURL: URL?) {
         loadDocument(Data(html.utf8), contentType: "text/html; charset=utf-8", at: baseURL)
     }
 
+    /// Shows `data` as `url`'s response, served by Fetch interception when the view requests `url`.
     public func loadSimulatedResponse(_ data: Data, mimeType: String, encoding: String?, for url: URL) {
         loadDocument(data, contentType: encoding.map { "\(mimeType); charset=\($0)" } ?? mimeType, at: url)
     }
@@ -157,14 +168,18 @@ public final class BlinkWebEngine: WebEngine {
         return true
     }
 
+    /// Stops the current load (`Page.stopLoading`).
     public func stopLoading() { fire("Page.stopLoading") }
 
+    /// Reloads the page (`Page.reload`), reviving a view whose browser died.
     public func reload() {
         guard prepareToLoad() else { return }
         startNavigation("Page.reload")
     }
 
+    /// Goes to the previous history entry (`Page.navigateToHistoryEntry`), if there is one.
     public func goBack() { goToHistoryEntry(historyEntryIDs.back.last) }
+    /// Goes to the next history entry, if there is one.
     public func goForward() { goToHistoryEntry(historyEntryIDs.forward.first) }
 
     private func goToHistoryEntry(_ id: Int?) {
@@ -181,21 +196,33 @@ public final class BlinkWebEngine: WebEngine {
 
     // MARK: State
 
+    /// The main frame's URL as the last navigation reported it; `nil` once closed.
     public var url: URL? { isClosed ? nil : currentURL }
+    /// The page's title as the last event reported it; `nil` once closed.
     public var title: String? { isClosed ? nil : currentTitle }
+    /// A main-frame load is in progress.
     public var isLoading: Bool { !isClosed && loading }
+    /// The adapter's own progress estimate (0...1), moved on by load events.
     public var estimatedProgress: Double { isClosed ? 0 : progress }
+    /// There is an entry to go back to.
     public var canGoBack: Bool { !isClosed && !history.back.isEmpty }
+    /// There is an entry to go forward to.
     public var canGoForward: Bool { !isClosed && !history.forward.isEmpty }
+    /// The target's navigation history as last read (`Page.getNavigationHistory`).
     public var backForwardList: BackForwardList { isClosed ? BackForwardList() : history }
+    /// Not closed, and the renderer has not died since the last load.
     public var isAlive: Bool { !isClosed && terminatedReason == nil }
 
     // MARK: Cookies, snapshot, process
 
+    /// The provider's shared cookie store.
     public var cookieStore: any EngineCookieStore {
         provider?.cookieStore ?? BlinkCookieStore(browser: browser)
     }
 
+    /// PNG data of the page (`Page.captureScreenshot`).
+    /// - Throws: `HybridError.engine(.snapshotFailed)` when Chromium returns no image, or the
+    ///   failure of a view that is closed or whose renderer died.
     public func snapshot() async throws -> Data {
         let result = try await command("Page.captureScreenshot", ["format": "png"])
         guard let base64 = result.string("data"), let png = Data(base64Encoded: base64) else {
@@ -204,12 +231,15 @@ public final class BlinkWebEngine: WebEngine {
         return png
     }
 
+    /// Crashes the renderer (`Page.crash`); a ``EngineEvent/contentProcessTerminated(_:)`` with
+    /// `terminatedByClient` follows.
     public func terminateContentProcess() {
         guard !isClosed, terminatedReason == nil else { return }
         crashRequested = true
         fire("Page.crash")
     }
 
+    /// Restores (`normal`) or minimises the target's window (`Browser.setWindowBounds`).
     public func setVisible(_ visible: Bool) {
         guard !isClosed, let targetID else { return }
         browser.send("Browser.getWindowForTarget", ["targetId": .string(targetID)]) { [weak self] result in
@@ -220,6 +250,8 @@ public final class BlinkWebEngine: WebEngine {
         }
     }
 
+    /// Fails pending calls with `.closed`, gives open dialogs their safe default and closes the
+    /// target. Idempotent.
     public func close() {
         guard !isClosed else { return }
         isClosed = true

@@ -10,12 +10,15 @@ import HybridCore
 public struct CryptoKitSHA256: HybridCore.Digest {
     private var hasher = SHA256()
 
+    /// A fresh SHA-256 state.
     public init() {}
 
+    /// Feeds `bytes` into the hash.
     public mutating func update(_ bytes: UnsafeRawBufferPointer) {
         hasher.update(bufferPointer: bytes)
     }
 
+    /// The 32-byte digest of everything fed in.
     public mutating func finalize() -> Data {
         Data(hasher.finalize())
     }
@@ -23,7 +26,9 @@ public struct CryptoKitSHA256: HybridCore.Digest {
 
 /// Makes ``CryptoKitSHA256`` states.
 public struct CryptoKitDigests: DigestFactory {
+    /// A factory; it holds no state.
     public init() {}
+    /// A fresh ``CryptoKitSHA256`` state.
     public func makeSHA256() -> any HybridCore.Digest { CryptoKitSHA256() }
 }
 
@@ -31,6 +36,7 @@ public struct CryptoKitDigests: DigestFactory {
 public struct Ed25519Signer: Signer {
     /// The 32-byte seed (`Curve25519.Signing.PrivateKey.rawRepresentation`).
     public let seed: Data
+    /// The 32-byte public key that verifies this signer's signatures.
     public let publicKey: Data
     private let key: Curve25519.Signing.PrivateKey
 
@@ -49,6 +55,7 @@ public struct Ed25519Signer: Signer {
         try Ed25519Signer(seed: Curve25519.Signing.PrivateKey().rawRepresentation)
     }
 
+    /// The 64-byte Ed25519 signature of `message`.
     public func sign(_ message: Data) throws -> Data {
         try key.signature(for: message)
     }
@@ -56,6 +63,7 @@ public struct Ed25519Signer: Signer {
 
 /// Verifies Ed25519 signatures with CryptoKit.
 public struct Ed25519Verifier: SignatureVerifier {
+    /// The 32-byte trusted public key.
     public let publicKey: Data
     private let key: Curve25519.Signing.PublicKey
 
@@ -68,6 +76,7 @@ public struct Ed25519Verifier: SignatureVerifier {
         self.key = key
     }
 
+    /// Whether `signature` is this key's Ed25519 signature of `message`.
     public func isValidSignature(_ signature: Data, of message: Data) -> Bool {
         key.isValidSignature(signature, for: message)
     }

@@ -8,6 +8,7 @@ import Foundation
 public struct Ed25519Signer: Signer {
     /// The 32-byte seed: CryptoKit's `Curve25519.Signing.PrivateKey.rawRepresentation`.
     public let seed: Data
+    /// The 32-byte public key that verifies this signer's signatures.
     public let publicKey: Data
     /// libsodium's 64-byte secret key (seed ‖ public key), derived from the seed.
     private let secretKey: [UInt8]
@@ -38,6 +39,8 @@ public struct Ed25519Signer: Signer {
         return try Ed25519Signer(seed: Data(seed))
     }
 
+    /// The 64-byte detached Ed25519 signature of `message` (`crypto_sign_detached`).
+    /// - Throws: ``PackageFailure/internalError(_:)`` if libsodium fails.
     public func sign(_ message: Data) throws -> Data {
         var signature = [UInt8](repeating: 0, count: Int(crypto_sign_BYTES))
         let bytes = [UInt8](message)
@@ -50,6 +53,7 @@ public struct Ed25519Signer: Signer {
 
 /// Verifies Ed25519 signatures against one trusted 32-byte public key with libsodium.
 public struct Ed25519Verifier: SignatureVerifier {
+    /// The 32-byte trusted public key.
     public let publicKey: Data
 
     /// - Throws: ``PackageFailure/invalidKey(_:)`` when the key is not 32 bytes.
@@ -61,6 +65,8 @@ public struct Ed25519Verifier: SignatureVerifier {
         self.publicKey = publicKey
     }
 
+    /// Whether `signature` is a 64-byte Ed25519 signature of `message` by this key
+    /// (`crypto_sign_verify_detached`).
     public func isValidSignature(_ signature: Data, of message: Data) -> Bool {
         guard signature.count == Int(crypto_sign_BYTES) else { return false }
         let sig = [UInt8](signature), bytes = [UInt8](message), key = [UInt8](publicKey)

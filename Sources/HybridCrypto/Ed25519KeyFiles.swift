@@ -12,7 +12,9 @@ import HybridCore
 /// Signatures (`*.sig`) are base64 of the 64-byte RFC 8032 signature, which both libsodium's
 /// `crypto_sign_verify_detached` and CryptoKit's `isValidSignature(_:for:)` check.
 public enum Ed25519KeyFiles {
+    /// The private key file's name in a key directory (`private`).
     public static let privateName = "private"
+    /// The public key file's name in a key directory (`public`).
     public static let publicName = "public"
 
     /// Generates a key pair into `directory` (created if needed). Refuses to overwrite a key.

@@ -43,12 +43,14 @@ public struct ZlibCompressor: BlobCompressor {
     /// A compressor when `libz` is present, else `nil`.
     public static var available: ZlibCompressor? { library == nil ? nil : ZlibCompressor() }
 
+    /// `zlib`: the ``PackageFile/encoding`` of blobs this compressor stores.
     public let encoding = "zlib"
     /// zlib's level, 1 (fast) … 9 (small).
     public var level: Int32 = 9
 
     private init() {}
 
+    /// `data` in zlib format at ``level``, or `nil` when compression fails.
     public func compress(_ data: Data) -> Data? {
         guard let lib = Self.library else { return nil }
         let source = [UInt8](data)
@@ -59,6 +61,9 @@ public struct ZlibCompressor: BlobCompressor {
         return Data(out.prefix(Int(capacity)))
     }
 
+    /// Inflates a zlib blob to exactly `expectedSize` bytes.
+    /// - Throws: ``PackageFailure/corruptBlob(sha256:reason:)`` when it does not inflate to that size,
+    ///   ``PackageFailure/unsupportedEncoding(_:)`` when `libz` is missing.
     public func decompress(_ data: Data, expectedSize: Int) throws -> Data {
         guard let lib = Self.library else { throw HybridError.package(.unsupportedEncoding(encoding)) }
         let source = [UInt8](data)

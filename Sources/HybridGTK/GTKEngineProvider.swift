@@ -8,12 +8,16 @@ import HybridCore
 /// (the twin of a shared `WKProcessPool` + `WKWebsiteDataStore`).
 @MainActor
 public final class GTKEngineProvider: WebEngineProvider {
+    /// `webkitgtk`.
     public let engineName = "webkitgtk"
+    /// ``GTKWebEngine/webKitCapabilities``.
     public let capabilities = GTKWebEngine.webKitCapabilities
+    /// ``GTKWebEngine/webKitLimitations``.
     public let limitations = GTKWebEngine.webKitLimitations
 
     let context: OpaquePointer  // WebKitWebContext*
     let session: OpaquePointer  // WebKitNetworkSession*
+    /// Whether the session keeps its data in memory or in a directory.
     public let sessionKind: EngineSessionKind
     /// Whether views get a visible host window (tests and headless runs still map it under Xvfb).
     public var showsWindows: Bool
@@ -53,8 +57,12 @@ public final class GTKEngineProvider: WebEngineProvider {
         g_object_unref(UnsafeMutableRawPointer(session))
     }
 
+    /// The network session's cookie manager, shared by every view.
     public var cookieStore: any EngineCookieStore { sharedCookieStore }
 
+    /// A new view in this provider's context and session, with `configuration`'s custom schemes
+    /// registered on the context.
+    /// - Throws: `HybridError.engine(.unavailable)` when WebKitGTK cannot create the view.
     public func makeEngine(_ configuration: EngineConfiguration) throws -> any WebEngine {
         try makeGTKEngine(configuration)
     }

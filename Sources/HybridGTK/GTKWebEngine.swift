@@ -9,6 +9,7 @@ import HybridCore
 /// closures released by GLib on disconnect; nothing calls back into it after ``close()``.
 @MainActor
 public final class GTKWebEngine: WebEngine {
+    /// What WebKitGTK 6.0 can do (``webKitLimitations`` says why the rest is missing).
     public static let webKitCapabilities: EngineCapabilities = [
         .scriptWorlds, .messageReplies, .schemeRequestBodies, .customSchemeNavigation, .streamedSchemeResponses,
         .userOriginStyleSheets, .documentElementAtDocumentStart, .windowOpenReturnsNull, .perViewMediaPolicy,
@@ -24,8 +25,11 @@ public final class GTKWebEngine: WebEngine {
         .secureCookiesOnLoopbackHTTP: "libsoup stores and sends Secure cookies over https only, loopback included",
     ]
 
+    /// `webkitgtk`.
     public let engineName = "webkitgtk"
+    /// ``webKitCapabilities``.
     public var capabilities: EngineCapabilities { Self.webKitCapabilities }
+    /// Decides navigations and answers dialogs; held weakly.
     public weak var delegate: (any WebEngineDelegate)?
 
     let configuration: EngineConfiguration
@@ -85,6 +89,7 @@ public final class GTKWebEngine: WebEngine {
 
     // MARK: Observation
 
+    /// Calls `handler` for every event of this view, until the token is cancelled or the view closes.
     public func observe(_ handler: @escaping @MainActor (EngineEvent) -> Void) -> ObservationToken {
         observers.add(handler)
     }
@@ -96,6 +101,8 @@ public final class GTKWebEngine: WebEngine {
 
     // MARK: Loading
 
+    /// Loads `request` with `webkit_web_view_load_request`: its headers are sent, but WebKitGTK
+    /// always sends a `GET` without a body (no ``EngineCapabilities/requestBodyLoads``).
     public func load(_ request: EngineRequest) {
         guard !closed else { return }
         terminatedReason = nil
@@ -107,12 +114,15 @@ public final class GTKWebEngine: WebEngine {
         g_object_unref(UnsafeMutableRawPointer(uriRequest))
     }
 
+    /// Loads `html` with `baseURL` as its URL and origin (`webkit_web_view_load_html`).
     public func loadHTML(_ html: String, baseURL: URL?) {
         guard !closed else { return }
         terminatedReason = nil
         webkit_web_view_load_html(view, html, baseURL?.absoluteString)
     }
 
+    /// Shows `data` as `url`'s response: HTML as alternate HTML for `url` (so it is in history as
+    /// `url`), anything else with `webkit_web_view_load_bytes`.
     public func loadSimulatedResponse(_ data: Data, mimeType: String, encoding: String?, for url: URL) {
         guard !closed else { return }
         terminatedReason = nil
@@ -126,32 +136,44 @@ public final class GTKWebEngine: WebEngine {
         }
     }
 
+    /// Stops the current load.
     public func stopLoading() { if !closed { webkit_web_view_stop_loading(view) } }
+    /// Reloads the page; after a content-process crash this starts a new process.
     public func reload() {
         guard !closed else { return }
         terminatedReason = nil
         webkit_web_view_reload(view)
     }
+    /// Goes one entry back, if there is one.
     public func goBack() { if !closed { webkit_web_view_go_back(view) } }
+    /// Goes one entry forward, if there is one.
     public func goForward() { if !closed { webkit_web_view_go_forward(view) } }
 
     // MARK: State
 
+    /// The view's URI; `nil` before the first load or once closed.
     public var url: URL? {
         guard !closed, let uri = webkit_web_view_get_uri(view) else { return nil }
         return URL(string: String(cString: uri))
     }
+    /// The document's title; `nil` when it is empty.
     public var title: String? {
         guard !closed, let title = webkit_web_view_get_title(view) else { return nil }
         let text = String(cString: title)
         return text.isEmpty ? nil : text
     }
+    /// WebKit is loading a page (`is-loading`).
     public var isLoading: Bool { !closed && webkit_web_view_is_loading(view) != 0 }
+    /// WebKit's load progress estimate (0...1).
     public var estimatedProgress: Double { closed ? 0 : webkit_web_view_get_estimated_load_progress(view) }
+    /// There is an entry to go back to.
     public var canGoBack: Bool { !closed && webkit_web_view_can_go_back(view) != 0 }
+    /// There is an entry to go forward to.
     public var canGoForward: Bool { !closed && webkit_web_view_can_go_forward(view) != 0 }
+    /// Not closed, and the content process has not died since the last load.
     public var isAlive: Bool { !closed && terminatedReason == nil }
 
+    /// WebKit's back-forward list, with the back items turned oldest first.
     public var backForwardList: BackForwardList {
         guard !closed, let list = webkit_web_view_get_back_forward_list(view) else { return BackForwardList() }
         func items(_ glist: UnsafeMutablePointer<GList>?) -> [HistoryItem] {
@@ -173,6 +195,10 @@ public final class GTKWebEngine: WebEngine {
 
     // MARK: Scripts
 
+    /// Evaluates `script` in `world` (`webkit_web_view_evaluate_javascript`).
+    /// - Returns: The completion value as JSON.
+    /// - Throws: `HybridError.engine` with `.javaScript` when it throws, `.closed` or
+    ///   `.contentProcessTerminated` when the view or its process goes first.
     public func evaluate(_ script: String, in world: ScriptWorld) async throws -> JSONValue {
         try checkUsable()
         let call = GAsyncCall<JSONValue> { [view] result in
@@ -185,6 +211,11 @@ public final class GTKWebEngine: WebEngine {
         }
     }
 
+    /// Runs `body` as an async function (`webkit_web_view_call_async_javascript_function`); each
+    /// argument travels as JSON text and is parsed back into its JavaScript value first thing.
+    /// - Returns: What the Promise resolved to, as JSON.
+    /// - Throws: `HybridError.engine` with `.javaScript` when it throws or rejects, `.closed` or
+    ///   `.contentProcessTerminated` when the view or its process goes first.
     public func callAsync(_ body: String, arguments: [String: JSONValue], in world: ScriptWorld) async throws -> JSONValue {
         try checkUsable()
         // Arguments travel as JSON strings and are parsed first thing in the function, so any
@@ -231,10 +262,13 @@ public final class GTKWebEngine: WebEngine {
 
     // MARK: Cookies, snapshot, process
 
+    /// The provider's shared cookie store (the network session's cookie manager).
     public var cookieStore: any EngineCookieStore {
         provider?.cookieStore ?? GTKCookieStore(manager: webkit_network_session_get_cookie_manager(webkit_web_view_get_network_session(view)))
     }
 
+    /// PNG data of the visible region (`webkit_web_view_get_snapshot`).
+    /// - Throws: `HybridError.engine(.snapshotFailed)` when WebKit returns no image.
     public func snapshot() async throws -> Data {
         try checkUsable()
         let call = GAsyncCall<Data> { [view] result in
@@ -256,11 +290,14 @@ public final class GTKWebEngine: WebEngine {
         }
     }
 
+    /// Kills the web process (`webkit_web_view_terminate_web_process`); a
+    /// ``EngineEvent/contentProcessTerminated(_:)`` with `terminatedByClient` follows.
     public func terminateContentProcess() {
         guard !closed else { return }
         webkit_web_view_terminate_web_process(view)
     }
 
+    /// Shows or hides the view's window; a parked window is hidden first, then moved back.
     public func setVisible(_ visible: Bool) {
         guard !closed, let window else { return }
         // A parked window is unmapped before it moves back, so a page given back never flashes.
@@ -303,6 +340,8 @@ public final class GTKWebEngine: WebEngine {
         return hk_widget(view)
     }
 
+    /// Disconnects every signal, fails pending script calls with `.closed`, gives open dialogs
+    /// their safe default, destroys the window and releases the view. Idempotent.
     public func close() {
         guard !closed else { return }
         closed = true

@@ -12,13 +12,16 @@ public struct MultipartForm: Sendable {
         public var filename: String?
         /// The part's own `Content-Type`, if any.
         public var contentType: String?
+        /// The part's own header fields, in order.
         public var headers: HTTPHeaders
+        /// The part's bytes.
         public var body: Data
 
         /// The body as UTF-8 text (form fields).
         public var text: String { String(decoding: body, as: UTF8.self) }
     }
 
+    /// Every part, in body order.
     public var parts: [Part]
 
     /// The parts without a file name, as name → value (the last value wins for repeated names).

@@ -6,8 +6,10 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     /// The fields in the order they were received or added.
     public private(set) var fields: [(name: String, value: String)]
 
+    /// A list of `fields`, in order (empty by default).
     public init(_ fields: [(name: String, value: String)] = []) { self.fields = fields }
 
+    /// A list from a literal, in the literal's order; a name may repeat.
     public init(dictionaryLiteral elements: (String, String)...) {
         self.fields = elements.map { (name: $0.0, value: $0.1) }
     }
@@ -36,12 +38,15 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         fields.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
     }
 
+    /// Iterates the fields in order.
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
 
+    /// Lists are equal when they have the same fields in the same order (names compared exactly).
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
         lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
     }
 
+    /// Hashes every field in order.
     public func hash(into hasher: inout Hasher) {
         for field in fields {
             hasher.combine(field.name)
@@ -58,12 +63,14 @@ public struct ServerRequest: Sendable {
     public var path: String
     /// The raw, percent-encoded query string without `?`, or `nil` when there is none.
     public var rawQuery: String?
+    /// The request's header fields, in the order received.
     public var headers: HTTPHeaders
     /// The complete request body (empty when there is none).
     public var body: Data
     /// The client's address (`127.0.0.1`).
     public var remoteHost: String?
 
+    /// A request from its parts; route tests build them directly.
     public init(method: String, path: String, rawQuery: String? = nil, headers: HTTPHeaders = [:], body: Data = Data(),
                 remoteHost: String? = nil) {
         self.method = method

@@ -17,8 +17,11 @@ public struct ServerResponse: Sendable {
 
     /// Body pacing: `chunkSize` bytes every `interval`.
     public struct Pacing: Sendable, Hashable {
+        /// Bytes per piece (at least 1).
         public var chunkSize: Int
+        /// The pause before each piece.
         public var interval: Duration
+        /// Pacing of `chunkSize` bytes (at least one) every `interval`.
         public init(chunkSize: Int, interval: Duration) {
             self.chunkSize = max(1, chunkSize)
             self.interval = interval

@@ -36,7 +36,10 @@ public enum EngineHarness {
 
 /// A wait that did not end in time.
 public struct TimeoutError: Error, CustomStringConvertible {
+    /// What the test was waiting for.
     public let what: String
+    /// How long it waited.
     public let seconds: Double
+    /// `timed out after Ns waiting for WHAT`.
     public var description: String { "timed out after \(seconds)s waiting for \(what)" }
 }

@@ -4,12 +4,14 @@ import HybridCore
 /// Records a view's events and lets a test await the next one that matches.
 @MainActor
 public final class EventRecorder {
+    /// Every event the view reported since the recorder was made, oldest first.
     public private(set) var events: [EngineEvent] = []
     private var token: ObservationToken?
     private var waiters: [(id: Int, predicate: (EngineEvent) -> Bool, continuation: CheckedContinuation<EngineEvent, any Error>)] = []
     private var cursor = 0
     private var nextWaiter = 0
 
+    /// Starts recording `engine`'s events; recording lasts as long as the recorder.
     public init(_ engine: any WebEngine) {
         token = engine.observe { [weak self] event in self?.record(event) }
     }

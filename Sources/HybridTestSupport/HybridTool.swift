@@ -4,9 +4,12 @@ import Foundation
 public struct HybridTool: Sendable {
     /// Exit status and collected output of one run.
     public struct Run: Sendable {
+        /// The exit status.
         public var status: Int32
+        /// Standard output (and standard error, when collected), decoded as UTF-8.
         public var output: String
 
+        /// A run's result.
         public init(status: Int32, output: String) {
             self.status = status
             self.output = output
@@ -24,6 +27,7 @@ public struct HybridTool: Sendable {
     /// The `hybrid` executable beside this process's own.
     public let binary: URL
 
+    /// The tool beside the running test executable (`.build/debug/hybrid`).
     public init() {
         binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("hybrid")
     }

@@ -28,6 +28,7 @@ public enum RawHTTP {
         return String(decoding: received, as: UTF8.self)
     }
 
+    /// Sends `request` as UTF-8 text; see ``exchange(port:_:timeout:untilFirstResponse:)``.
     public static func exchange(port: Int, _ request: String, untilFirstResponse: Bool = false) -> String {
         exchange(port: port, Data(request.utf8), untilFirstResponse: untilFirstResponse)
     }

@@ -4,9 +4,12 @@ import HybridCore
 /// Pages served from memory through a custom scheme (`hybrid-test://app/PATH`), so tests load
 /// real documents with a real origin and relative URLs, with no server.
 public struct TestPages: URLSchemeHandler {
+    /// `hybrid-test`: the scheme tests register these pages under.
     public static let scheme = "hybrid-test"
+    /// The pages by path (without a leading `/`), with their MIME type.
     public let files: [String: (type: String, body: Data)]
 
+    /// Pages from text; the type follows the extension (`.js`, `.css`, otherwise HTML).
     public init(_ files: [String: String]) {
         var typed: [String: (type: String, body: Data)] = [:]
         for (path, text) in files {
@@ -16,6 +19,7 @@ public struct TestPages: URLSchemeHandler {
         self.files = typed
     }
 
+    /// Pages with explicit MIME types and bytes.
     public init(typed: [String: (type: String, body: Data)]) { files = typed }
 
     /// The URL of `path` on this scheme.
@@ -23,6 +27,7 @@ public struct TestPages: URLSchemeHandler {
         URL(string: "\(scheme)://\(host)/\(path)")!
     }
 
+    /// Answers with the page at the URL's path, or `404` with a plain-text body.
     @MainActor public func respond(to request: SchemeRequest) async throws -> SchemeResponse {
         let path = String(request.url.path.drop(while: { $0 == "/" }))
         guard let file = files[path] else {

@@ -86,7 +86,9 @@ public struct BridgeAction: Sendable {
 public struct BridgeEmpty: Codable, Sendable, Hashable {
     /// The empty value.
     public init() {}
+    /// Decodes from anything at all, ignoring it.
     public init(from decoder: any Decoder) throws {}
+    /// Encodes `null`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encodeNil()

@@ -18,6 +18,8 @@ public struct BridgeBytes: Codable, Sendable, Hashable {
 
     private enum Key: String, CodingKey { case bytes = "$bytes" }
 
+    /// Decodes `{"$bytes":"<base64>"}`.
+    /// - Throws: `DecodingError` when the object has no `$bytes` string or it is not base64.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Key.self)
         let text = try container.decode(String.self, forKey: .bytes)
@@ -27,6 +29,7 @@ public struct BridgeBytes: Codable, Sendable, Hashable {
         self.data = data
     }
 
+    /// Encodes `{"$bytes":"<base64>"}`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Key.self)
         try container.encode(data.base64EncodedString(), forKey: .bytes)

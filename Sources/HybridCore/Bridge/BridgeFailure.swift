@@ -32,6 +32,8 @@ public enum BridgeFailure: HybridFailureReason, Error {
     /// Something this domain did not expect; `message` says what.
     case internalError(String)
 
+    /// The stable code the page sees (`unknown_module`, `bad_params`, `denied`, ...), or the module's
+    /// own code for ``module(code:message:data:)``.
     public var code: String {
         switch self {
         case .unknownModule: "unknown_module"
@@ -50,6 +52,7 @@ public enum BridgeFailure: HybridFailureReason, Error {
         }
     }
 
+    /// A message for people, naming the module, action or limit concerned.
     public var description: String {
         switch self {
         case .unknownModule(let name): "unknown module '\(name)'"

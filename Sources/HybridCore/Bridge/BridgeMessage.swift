@@ -8,8 +8,11 @@ import Foundation
 /// - cancel: `{"t":"cancel","v":1,"id":7,"nonce":"…"}` (the page's AbortSignal fired);
 /// - hello: `{"t":"hello","v":1,"nonce":"…"}` (a new document announces its nonce).
 public enum BridgeMessage: Sendable {
+    /// A call to a module's action.
     case call(BridgeCall)
+    /// The page aborted call `id` (its AbortSignal fired).
     case cancel(id: Int, nonce: String?)
+    /// A new document announced the nonce its calls will carry.
     case hello(nonce: String)
 }
 

@@ -51,6 +51,7 @@ public enum BridgeWire {
 
 /// One line for the app's log: a refused call, a dropped reply, a failure worth knowing about.
 public struct BridgeLogEntry: Sendable, Equatable, CustomStringConvertible {
+    /// How much a log line matters.
     public enum Level: String, Sendable { case info, warning }
     /// `warning` for refusals, `info` for routine drops.
     public let level: Level
@@ -62,6 +63,7 @@ public struct BridgeLogEntry: Sendable, Equatable, CustomStringConvertible {
     public let origin: BridgeOrigin?
     /// The module and action concerned, when known.
     public let module: String?
+    /// The action concerned, when known.
     public let action: String?
 
     /// A log line.
@@ -75,6 +77,7 @@ public struct BridgeLogEntry: Sendable, Equatable, CustomStringConvertible {
         self.action = action
     }
 
+    /// `[bridge] LEVEL CODE MODULE.ACTION from ORIGIN: MESSAGE`, leaving out what is unknown.
     public var description: String {
         var text = "[bridge] \(level.rawValue) \(code)"
         if let module { text += " \(module).\(action ?? "?")" }
@@ -89,6 +92,7 @@ public struct BridgeCompletion: Sendable, Equatable {
     public let callID: Int
     /// The module and action called.
     public let module: String
+    /// The action called.
     public let action: String
     /// `nil` on success, else the failure code.
     public let code: String?

@@ -95,6 +95,7 @@ public struct OriginPattern: Sendable, Hashable, CustomStringConvertible, Expres
         kind = .exact(BridgeOrigin(scheme: scheme, host: host, port: url.port))
     }
 
+    /// A pattern from a string literal, as ``init(_:)`` parses it.
     public init(stringLiteral value: String) { self.init(value) }
 
     /// `false` when the text this pattern was made from could not be parsed (it matches nothing).
@@ -109,6 +110,7 @@ public struct OriginPattern: Sendable, Hashable, CustomStringConvertible, Expres
         }
     }
 
+    /// `*`, the origin it admits, or `<invalid TEXT>`.
     public var description: String {
         switch kind {
         case .any: "*"

@@ -27,6 +27,7 @@ public enum ConfigFailure: HybridFailureReason {
     /// The last good document could not be written to the cache.
     case cacheWriteFailed(path: String, message: String)
 
+    /// A stable, lower-case code for logs (`bad_signature`, `version_rollback`, ...).
     public var code: String {
         switch self {
         case .internalError: "internal"
@@ -44,6 +45,7 @@ public enum ConfigFailure: HybridFailureReason {
         }
     }
 
+    /// A message for people, with the version, rule, pattern or URL concerned.
     public var description: String {
         switch self {
         case .internalError(let message): message

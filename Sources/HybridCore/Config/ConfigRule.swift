@@ -9,8 +9,10 @@ public struct ConfigRule: Sendable, Hashable, Codable {
     public var match: ConfigURLPattern
     /// The share of installs the rule applies to, 0–100 (decimals allowed).
     public var rollout: Double
+    /// What the matched pages get.
     public var features: FeatureSet
 
+    /// A rule for the URLs `match` takes, applied to `rollout` percent of installs (all by default).
     public init(id: String, match: ConfigURLPattern, rollout: Double = 100, features: FeatureSet) {
         self.id = id
         self.match = match
@@ -20,6 +22,7 @@ public struct ConfigRule: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey { case id, match, rollout, features }
 
+    /// Decodes a rule; a missing `rollout` is 100 and missing `features` are all off.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         id = try c.decode(String.self, forKey: .id)

@@ -120,18 +120,24 @@ public struct ConfigURLPattern: Sendable, Hashable, Codable, CustomStringConvert
         return pi == p.count
     }
 
+    /// The pattern as written (``text``).
     public var description: String { text }
 
+    /// Decodes a pattern from its text.
+    /// - Throws: ``ConfigFailure/invalidPattern(pattern:reason:)``.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         try self.init(try container.decode(String.self))
     }
 
+    /// Encodes the pattern as its text.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(text)
     }
 
+    /// Patterns are equal when written the same way.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.text == rhs.text }
+    /// Hashes the pattern's text.
     public func hash(into hasher: inout Hasher) { hasher.combine(text) }
 }

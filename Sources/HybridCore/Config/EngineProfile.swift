@@ -11,6 +11,7 @@ public struct EngineProfile: Sendable, Hashable, Codable {
     /// Adapter-specific settings (user agent suffix, headless, …).
     public var options: [String: JSONValue]
 
+    /// A profile for the adapter `kind`, with its settings.
     public init(kind: String, options: [String: JSONValue] = [:]) {
         self.kind = kind
         self.options = options
@@ -18,6 +19,7 @@ public struct EngineProfile: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey { case kind, options }
 
+    /// Decodes a profile; missing `options` are empty.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         kind = try c.decode(String.self, forKey: .kind)

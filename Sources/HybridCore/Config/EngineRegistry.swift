@@ -16,6 +16,7 @@ import Foundation
 /// ```
 @MainActor
 public final class EngineRegistry {
+    /// Builds a provider from a profile's options; it may throw when the engine cannot start.
     public typealias Factory = @MainActor (EngineProfile) throws -> any WebEngineProvider
 
     /// The provider for decisions that name no engine (safe defaults, kill switch, no config).
@@ -24,6 +25,7 @@ public final class EngineRegistry {
     // One provider per distinct profile: views of the same profile share processes and a session.
     private var providers: [EngineProfile: any WebEngineProvider] = [:]
 
+    /// A registry with no kinds: every decision gets `defaultProvider` until kinds are registered.
     public init(defaultProvider: any WebEngineProvider) {
         self.defaultProvider = defaultProvider
     }

@@ -19,20 +19,31 @@ public struct FeatureDecision: Sendable, Equatable, CustomStringConvertible {
 
     /// How one rule was judged, in order, up to the one that applied.
     public struct RuleTrace: Sendable, Equatable {
+        /// What became of the rule.
         public enum Outcome: Sendable, Equatable {
+            /// The URL did not match the rule's pattern.
             case patternMismatch
+            /// The URL matched, but the install's bucket is outside the rollout.
             case outsideRollout(RolloutBucket)
+            /// The URL matched and the install's bucket is inside the rollout: the rule applies.
             case applied(RolloutBucket)
         }
 
+        /// The rule's id.
         public var ruleID: String
+        /// The rule's URL pattern, as written.
         public var pattern: String
+        /// The rule's rollout share, 0–100.
         public var rollout: Double
+        /// How the rule was judged.
         public var outcome: Outcome
     }
 
+    /// The URL the decision is for.
     public var url: URL
+    /// The install id that seeded the rollout buckets.
     public var installID: String
+    /// Where the features came from (a rule, the kill switch, no usable config, ...).
     public var source: Source
     /// The version of the document that decided, when there was one.
     public var configVersion: Int?
@@ -40,8 +51,10 @@ public struct FeatureDecision: Sendable, Equatable, CustomStringConvertible {
     public var features: FeatureSet
     /// The engine configuration the page gets; `nil` = the app's default engine.
     public var engine: EngineProfile?
+    /// Every rule considered, in order, up to the one that applied.
     public var trace: [RuleTrace]
 
+    /// A decision; ``RemoteConfig`` and ``RemoteConfigClient`` make them.
     public init(url: URL, installID: String, source: Source, configVersion: Int?, features: FeatureSet,
                 engine: EngineProfile?, trace: [RuleTrace]) {
         self.url = url

@@ -16,6 +16,7 @@ public struct FeatureSet: Sendable, Hashable, Codable {
     /// The name of an engine configuration in the document's registry; `nil` = the app's default.
     public var engine: String?
 
+    /// A feature set; everything is off by default (``safeDefaults``).
     public init(offlinePackage: String? = nil, requestProxy: Bool = false, cookieSync: Bool = false,
                 urlInterception: Bool = false, engine: String? = nil) {
         self.offlinePackage = offlinePackage
@@ -33,6 +34,7 @@ public struct FeatureSet: Sendable, Hashable, Codable {
         case offlinePackage, requestProxy, cookieSync, urlInterception, engine
     }
 
+    /// Decodes a feature set; every field left out is off.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         offlinePackage = try c.decodeIfPresent(String.self, forKey: .offlinePackage)

@@ -20,9 +20,11 @@ public struct RemoteConfig: Codable, Sendable, Equatable {
     /// The format this code reads and writes.
     public static let currentFormat = 1
 
+    /// The format it was written in (``currentFormat``).
     public var format: Int
     /// Monotonically increasing; clients refuse anything below what they hold.
     public var version: Int
+    /// When the document was published.
     public var created: Date
     /// After this instant clients stop using the document and fall back to safe defaults.
     public var expires: Date
@@ -33,6 +35,7 @@ public struct RemoteConfig: Codable, Sendable, Equatable {
     /// Tried in order; the last is the default rule.
     public var rules: [ConfigRule]
 
+    /// A document in the current format.
     public init(version: Int, created: Date, expires: Date, killSwitch: Bool = false,
                 engines: [String: EngineProfile], rules: [ConfigRule]) {
         self.format = Self.currentFormat
@@ -146,6 +149,8 @@ public struct RemoteConfig: Codable, Sendable, Equatable {
 /// Where config lives in a static repository (beside `packages/` and `blobs/`):
 /// `REPO/config/latest.json` and its detached signature `REPO/config/latest.json.sig`.
 public enum ConfigRepositoryLayout {
+    /// The document's path in the repository (`config/latest.json`).
     public static let document = "config/latest.json"
+    /// Its detached signature's path (`config/latest.json.sig`).
     public static let signature = "config/latest.json.sig"
 }

@@ -10,6 +10,7 @@ public struct RemoteConfigCache: Sendable {
     /// The directory the cache lives in (created on first write).
     public let directory: URL
 
+    /// A cache in `directory`.
     public init(directory: URL) { self.directory = directory }
 
     /// The cache file.

@@ -16,6 +16,7 @@ import FoundationNetworking
 /// ``features(for:)`` is synchronous and cheap (a lock and a few pattern matches), so a web
 /// view can ask on every navigation.
 public final class RemoteConfigClient: @unchecked Sendable {
+    /// Where config comes from, where it is kept and how often it is fetched.
     public struct Options: Sendable {
         /// The repository's base URL (`https://cdn.example.com/repo/`).
         public var repository: URL
@@ -30,6 +31,7 @@ public final class RemoteConfigClient: @unchecked Sendable {
         /// Documents larger than this are refused before decoding.
         public var maximumSize: Int
 
+        /// Options; by default a refresh every 15 minutes, a 30-second timeout and a 1 MiB limit.
         public init(repository: URL, cache: RemoteConfigCache, installID: String, refreshInterval: TimeInterval = 900,
                     timeout: TimeInterval = 30, maximumSize: Int = 1 << 20) {
             self.repository = repository
@@ -49,6 +51,7 @@ public final class RemoteConfigClient: @unchecked Sendable {
         case unchanged(Int)
     }
 
+    /// The options the client was made with.
     public let options: Options
     private let verifier: any SignatureVerifier
     private let now: @Sendable () -> Date

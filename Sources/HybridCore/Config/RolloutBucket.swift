@@ -46,5 +46,6 @@ public struct RolloutBucket: Sendable, Hashable, Comparable, CustomStringConvert
     /// The bucket as a percentage position (`37.21%`).
     public var description: String { String(format: "%.2f%%", Double(value) * 100 / Double(Self.count)) }
 
+    /// Orders buckets by number: a bucket below a rollout's threshold is inside it.
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.value < rhs.value }
 }

@@ -7,15 +7,19 @@ import Foundation
 /// percent-decoded once and must stay inside `root` (no `..`, no absolute paths, no symlink
 /// escapes): anything else is a 404.
 public struct DirectorySchemeHandler: URLSchemeHandler {
+    /// The directory served, with symbolic links resolved.
     public let root: URL
     /// Extra headers on every response (a CSP, for instance).
     public var headers: [(name: String, value: String)]
 
+    /// Serves `root`, adding `headers` to every response.
     public init(root: URL, headers: [(name: String, value: String)] = []) {
         self.root = root.standardizedFileURL.resolvingSymlinksInPath()
         self.headers = headers
     }
 
+    /// Answers `GET` and `HEAD` with the file the URL's path names (`405` for other methods, `404`
+    /// for anything missing or outside ``root``).
     @MainActor public func respond(to request: SchemeRequest) async throws -> SchemeResponse {
         guard request.method == "GET" || request.method == "HEAD" else {
             return Self.plain(405, "method not allowed")

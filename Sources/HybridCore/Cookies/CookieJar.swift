@@ -30,6 +30,8 @@ public final class CookieJar: @unchecked Sendable {
         /// single-label domains (`com`, `localhost`) unless they are the request host itself.
         public var isPublicSuffix: @Sendable (String) -> Bool
 
+        /// A policy; by default `https` and `wss` are secure, Secure cookies are protected as RFC 6265bis
+        /// asks, and single-label domains count as public suffixes.
         public init(secureSchemes: Set<String> = ["https", "wss"], requireSecureOriginForSecure: Bool = true,
                     protectSecureCookies: Bool = true,
                     isPublicSuffix: @escaping @Sendable (String) -> Bool = { !$0.contains(".") }) {

@@ -7,9 +7,13 @@ import Foundation
 public enum NetscapeCookieFile {
     /// A line that is not a cookie.
     public struct LineError: Error, CustomStringConvertible, Equatable {
+        /// The line's number, from 1.
         public let line: Int
+        /// What is wrong with the line.
         public let reason: String
+        /// `cookies file line N: REASON`.
         public var description: String { "cookies file line \(line): \(reason)" }
+        /// An error for line `line`.
         public init(line: Int, reason: String) {
             self.line = line
             self.reason = reason

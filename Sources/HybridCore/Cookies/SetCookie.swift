@@ -3,7 +3,9 @@ import Foundation
 /// One parsed `Set-Cookie` header (or `document.cookie` assignment): the name-value pair and
 /// the attributes that RFC 6265 §5.2 keeps, before the storage model (§5.3) judges it.
 public struct SetCookie: Sendable, Hashable {
+    /// The cookie's name; never empty in a header ``SetCookieParser`` accepted.
     public var name: String
+    /// The cookie's value, with surrounding whitespace removed.
     public var value: String
     /// The last `Expires` that parsed as a cookie-date (§5.2.1).
     public var expires: Date?
@@ -14,11 +16,14 @@ public struct SetCookie: Sendable, Hashable {
     /// The last `Path`; `nil` when absent or when the last one did not start with `/` — both
     /// mean the default-path of the request URL (§5.2.4).
     public var path: String?
+    /// A `Secure` attribute was present.
     public var secure: Bool
+    /// An `HttpOnly` attribute was present.
     public var httpOnly: Bool
     /// The last `SameSite` (RFC 6265bis); unknown values mean `.unspecified`.
     public var sameSite: Cookie.SameSite
 
+    /// A parsed header from its parts.
     public init(name: String, value: String, expires: Date? = nil, maxAge: Int? = nil, domain: String? = nil,
                 path: String? = nil, secure: Bool = false, httpOnly: Bool = false, sameSite: Cookie.SameSite = .unspecified) {
         self.name = name

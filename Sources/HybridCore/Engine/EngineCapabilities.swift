@@ -6,7 +6,9 @@ import Foundation
 /// reset); the end-to-end suite runs on every engine and skips a test of a capability the
 /// engine lacks, printing the provider's reason (``WebEngineProvider/limitations``).
 public struct EngineCapabilities: OptionSet, Sendable, Hashable {
+    /// The capability bits (see ``named`` for what each one is called).
     public let rawValue: UInt32
+    /// A set from its bits.
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 
     /// Named, isolated script worlds (bridge isolation).

@@ -6,7 +6,9 @@ import Foundation
 /// scripts cannot see its globals or its message handlers (WKContentWorld on Apple,
 /// a script world on WebKitGTK, an isolated world on Blink).
 public enum ScriptWorld: Sendable, Hashable {
+    /// The page's own world, shared with the page's scripts.
     case page
+    /// An isolated world with this name; scripts and handlers with the same name share it.
     case named(String)
 
     /// The world's name, or `nil` for the page world.
@@ -20,15 +22,21 @@ public struct UserScript: Sendable, Hashable {
     /// Which frames the script runs in.
     public enum Frames: Sendable, Hashable { case mainFrameOnly, allFrames }
 
+    /// The JavaScript source.
     public var source: String
+    /// Whether it runs before the page's own scripts or after the document was parsed.
     public var injectionTime: InjectionTime
+    /// Whether it runs in the main frame only or in every frame.
     public var frames: Frames
+    /// The world it runs in (the page's, or an isolated one).
     public var world: ScriptWorld
     /// URL patterns (`scheme://host/path`, `*` wildcards) the script is limited to; empty = all.
     public var allowList: [String]
     /// URL patterns the script never runs in.
     public var blockList: [String]
 
+    /// A script; by default it runs at document start, in the main frame, in the page's world,
+    /// on every URL.
     public init(
         source: String, injectionTime: InjectionTime = .documentStart, frames: Frames = .mainFrameOnly,
         world: ScriptWorld = .page, allowList: [String] = [], blockList: [String] = []
@@ -44,11 +52,16 @@ public struct UserScript: Sendable, Hashable {
 
 /// A user style sheet the engine injects into every matching document.
 public struct UserStyleSheet: Sendable, Hashable {
+    /// The CSS source.
     public var source: String
+    /// Whether it applies to the main frame only or to every frame.
     public var frames: UserScript.Frames
+    /// URL patterns (`scheme://host/path`, `*` wildcards) the sheet is limited to; empty = all.
     public var allowList: [String]
+    /// URL patterns the sheet never applies to.
     public var blockList: [String]
 
+    /// A style sheet; by default it applies to the main frame of every URL.
     public init(source: String, frames: UserScript.Frames = .mainFrameOnly, allowList: [String] = [], blockList: [String] = []) {
         self.source = source
         self.frames = frames
@@ -65,11 +78,15 @@ public struct ScriptMessage: Sendable {
     /// The posted value. A string is delivered as-is (no JSON round trip), anything else as JSON text.
     public var body: Body
 
+    /// How the posted value arrives.
     public enum Body: Sendable, Equatable {
+        /// The page posted a string.
         case string(String)
+        /// The page posted another value; this is its JSON text.
         case json(String)
     }
 
+    /// A message as the engine received it.
     public init(name: String, body: Body) {
         self.name = name
         self.body = body
@@ -104,20 +121,27 @@ public enum ScriptAnswer: Sendable {
 
 /// A named script message handler registered when the engine is created.
 public struct ScriptMessageHandler: Sendable {
+    /// Works out the reply to a message; always run in a task.
     public typealias Handler = @MainActor @Sendable (ScriptMessage) async -> ScriptReply
     /// Answers a message at once when it can (``ScriptAnswer/now(_:)``): a message round trip is
     /// then only the engine's own work, which matters for a bridge's every call.
     public typealias Answerer = @MainActor @Sendable (ScriptMessage) -> ScriptAnswer
+    /// Takes a message that gets no reply.
     public typealias Receiver = @MainActor @Sendable (ScriptMessage) -> Void
 
+    /// The name the page posts to (`window.webkit.messageHandlers.NAME`).
     public var name: String
+    /// The world the handler is visible in; the page cannot reach a handler in an isolated world.
     public var world: ScriptWorld
     /// `.reply`: `postMessage` returns a Promise resolved by the handler (WKScriptMessageHandlerWithReply).
     /// `.noReply`: fire-and-forget (the older WKScriptMessageHandler).
     public var kind: Kind
 
+    /// Whether the handler replies, and how it is called.
     public enum Kind: Sendable {
+        /// `postMessage` returns a Promise that this answers.
         case reply(Answerer)
+        /// `postMessage` returns nothing; this only receives.
         case noReply(Receiver)
     }
 
@@ -133,6 +157,7 @@ public struct ScriptMessageHandler: Sendable {
         self.kind = .reply(answer)
     }
 
+    /// A handler that does not reply (fire-and-forget).
     public init(name: String, world: ScriptWorld = .page, receive receiver: @escaping Receiver) {
         self.name = name
         self.world = world
@@ -147,6 +172,7 @@ public struct MediaPolicy: Sendable, Hashable {
     /// Inline playback (no forced full-screen) — meaningful on iOS; always true on desktop engines.
     public var inlinePlayback: Bool
 
+    /// A media policy; by default media needs a gesture to start and plays inline.
     public init(autoplayWithoutGesture: Bool = false, inlinePlayback: Bool = true) {
         self.autoplayWithoutGesture = autoplayWithoutGesture
         self.inlinePlayback = inlinePlayback
@@ -155,11 +181,15 @@ public struct MediaPolicy: Sendable, Hashable {
 
 /// Everything an engine view is created with. Fixed for the view's life.
 public struct EngineConfiguration: Sendable {
+    /// Scripts injected into every document, in order.
     public var userScripts: [UserScript]
+    /// Style sheets injected into every document, in order.
     public var userStyleSheets: [UserStyleSheet]
+    /// Named handlers the page can post messages to.
     public var messageHandlers: [ScriptMessageHandler]
     /// Custom URL schemes this view serves itself (`hybrid-app`, ...). http/https cannot be taken over.
     public var schemeHandlers: [String: any URLSchemeHandler]
+    /// Autoplay and inline playback.
     public var media: MediaPolicy
     /// The User-Agent suffix the container appends (pages detect the container by it).
     public var applicationNameForUserAgent: String?
@@ -168,6 +198,8 @@ public struct EngineConfiguration: Sendable {
     /// Allow the engine's developer tools / remote inspector.
     public var developerExtras: Bool
 
+    /// A configuration; by default no scripts, handlers or schemes, an 800×600 viewport, developer
+    /// tools off and the `HybridKit` User-Agent suffix.
     public init(
         userScripts: [UserScript] = [], userStyleSheets: [UserStyleSheet] = [],
         messageHandlers: [ScriptMessageHandler] = [], schemeHandlers: [String: any URLSchemeHandler] = [:],
@@ -185,9 +217,13 @@ public struct EngineConfiguration: Sendable {
     }
 }
 
+/// A view's size in CSS pixels.
 public struct ViewportSize: Sendable, Hashable {
+    /// Width in CSS pixels.
     public var width: Int
+    /// Height in CSS pixels.
     public var height: Int
+    /// A size of `width` × `height` CSS pixels.
     public init(width: Int, height: Int) {
         self.width = width
         self.height = height

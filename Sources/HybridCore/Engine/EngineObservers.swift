@@ -7,6 +7,7 @@ public final class EngineObservers {
     private var handlers: [UInt64: @MainActor (EngineEvent) -> Void] = [:]
     private var nextID: UInt64 = 0
 
+    /// Creates an empty list of observers.
     public init() {}
 
     /// Adds `handler`; it is called until the token is cancelled or released.
@@ -23,5 +24,7 @@ public final class EngineObservers {
         for id in handlers.keys.sorted() { handlers[id]?(event) }
     }
 
+    /// Drops every observer at once, as a view does when it closes: no event reaches them afterwards,
+    /// and cancelling their tokens later does nothing.
     public func removeAll() { handlers.removeAll() }
 }

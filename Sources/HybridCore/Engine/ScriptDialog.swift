@@ -2,15 +2,21 @@ import Foundation
 
 /// A JavaScript dialog the page opened: `alert`, `confirm`, `prompt` or the `beforeunload` question.
 public struct ScriptDialog: Sendable, Equatable {
+    /// Which JavaScript function opened the dialog (`beforeUnload`: the page's `beforeunload` handler
+    /// asked to confirm leaving).
     public enum Kind: String, Sendable, Equatable { case alert, confirm, prompt, beforeUnload }
+    /// Which dialog this is; it decides the buttons and the safe default answer.
     public var kind: Kind
+    /// The text the page passed to the dialog.
     public var message: String
     /// The `prompt` default text.
     public var defaultText: String?
     /// The page that opened it (for the delegate's UI).
     public var pageURL: URL?
+    /// The title of the page that opened it, when the engine knows it (for the delegate's UI).
     public var pageTitle: String?
 
+    /// Describes a dialog; engine adapters make one for each dialog the page opens.
     public init(kind: Kind, message: String, defaultText: String? = nil, pageURL: URL? = nil, pageTitle: String? = nil) {
         self.kind = kind
         self.message = message
@@ -44,9 +50,14 @@ public enum ScriptDialogResult: Sendable, Equatable {
 /// (``completeWithSafeDefault()``), the safe default for the dialog's kind is applied.
 @MainActor
 public final class ScriptDialogCompletion {
+    /// The dialog being answered.
     public let dialog: ScriptDialog
     private var answer: (@MainActor (ScriptDialogResult) -> Void)?
 
+    /// Wraps the engine's answer callback so that it runs exactly once.
+    /// - Parameters:
+    ///   - dialog: The dialog the page opened.
+    ///   - answer: Hands the user's choice back to the engine; called at most once.
     public init(dialog: ScriptDialog, answer: @escaping @MainActor (ScriptDialogResult) -> Void) {
         self.dialog = dialog
         self.answer = answer

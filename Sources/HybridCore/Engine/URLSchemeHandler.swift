@@ -6,6 +6,7 @@ public typealias SchemeRequest = EngineRequest
 
 /// The answer to a ``SchemeRequest``: status, headers and a body that may be streamed.
 public struct SchemeResponse: Sendable {
+    /// A response body: all at once or streamed.
     public enum Body: Sendable {
         /// The whole body at once.
         case data(Data)
@@ -13,10 +14,14 @@ public struct SchemeResponse: Sendable {
         case stream(AsyncThrowingStream<Data, any Error>, length: Int64?)
     }
 
+    /// The HTTP status code the page sees.
     public var status: Int
+    /// Header fields in order; a name may repeat.
     public var headers: [(name: String, value: String)]
+    /// The body, whole or streamed.
     public var body: Body
 
+    /// A response from its parts; `200` by default.
     public init(status: Int = 200, headers: [(name: String, value: String)] = [], body: Body) {
         self.status = status
         self.headers = headers
@@ -39,15 +44,18 @@ public struct SchemeResponse: Sendable {
 ///
 /// Throwing fails the request with a network error in the page; it is never answered twice.
 public protocol URLSchemeHandler: Sendable {
+    /// Answers one request. Throwing fails it with a network error in the page.
     @MainActor func respond(to request: SchemeRequest) async throws -> SchemeResponse
 }
 
 /// A scheme handler made from a closure.
 public struct ClosureSchemeHandler: URLSchemeHandler {
     let body: @MainActor @Sendable (SchemeRequest) async throws -> SchemeResponse
+    /// A handler that answers every request with `body`.
     public init(_ body: @escaping @MainActor @Sendable (SchemeRequest) async throws -> SchemeResponse) {
         self.body = body
     }
+    /// Answers `request` by calling the closure.
     @MainActor public func respond(to request: SchemeRequest) async throws -> SchemeResponse {
         try await body(request)
     }

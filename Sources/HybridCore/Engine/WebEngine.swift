@@ -13,10 +13,14 @@ public protocol WebEngineDelegate: AnyObject {
 }
 
 extension WebEngineDelegate {
+    /// Allows every navigation.
     public func engine(_ engine: any WebEngine, decidePolicyFor action: NavigationAction) async -> NavigationActionPolicy { .allow }
+    /// Allows a response the engine can render (``NavigationResponse/canShowMIMEType``) and cancels
+    /// any other.
     public func engine(_ engine: any WebEngine, decidePolicyFor response: NavigationResponse) async -> NavigationResponsePolicy {
         response.canShowMIMEType ? .allow : .cancel
     }
+    /// Answers the dialog with its safe default at once (``ScriptDialogResult/safeDefault(for:)``).
     public func engine(_ engine: any WebEngine, runScriptDialog completion: ScriptDialogCompletion) {
         completion.completeWithSafeDefault()
     }
@@ -30,7 +34,10 @@ extension WebEngineDelegate {
 public protocol WebEngine: AnyObject {
     /// The engine's name (`webkitgtk`, `wkwebview`, `blink`).
     var engineName: String { get }
+    /// What this engine can do (the same as its provider's).
     var capabilities: EngineCapabilities { get }
+    /// Who decides navigations and answers dialogs; adapters hold it weakly. With none, the safe
+    /// defaults of ``WebEngineDelegate`` apply.
     var delegate: (any WebEngineDelegate)? { get set }
 
     // MARK: Loading
@@ -41,19 +48,29 @@ public protocol WebEngine: AnyObject {
     /// Shows `data` as the response for `url`: history, origin and relative URLs are as for a
     /// normal load of `url` (used to overlap the network with view creation).
     func loadSimulatedResponse(_ data: Data, mimeType: String, encoding: String?, for url: URL)
+    /// Stops the current load, if any.
     func stopLoading()
+    /// Reloads the current page.
     func reload()
+    /// Goes one entry back in the back-forward list; nothing happens when there is none.
     func goBack()
+    /// Goes one entry forward in the back-forward list; nothing happens when there is none.
     func goForward()
 
     // MARK: State
+    /// The URL of the current page, `nil` before the first load.
     var url: URL? { get }
+    /// The current page's title, if it has one.
     var title: String? { get }
+    /// A load is in progress.
     var isLoading: Bool { get }
     /// 0...1 as the engine estimates it.
     var estimatedProgress: Double { get }
+    /// There is an entry to go back to.
     var canGoBack: Bool { get }
+    /// There is an entry to go forward to.
     var canGoForward: Bool { get }
+    /// The back-forward list as it is now.
     var backForwardList: BackForwardList { get }
     /// `false` once the view was closed or its content process is gone for good.
     var isAlive: Bool { get }
@@ -71,6 +88,7 @@ public protocol WebEngine: AnyObject {
     func callAsync(_ body: String, arguments: [String: JSONValue], in world: ScriptWorld) async throws -> JSONValue
 
     // MARK: Cookies, snapshot, process
+    /// This view's cookie store (shared by every view of the same provider).
     var cookieStore: any EngineCookieStore { get }
     /// PNG data of the visible page.
     func snapshot() async throws -> Data
@@ -88,11 +106,20 @@ public protocol WebEngine: AnyObject {
 }
 
 extension WebEngine {
+    /// Evaluates `script` in the page's world.
+    /// - Returns: The script's completion value, as JSON.
+    /// - Throws: `HybridError.engine(.javaScript)` with the exception's message.
     public func evaluate(_ script: String) async throws -> JSONValue { try await evaluate(script, in: .page) }
+    /// Runs `body` as an async function in the page's world with `arguments` as its parameters.
+    /// - Returns: What the Promise resolved to, as JSON.
+    /// - Throws: `HybridError.engine(.javaScript)` when it throws or rejects.
     public func callAsync(_ body: String, arguments: [String: JSONValue] = [:]) async throws -> JSONValue {
         try await callAsync(body, arguments: arguments, in: .page)
     }
+    /// Loads `url` with a plain `GET`.
     public func load(_ url: URL) { load(EngineRequest(url: url)) }
+    /// Hides the view (`setVisible(false)`) when parked and shows it when not: the fallback for
+    /// engines that cannot keep a view mapped out of sight.
     public func setParked(_ parked: Bool) { setVisible(!parked) }
 }
 
@@ -100,6 +127,7 @@ extension WebEngine {
 /// a WebKitWebContext + WebKitNetworkSession, a Chromium browser + profile).
 @MainActor
 public protocol WebEngineProvider: AnyObject {
+    /// The engine's name (`webkitgtk`, `wkwebview`, `blink`), as its views report it.
     var engineName: String { get }
     /// What the engine can do; HybridCore's policies read it (bridge transport, engine choice).
     var capabilities: EngineCapabilities { get }
@@ -109,10 +137,16 @@ public protocol WebEngineProvider: AnyObject {
     var limitations: [EngineCapabilities: String] { get }
     /// The shared cookie store of every view this provider makes.
     var cookieStore: any EngineCookieStore { get }
+    /// Creates a view that shares this provider's processes, session and cookie store.
+    /// - Parameter configuration: The scripts, handlers, schemes and media policy the view is fixed with.
+    /// - Returns: A new engine view, not yet showing anything.
+    /// - Throws: `HybridError.engine(.unavailable)` when the engine cannot create a view (its
+    ///   browser cannot be started, for example).
     func makeEngine(_ configuration: EngineConfiguration) throws -> any WebEngine
 }
 
 extension WebEngineProvider {
+    /// No entries: an engine that lists none gets a generic reason for every missing capability.
     public var limitations: [EngineCapabilities: String] { [:] }
 
     /// `nil` when the engine has every capability in `capability`, else why it lacks them.

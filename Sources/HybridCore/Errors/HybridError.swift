@@ -34,6 +34,7 @@ public enum HybridError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// A stable, lower-case code for logs and for page authors.
     public var code: String { reason.code }
+    /// The reason's message for people (logs, error pages); unlike ``code`` it may change.
     public var description: String { reason.description }
 }
 
@@ -58,6 +59,7 @@ public enum EngineFailure: HybridFailureReason {
     /// A raw error from the engine's libraries (GLib `GError`, `NSError`).
     case native(domain: String, code: Int, message: String)
 
+    /// A stable, lower-case code for logs and for page authors (`js_exception`, `closed`, ...).
     public var code: String {
         switch self {
         case .javaScript: "js_exception"
@@ -72,6 +74,7 @@ public enum EngineFailure: HybridFailureReason {
         }
     }
 
+    /// A message for people, with the exception, URL or native error concerned.
     public var description: String {
         switch self {
         case .javaScript(let message): "JavaScript exception: \(message)"

@@ -3,6 +3,7 @@ import Foundation
 /// What the app's back button does: go back in the page while it has somewhere to go, else
 /// close the container.
 public struct BackPolicy: Sendable, Equatable {
+    /// What the back button should do now.
     public enum Decision: Sendable, Equatable {
         /// Go back one entry in the page's history.
         case goBack
@@ -15,6 +16,8 @@ public struct BackPolicy: Sendable, Equatable {
     /// them; going back to it would just forward again.
     public var treatsSingleEntryAsNone: Bool
 
+    /// A policy that goes back whenever the page has an entry to go back to (unless told to skip a
+    /// single redirect entry).
     public init(treatsSingleEntryAsNone: Bool = false) {
         self.treatsSingleEntryAsNone = treatsSingleEntryAsNone
     }

@@ -3,6 +3,10 @@ import Foundation
 /// The view is its engine's delegate: navigation decisions are chained (container, bridge,
 /// new windows, app) and dialogs go through the view's exactly-once guard.
 extension HybridWebView: WebEngineDelegate {
+    /// Decides a navigation in order: the container's retry URL, the bridge's `hybrid://` URLs, the
+    /// configured ``NavigationPolicy``, new-window requests (``HybridWebViewDelegate/webView(_:requestsNewWindow:)``),
+    /// then the app's delegate (allow when there is none). An allowed main-frame http(s) load waits
+    /// for the cookie jar to reach the engine first.
     public func engine(_ engine: any WebEngine, decidePolicyFor action: NavigationAction) async -> NavigationActionPolicy {
         guard !isClosed else { return .cancel }
         let url = action.request.url
@@ -30,6 +34,8 @@ extension HybridWebView: WebEngineDelegate {
         return policy
     }
 
+    /// Notes a failing package page (status 400 or above) for rollback, then asks the app's delegate;
+    /// without one, allows what the engine can show.
     public func engine(_ engine: any WebEngine, decidePolicyFor response: NavigationResponse) async -> NavigationResponsePolicy {
         guard !isClosed else { return .cancel }
         if response.isMainFrame, response.statusCode >= 400, let package = configuration.package,
@@ -40,6 +46,8 @@ extension HybridWebView: WebEngineDelegate {
         return response.canShowMIMEType ? .allow : .cancel
     }
 
+    /// Presents the dialog through the delegate, or answers it with its safe default when the view
+    /// is hidden, in a transition or has no delegate.
     public func engine(_ engine: any WebEngine, runScriptDialog completion: ScriptDialogCompletion) {
         presentDialog(completion)
     }

@@ -19,22 +19,34 @@ import Foundation
 public final class HybridWebView {
     /// What the app shows about the page: one value, observed with ``observe(_:)``.
     public struct State: Sendable, Equatable {
+        /// The page's URL; `nil` until the view is first asked to show a page (a pooled view's warm-up
+        /// document does not count).
         public var url: URL?
+        /// The page's title: the one it set through the bridge (`navigation.setTitle`), else the document's.
         public var title: String?
+        /// A page is loading.
         public var isLoading: Bool
         /// The progress bar's value (see ``ProgressModel``).
         public var progress: LoadProgress
+        /// The back button can go back in the page.
         public var canGoBack: Bool
+        /// There is a page to go forward to.
         public var canGoForward: Bool
 
+        /// The state of a view that has shown nothing yet.
         public static let initial = State(url: nil, title: nil, isLoading: false, progress: .initial,
                                           canGoBack: false, canGoForward: false)
     }
 
+    /// The engine view this container drives.
     public let engine: any WebEngine
+    /// The bridge between the page's `hybrid` runtime and the native modules.
     public let bridge: BridgeHost
+    /// What the view was created with.
     public let configuration: HybridWebViewConfiguration
+    /// Receives lifecycle events and decides what the container leaves to the app; held weakly.
     public weak var delegate: (any HybridWebViewDelegate)?
+    /// The state now; ``observe(_:)`` reports each change.
     public private(set) var state: State = .initial
     /// Whether the view is on screen (``setVisible(_:)``).
     public private(set) var isVisible = true
@@ -43,6 +55,7 @@ public final class HybridWebView {
     public var isInTransition = false {
         didSet { if isInTransition { dismissDialogs() } }
     }
+    /// ``close()`` was called; the view does nothing afterwards.
     public private(set) var isClosed = false
     /// The view showed (or was asked to show) a page; a pool cannot make it traceless again
     /// unless the engine clears history.
@@ -143,12 +156,15 @@ public final class HybridWebView {
         }
     }
 
+    /// Reloads the page.
     public func reload() {
         guard beginNavigation() else { return }
         engine.reload()
     }
 
+    /// Stops the current load.
     public func stopLoading() { engine.stopLoading() }
+    /// Goes forward one entry, if there is one.
     public func goForward() { engine.goForward() }
 
     /// Goes back one entry (the page comes back from the page cache without `onload`; the

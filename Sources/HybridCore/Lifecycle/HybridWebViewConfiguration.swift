@@ -3,12 +3,18 @@ import Foundation
 /// An offline package a container serves from its custom scheme, and confirms or rolls back
 /// as its pages load or fail.
 public struct PackageBinding: Sendable {
+    /// The installer whose store holds the package; it confirms or rolls back versions.
     public var installer: PackageInstaller
+    /// The package's identifier in the store.
     public var id: String
     /// The custom scheme the package is served on (`app` for `app://m.example.com/…`).
     public var scheme: String
+    /// Serves the package's active version on ``scheme``.
     public var handler: PackageSchemeHandler
 
+    /// Binds package `id` of `installer`'s store to `scheme`.
+    /// - Parameter network: Fetches what the package cannot answer from its real origin; by default
+    ///   ``PackageSchemeHandler/urlSessionFetch``.
     public init(installer: PackageInstaller, id: String, scheme: String, network: PackageSchemeHandler.NetworkFetch? = nil) {
         self.installer = installer
         self.id = id
@@ -27,7 +33,9 @@ public struct HybridWebViewConfiguration {
     public var engine: EngineConfiguration
     /// Bridge modules registered on the view's router.
     public var modules: [any BridgeModule]
+    /// Names of the bridge's isolated world, handler and URL scheme, and its transport.
     public var bridgeOptions: BridgeHost.Options
+    /// Size and concurrency limits on bridge calls.
     public var bridgeLimits: BridgeRouter.Limits
     /// Keeps the app's cookie jar and the engine's store in step; shared by all views of a
     /// provider. Each navigation waits for it (``CookieSync/prepareNavigation(to:)``).
@@ -36,10 +44,13 @@ public struct HybridWebViewConfiguration {
     public var package: PackageBinding?
     /// CSS, scripts and HTML fragments added to pages.
     public var injections: [PageInjection]
+    /// When a page counts as white and how the view recovers it.
     public var whiteScreen: WhiteScreenPolicy
     /// How long the liveness probe waits when the view becomes visible (seconds).
     public var livenessTimeout: Double
+    /// How the progress bar moves (see ``ProgressModel``).
     public var progress: ProgressModel.Options
+    /// What the app's back button does (``HybridWebView/handleBackButton()``).
     public var back: BackPolicy
     /// Undo text-size changes after a back navigation (the page comes back from the page cache
     /// with whatever size it had).
@@ -52,6 +63,7 @@ public struct HybridWebViewConfiguration {
     /// a pooled configuration still routes every page to the view that shows it.
     public var navigationModuleOrigins: [OriginPattern]?
 
+    /// A configuration; by default no modules, package, injections, cookie sync or navigation policy.
     public init(engine: EngineConfiguration = EngineConfiguration(), modules: [any BridgeModule] = [],
                 bridgeOptions: BridgeHost.Options = BridgeHost.Options(), bridgeLimits: BridgeRouter.Limits = BridgeRouter.Limits(),
                 cookieSync: CookieSync? = nil, package: PackageBinding? = nil, injections: [PageInjection] = [],

@@ -3,9 +3,11 @@ import Foundation
 /// A page asked for a new window (`target=_blank`, `window.open`): the app opens a new
 /// container for it (the engine never creates windows itself).
 public struct NewWindowRequest: Sendable {
+    /// The URL the page wants opened.
     public var url: URL
     /// The page that asked.
     public var openerURL: URL?
+    /// A user gesture (click, key) started the request; apps commonly ignore requests without one.
     public var isUserGesture: Bool
     /// The container whose page asked, held weakly. A page in a new container has no
     /// `window.opener` (it is another engine view), so this is the opener relationship: the app
@@ -15,7 +17,9 @@ public struct NewWindowRequest: Sendable {
 
 /// A load that failed (not one that was cancelled or superseded).
 public struct LoadFailure: Sendable, Equatable {
+    /// The URL that failed to load, if the engine reported it.
     public var url: URL?
+    /// The engine's description of the failure.
     public var message: String
     /// The HTTP status when the failure was an error response of the main document.
     public var statusCode: Int?
@@ -23,7 +27,9 @@ public struct LoadFailure: Sendable, Equatable {
 
 /// What happened about a white screen: why, and what the view did.
 public struct WhiteScreenEvent: Sendable, Equatable {
+    /// What made the view consider the page white.
     public var reason: WhiteScreenReason
+    /// What the view did about it.
     public var recovery: WhiteScreenRecovery
     /// The page that went white.
     public var url: URL?
@@ -58,17 +64,26 @@ public protocol HybridWebViewDelegate: AnyObject {
 }
 
 extension HybridWebViewDelegate {
+    /// Allows every navigation.
     public func webView(_ webView: HybridWebView, decidePolicyFor action: NavigationAction) async -> NavigationActionPolicy { .allow }
+    /// Allows a response the engine can render and cancels any other.
     public func webView(_ webView: HybridWebView, decidePolicyFor response: NavigationResponse) async -> NavigationResponsePolicy {
         response.canShowMIMEType ? .allow : .cancel
     }
+    /// Answers the dialog with its safe default at once.
     public func webView(_ webView: HybridWebView, runDialog completion: ScriptDialogCompletion) {
         completion.completeWithSafeDefault()
     }
+    /// Ignores the request: no window opens.
     public func webView(_ webView: HybridWebView, requestsNewWindow request: NewWindowRequest) {}
+    /// Does nothing: the container stays.
     public func webViewRequestsClose(_ webView: HybridWebView) {}
+    /// Does nothing; the view has already recovered as `event.recovery` says.
     public func webView(_ webView: HybridWebView, didDetectWhiteScreen event: WhiteScreenEvent) {}
+    /// Does nothing.
     public func webView(_ webView: HybridWebView, didFailLoad failure: LoadFailure) {}
+    /// Does nothing: the link is not opened.
     public func webView(_ webView: HybridWebView, openExternal navigation: ExternalNavigation) {}
+    /// Does nothing.
     public func webView(_ webView: HybridWebView, didBlockNavigation navigation: BlockedNavigation) {}
 }

@@ -17,10 +17,13 @@ public enum NavigationDecision: Sendable, Equatable {
 
 /// A navigation the container handed to the app instead of loading it.
 public struct ExternalNavigation: Sendable, Equatable {
+    /// The URL handed to the app.
     public var url: URL
     /// The page that navigated.
     public var sourceURL: URL?
+    /// The navigation targets the main frame (not an iframe).
     public var isMainFrame: Bool
+    /// A user gesture (click, key) started it.
     public var isUserGesture: Bool
     /// The page asked for a new window (`window.open('tel:…')`, `target=_blank`).
     public var targetsNewWindow: Bool
@@ -28,7 +31,10 @@ public struct ExternalNavigation: Sendable, Equatable {
 
 /// A navigation the container refused, and why.
 public struct BlockedNavigation: Sendable, Equatable {
+    /// The URL that was not loaded.
     public var url: URL
+    /// The page that navigated, if known.
     public var sourceURL: URL?
+    /// Why it was refused (`unknown scheme 'foo'`, `no scheme`).
     public var reason: String
 }

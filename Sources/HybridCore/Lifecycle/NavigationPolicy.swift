@@ -26,6 +26,8 @@ public struct NavigationPolicy: Sendable, Hashable {
         /// Schemes the rule applies to; `https` only by default, so a token never travels in clear.
         public var schemes: Set<String>
 
+        /// A rule for `hosts`: `query` parameters and `headers` added to their main-frame navigations
+        /// over `schemes` (`https` only by default).
         public init(hosts: [String], query: [(String, String)] = [], headers: [String: String] = [:],
                     schemes: Set<String> = ["https"]) {
             self.hosts = hosts
@@ -37,14 +39,19 @@ public struct NavigationPolicy: Sendable, Hashable {
 
     /// One query parameter, as given (encoded by the policy).
     public struct QueryItem: Sendable, Hashable {
+        /// The parameter's name.
         public var name: String
+        /// The parameter's value, unencoded.
         public var value: String
     }
 
     /// The `Referer` an H5 payment provider requires for its hosts.
     public struct PaymentRule: Sendable, Hashable {
+        /// `example.com` (that host only) or `*.example.com` (it and every subdomain).
         public var hosts: [String]
+        /// The `Referer` sent with main-frame navigations to these hosts.
         public var referer: String
+        /// A rule that sends `referer` to `hosts`.
         public init(hosts: [String], referer: String) {
             self.hosts = hosts
             self.referer = referer
@@ -53,11 +60,13 @@ public struct NavigationPolicy: Sendable, Hashable {
 
     /// Schemes whose navigations are bridge calls (`scheme://module/action?params`).
     public var interceptedSchemes: Set<String>
+    /// Query parameters and headers (tokens) added to main-frame navigations to the app's hosts.
     public var parameterRules: [ParameterRule]
     /// Schemes handed to the app (``HybridWebViewDelegate/webView(_:openExternal:)``).
     public var externalSchemes: Set<String>
     /// http(s) hosts handed to the app as well (app-store links).
     public var externalHosts: [String]
+    /// The `Referer` sent to H5 payment providers' hosts.
     public var paymentReferers: [PaymentRule]
     /// Schemes the engine loads itself besides http(s) and the container's own.
     public var engineSchemes: Set<String>
@@ -70,6 +79,8 @@ public struct NavigationPolicy: Sendable, Hashable {
         "itms-apps", "itms-appss", "itms-services", "market",
     ]
 
+    /// A policy; by default it intercepts nothing, hands system, payment and app-store links to the
+    /// app, lets the engine load `about:`, `data:`, `blob:` and `javascript:`, and blocks other schemes.
     public init(interceptedSchemes: Set<String> = [], parameterRules: [ParameterRule] = [],
                 externalSchemes: Set<String> = NavigationPolicy.defaultExternalSchemes,
                 externalHosts: [String] = ["apps.apple.com", "itunes.apple.com", "play.google.com"],

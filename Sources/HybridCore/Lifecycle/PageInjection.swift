@@ -10,9 +10,12 @@ public struct PageInjection: Sendable, Hashable {
     /// Where an HTML fragment goes, relative to the element its selector finds
     /// (the positions of `insertAdjacentHTML`).
     public enum Position: String, Sendable, Hashable {
+        /// Before the element, first inside it, last inside it, after it; the raw value is the position's
+        /// name in `insertAdjacentHTML`.
         case beforeBegin = "beforebegin", afterBegin = "afterbegin", beforeEnd = "beforeend", afterEnd = "afterend"
     }
 
+    /// What is injected.
     public enum Content: Sendable, Hashable {
         /// A user style sheet.
         case css(String)
@@ -23,15 +26,18 @@ public struct PageInjection: Sendable, Hashable {
         case html(String, selector: String, position: Position)
     }
 
+    /// The style sheet, script or HTML fragment to add.
     public var content: Content
     /// When a script runs (fragments are always placed at document end).
     public var injectionTime: UserScript.InjectionTime
+    /// Whether it applies to the main frame only or to every frame.
     public var frames: UserScript.Frames
     /// Pages it applies to; empty = every page.
     public var urlPatterns: [String]
     /// Pages it never applies to.
     public var excludedPatterns: [String]
 
+    /// An injection; by default it applies at document end, in the main frame, on every page.
     public init(_ content: Content, at injectionTime: UserScript.InjectionTime = .documentEnd,
                 frames: UserScript.Frames = .mainFrameOnly, urlPatterns: [String] = [], excludedPatterns: [String] = []) {
         self.content = content

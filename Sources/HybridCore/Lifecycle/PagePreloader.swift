@@ -7,7 +7,9 @@ import FoundationNetworking
 public struct PreloadedPage: Sendable {
     /// The document's URL (after redirects).
     public var url: URL
+    /// The response body: the page's HTML.
     public var data: Data
+    /// The response's MIME type (`text/html` or `application/xhtml+xml`).
     public var mimeType: String
     /// The charset the response declared, if any.
     public var encoding: String?
@@ -34,6 +36,7 @@ public struct PagePreloader: Sendable {
     /// Responses larger than this are not preloaded.
     public var maximumBytes: Int
 
+    /// A preloader; by default no jar, no extra headers, a 10-second timeout and an 8 MiB limit.
     public init(jar: CookieJar? = nil, headers: [String: String] = [:], timeout: TimeInterval = 10, maximumBytes: Int = 8 << 20) {
         self.jar = jar
         self.headers = headers

@@ -9,6 +9,7 @@ public struct LoadProgress: Sendable, Equatable, CustomStringConvertible {
     /// The navigation has ended (finished, failed or stopped); `fraction` is then exactly 1.
     public var isComplete: Bool
 
+    /// A progress value of navigation `navigation`.
     public init(navigation: Int, fraction: Double, isComplete: Bool) {
         self.navigation = navigation
         self.fraction = fraction
@@ -17,6 +18,7 @@ public struct LoadProgress: Sendable, Equatable, CustomStringConvertible {
 
     /// Before any navigation.
     public static let initial = LoadProgress(navigation: 0, fraction: 0, isComplete: true)
+    /// `#navigation fraction`, with ` done` once complete (`#2 0.800`, `#2 1.000 done`).
     public var description: String { "#\(navigation) \(String(format: "%.3f", fraction))\(isComplete ? " done" : "")" }
 }
 
@@ -34,6 +36,7 @@ public struct LoadProgress: Sendable, Equatable, CustomStringConvertible {
 /// ``Options/cancelGrace`` unless a new load starts within it (the engine cancels the old load
 /// just before the new one starts). Same-document navigations never start one.
 public struct ProgressModel: Sendable {
+    /// The shape of the curve; the initializer clamps each value to a sensible range.
     public struct Options: Sendable, Equatable {
         /// Where the virtual curve heads quickly (0.7–0.9 reads well).
         public var virtualTarget: Double
@@ -46,6 +49,8 @@ public struct ProgressModel: Sendable {
         /// How long a cancelled load waits for a successor before it completes.
         public var cancelGrace: Double
 
+        /// Options with the defaults: target 0.8 in ~0.35 s, ceiling 0.9, a 0.15 s finish and a 0.1 s
+        /// grace for cancelled loads.
         public init(virtualTarget: Double = 0.8, virtualTimeConstant: Double = 0.35, waitingCeiling: Double = 0.9,
                     finishDuration: Double = 0.15, cancelGrace: Double = 0.1) {
             self.virtualTarget = min(max(virtualTarget, 0), 0.95)
@@ -63,10 +68,13 @@ public struct ProgressModel: Sendable {
         case finishing(from: Double, since: Double)
     }
 
+    /// The options the model was made with.
     public let options: Options
+    /// The progress now.
     public private(set) var value: LoadProgress = .initial
     private var phase: Phase = .idle
 
+    /// A model at ``LoadProgress/initial``.
     public init(options: Options = Options()) { self.options = options }
 
     /// Whether ``tick(at:)`` should be called (about once a frame) to move the value.

@@ -14,8 +14,11 @@ import Foundation
 /// that reached ``WebViewPoolPolicy/maximumReuse``. ``handleMemoryPressure()`` empties the pool.
 @MainActor
 public final class WebViewPool {
+    /// Makes the pool's views; they share its processes and session.
     public let provider: any WebEngineProvider
+    /// What every view of the pool is made with.
     public let configuration: HybridWebViewConfiguration
+    /// How many views the pool keeps and when it retires one.
     public let policy: WebViewPoolPolicy
     /// Delay before refilling after a dequeue, so warming does not compete with the page
     /// that was just opened.
@@ -29,9 +32,12 @@ public final class WebViewPool {
 
     /// Views made (warm or cold) and retired, by reason, for logs and tests.
     public private(set) var createdCount = 0
+    /// Views ``dequeue()`` had to make because none was warm (a measure of a pool too small).
     public private(set) var coldCount = 0
+    /// Views retired for good, by reason.
     public private(set) var retirements: [WebViewPoolPolicy.Retirement: Int] = [:]
 
+    /// An empty pool; ``prewarm()`` fills it.
     public init(provider: any WebEngineProvider, configuration: HybridWebViewConfiguration = HybridWebViewConfiguration(),
                 policy: WebViewPoolPolicy = WebViewPoolPolicy()) {
         self.provider = provider

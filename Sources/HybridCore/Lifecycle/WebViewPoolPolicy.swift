@@ -9,6 +9,7 @@ public struct WebViewPoolPolicy: Sendable, Equatable {
     /// How long a liveness probe may take before a pooled view counts as unresponsive (seconds).
     public var probeTimeout: Double
 
+    /// A policy; by default two warm views, each handed out at most 20 times, probed for 0.5 s.
     public init(capacity: Int = 2, maximumReuse: Int = 20, probeTimeout: Double = 0.5) {
         self.capacity = max(0, capacity)
         self.maximumReuse = max(1, maximumReuse)
@@ -17,12 +18,14 @@ public struct WebViewPoolPolicy: Sendable, Equatable {
 
     /// What the pool knows about a view.
     public struct Candidate: Sendable, Equatable {
+        /// Its content process is running.
         public var isAlive: Bool
         /// Times it has been handed out.
         public var uses: Int
         /// It showed a page (so it has history, session storage and other state of that page).
         public var wasNavigated: Bool
 
+        /// What the pool knows about one view.
         public init(isAlive: Bool, uses: Int, wasNavigated: Bool) {
             self.isAlive = isAlive
             self.uses = uses
@@ -47,6 +50,7 @@ public struct WebViewPoolPolicy: Sendable, Equatable {
         case memoryPressure = "memory_pressure"
     }
 
+    /// What happens to a view the app gives back.
     public enum Fate: Sendable, Equatable {
         /// Clean it and keep it warm.
         case keep

@@ -10,6 +10,7 @@ public struct WhiteScreenDetector {
     /// How long the liveness script may take (seconds).
     public var livenessTimeout: Double
 
+    /// A detector whose probes give up after `livenessTimeout` seconds.
     public init(livenessTimeout: Double = 1.5) {
         self.livenessTimeout = livenessTimeout
     }

@@ -18,6 +18,7 @@ public enum WhiteScreenReason: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// A short phrase for people (`page unresponsive`, `content process terminated (crashed)`).
     public var description: String {
         switch self {
         case .contentProcessTerminated(let reason): "content process terminated (\(reason))"
@@ -52,6 +53,7 @@ public struct WhiteScreenPolicy: Sendable, Equatable {
 
     private var recent: [Double] = []
 
+    /// A policy; by default one automatic reload (after 0.1 s) per 30 seconds, delays capped at 5 s.
     public init(maximumReloads: Int = 1, window: Double = 30, baseDelay: Double = 0.1, maximumDelay: Double = 5) {
         self.maximumReloads = max(0, maximumReloads)
         self.window = max(0, window)

@@ -7,8 +7,11 @@ extension PackageStore.ActiveRecord {
 
 /// What a garbage collection removed.
 public struct PackageCollection: Sendable, Equatable {
+    /// Blobs removed (no kept version references them).
     public var removedBlobs = 0
+    /// Bytes those blobs took on disk.
     public var removedBytes: Int64 = 0
+    /// Partial downloads removed (older than a day, or the grace period if longer).
     public var removedPartials = 0
 }
 

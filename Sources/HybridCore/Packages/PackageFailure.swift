@@ -47,6 +47,7 @@ public enum PackageFailure: HybridFailureReason {
     /// A test-injected crash at an install step (the process "died" here).
     case injectedCrash(String)
 
+    /// A stable, lower-case code for logs and for page authors (`bad_signature`, `disk_full`, ...).
     public var code: String {
         switch self {
         case .internalError: "internal"
@@ -74,6 +75,7 @@ public enum PackageFailure: HybridFailureReason {
         }
     }
 
+    /// A message for people, with the path, version or URL concerned.
     public var description: String {
         switch self {
         case .internalError(let message): message

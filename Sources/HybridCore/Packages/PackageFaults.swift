@@ -14,6 +14,7 @@ public final class PackageFaults: @unchecked Sendable {
     private var writeBudget: Int?
     private var failingPathFragment: String?
 
+    /// No faults armed: every step and write succeeds.
     public init() {}
 
     /// Makes the next install "crash" at `step` (once).

@@ -31,11 +31,14 @@ public struct PackageInstaller: Sendable {
         case alreadyActive(version: Int)
     }
 
+    /// The store versions are installed into.
     public let store: PackageStore
+    /// The digests and decompressor used to check blobs.
     public let platform: PackagePlatform
     /// Checks manifest signatures; every install verifies them again, right before staging.
     public let verifier: any SignatureVerifier
 
+    /// An installer into `store` that checks manifests with `verifier`.
     public init(store: PackageStore, platform: PackagePlatform, verifier: any SignatureVerifier) {
         self.store = store
         self.platform = platform

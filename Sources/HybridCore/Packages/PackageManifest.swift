@@ -8,6 +8,7 @@ public struct PackageManifest: Codable, Sendable, Equatable {
     /// The manifest format this code writes and reads.
     public static let currentFormat = 1
 
+    /// The manifest format it was written in (``currentFormat``; other formats are refused).
     public var format: Int
     /// The package id: `[A-Za-z0-9._-]`, 1–128 characters (it names directories).
     public var id: String
@@ -21,12 +22,14 @@ public struct PackageManifest: Codable, Sendable, Equatable {
     public var spaFallback: Bool
     /// An extra Content-Security-Policy sent beside the default; it can only tighten it.
     public var contentSecurityPolicy: String?
+    /// When the publisher packed this version.
     public var created: Date
     /// After this instant clients refuse to install the manifest.
     public var expires: Date
     /// Every file, sorted by path.
     public var files: [PackageFile]
 
+    /// A manifest; `files` are sorted by path here, as the format requires.
     public init(id: String, version: Int, origin: String, entry: PackagePath, spaFallback: Bool = false,
                 contentSecurityPolicy: String? = nil, created: Date, expires: Date, files: [PackageFile]) {
         self.format = Self.currentFormat
@@ -110,18 +113,22 @@ public struct PackageFile: Codable, Sendable, Equatable {
     /// The encoding of a blob stored as the file's bytes.
     public static let identity = "identity"
 
+    /// The file's path inside the package, relative to the manifest's ``PackageManifest/origin``.
     public var path: PackagePath
     /// SHA-256 (lower-case hex) of the file's bytes; the client's store names the file by it.
     public var sha256: String
+    /// The file's size in bytes.
     public var size: Int
     /// The MIME type to serve it with.
     public var type: String
     /// SHA-256 of the stored (possibly compressed) bytes: the blob's name in the repository.
     public var blob: String
+    /// The size in bytes of the stored (possibly compressed) blob.
     public var storedSize: Int
     /// `identity` or the compressor's encoding (`zlib`).
     public var encoding: String
 
+    /// A file entry, as ``PackageWriter`` records it.
     public init(path: PackagePath, sha256: String, size: Int, type: String, blob: String, storedSize: Int, encoding: String) {
         self.path = path
         self.sha256 = sha256

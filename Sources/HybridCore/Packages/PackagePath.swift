@@ -43,10 +43,14 @@ public struct PackagePath: Sendable, Hashable, Comparable, CustomStringConvertib
         return last[last.index(after: dot)...].lowercased()
     }
 
+    /// The normalised path (``value``).
     public var description: String { value }
 
+    /// Orders paths by their normalised text, as a manifest lists its files.
     public static func < (lhs: PackagePath, rhs: PackagePath) -> Bool { lhs.value < rhs.value }
 
+    /// Decodes a path from a manifest; it must already be in normal form.
+    /// - Throws: ``PackageFailure/invalidPath(path:reason:)`` when it is invalid or not normalised.
     public init(from decoder: any Decoder) throws {
         let raw = try decoder.singleValueContainer().decode(String.self)
         try self.init(raw)
@@ -56,6 +60,7 @@ public struct PackagePath: Sendable, Hashable, Comparable, CustomStringConvertib
         }
     }
 
+    /// Encodes the normalised path as a string.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(value)

@@ -65,6 +65,7 @@ public struct PackagePlatform: Sendable {
     /// The compressor, when the platform has one; without it, blobs are stored as they are.
     public var compressor: (any BlobCompressor)?
 
+    /// A platform with these digests and, optionally, a compressor.
     public init(digests: any DigestFactory, compressor: (any BlobCompressor)?) {
         self.digests = digests
         self.compressor = compressor

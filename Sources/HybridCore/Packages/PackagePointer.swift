@@ -5,15 +5,20 @@ import Foundation
 /// It binds the latest version number to its manifest's path and SHA-256, so a client learns
 /// about a new version from one tiny file and cannot be handed a different manifest.
 public struct PackagePointer: Codable, Sendable, Equatable {
+    /// The format it was written in (``PackageManifest/currentFormat``).
     public var format: Int
+    /// The package id.
     public var id: String
+    /// The latest version.
     public var version: Int
     /// The manifest's path relative to the repository root.
     public var manifest: String
     /// SHA-256 (hex) of the manifest's bytes.
     public var manifestSHA256: String
+    /// When the version was packed.
     public var created: Date
 
+    /// A pointer to version `version` of package `id`, whose manifest is at `manifest`.
     public init(id: String, version: Int, manifest: String, manifestSHA256: String, created: Date) {
         self.format = PackageManifest.currentFormat
         self.id = id
@@ -75,16 +80,23 @@ public enum DetachedSignature {
 /// REPO/blobs/AB/ABCDEF…                         content-addressed blobs, named by SHA-256 of their stored bytes
 /// ```
 public enum PackageRepositoryLayout {
+    /// The discovery index's path (`index.json`).
     public static let index = "index.json"
+    /// What a signature file adds to the signed file's name (`.sig`).
     public static let signatureSuffix = ".sig"
 
+    /// The path of package `id`'s pointer (`packages/ID/latest.json`).
     public static func pointer(id: String) -> String { "packages/\(id)/latest.json" }
+    /// The path of a version's manifest (`packages/ID/VERSION/manifest.json`).
     public static func manifest(id: String, version: Int) -> String { "packages/\(id)/\(version)/manifest.json" }
+    /// The path of the blob named `sha256` (`blobs/AB/ABCDEF…`).
     public static func blob(_ sha256: String) -> String { "blobs/\(sha256.prefix(2))/\(sha256)" }
 
     /// The discovery index's shape.
     public struct Index: Codable, Sendable {
+        /// The ids of the repository's packages, sorted.
         public var packages: [String]
+        /// An index of `packages`.
         public init(packages: [String]) { self.packages = packages }
     }
 }

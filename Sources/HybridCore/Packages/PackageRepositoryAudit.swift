@@ -5,24 +5,36 @@ import Foundation
 public struct PackageRepositoryAudit: Sendable {
     /// One problem found, with the repository-relative path it concerns.
     public struct Finding: Sendable, CustomStringConvertible {
+        /// The repository-relative path of the pointer, manifest or blob at fault.
         public var path: String
+        /// What is wrong with it.
         public var error: HybridError
+        /// `path: [code] message`, one line for the audit's output.
         public var description: String { "\(path): [\(error.code)] \(error)" }
     }
 
     /// What an audit saw.
     public struct Report: Sendable {
+        /// The package ids found (in `index.json` and under `packages/`), sorted.
         public var packages: [String] = []
+        /// Manifests that verified and decoded.
         public var manifestsChecked = 0
+        /// Blobs read and hashed.
         public var blobsChecked = 0
+        /// Every problem found, in the order met.
         public var findings: [Finding] = []
+        /// No problem was found.
         public var isClean: Bool { findings.isEmpty }
     }
 
+    /// The repository's root directory.
     public let repository: URL
+    /// The digests and decompressors used to check blobs.
     public let platform: PackagePlatform
+    /// Checks the signatures of pointers and manifests (the publisher's public key).
     public let verifier: any SignatureVerifier
 
+    /// An audit of the repository at `repository`, checking signatures with `verifier`.
     public init(repository: URL, platform: PackagePlatform, verifier: any SignatureVerifier) {
         self.repository = repository
         self.platform = platform

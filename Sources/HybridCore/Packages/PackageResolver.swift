@@ -21,6 +21,7 @@ public struct PackageResolver: Sendable {
     /// Files larger than this are streamed in chunks instead of read whole.
     static let streamThreshold = 1 << 20
 
+    /// The installed version whose files are served.
     public let package: InstalledPackage
     /// The custom scheme the package is also served under (`"app"` for `app://m.example.com/app/`).
     public let customScheme: String?

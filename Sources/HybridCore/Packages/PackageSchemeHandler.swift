@@ -21,8 +21,11 @@ public struct PackageSchemeHandler: URLSchemeHandler {
     /// Fetches `url` (at the package's real origin) for a request the package cannot answer.
     public typealias NetworkFetch = @Sendable (_ request: SchemeRequest, _ url: URL) async throws -> SchemeResponse
 
+    /// The store whose active version of ``id`` is served.
     public let store: PackageStore
+    /// The package served.
     public let id: String
+    /// The scheme the container loads the package through (`app` for `app://m.example.com/…`).
     public let customScheme: String
     private let network: NetworkFetch
     private let cache = ManifestCache()
@@ -37,6 +40,8 @@ public struct PackageSchemeHandler: URLSchemeHandler {
         self.network = network ?? Self.urlSessionFetch
     }
 
+    /// Answers from the active version (``PackageResolver``); what it sends to the network, and
+    /// every request while no version is installed, goes through the network fallback.
     @MainActor public func respond(to request: SchemeRequest) async throws -> SchemeResponse {
         let store = self.store, id = self.id, scheme = self.customScheme, cache = self.cache
         // File reads stay off the main thread, where the engine lives.

@@ -18,6 +18,7 @@ import Foundation
 public struct PackageStore: Sendable {
     /// Where the store lives and how it behaves.
     public struct Config: Sendable {
+        /// The store's directory.
         public var root: URL
         /// How long an installer waits for another one's lock before failing with `store_busy`.
         public var lockTimeout: TimeInterval
@@ -27,6 +28,8 @@ public struct PackageStore: Sendable {
         /// Injected faults (tests only).
         public var faults: PackageFaults?
 
+        /// A configuration; by default a 30-second lock timeout, a 10-minute garbage-collection grace
+        /// and no faults.
         public init(root: URL, lockTimeout: TimeInterval = 30, gcGracePeriod: TimeInterval = 600, faults: PackageFaults? = nil) {
             self.root = root
             self.lockTimeout = lockTimeout
@@ -37,6 +40,7 @@ public struct PackageStore: Sendable {
 
     /// Which version of a package serves, and which one to fall back to.
     public struct ActiveRecord: Codable, Sendable, Equatable {
+        /// The version that serves.
         public var current: Int
         /// Kept until `current` has loaded once; the rollback target.
         public var previous: Int?
@@ -46,13 +50,16 @@ public struct PackageStore: Sendable {
 
     /// What this device remembers about a package beyond its files.
     public struct State: Codable, Sendable, Equatable {
+        /// The highest version whose signed manifest was ever accepted; anything below it is refused.
         public var highestSeen: Int = 0
         /// Versions rolled back here; the updater will not install them again.
         public var rejected: [Int] = []
     }
 
+    /// Where the store lives and how it behaves.
     public let config: Config
 
+    /// A store with `config`.
     public init(_ config: Config) { self.config = config }
 
     /// A store at `root` with default settings.
@@ -182,7 +189,9 @@ public struct PackageStore: Sendable {
 
 /// One installed version of a package, resolved against its store's blobs.
 public struct InstalledPackage: Sendable {
+    /// The version's manifest.
     public let manifest: PackageManifest
+    /// The store holding its blobs.
     public let store: PackageStore
 
     /// The on-disk file holding `file`'s bytes.

@@ -13,27 +13,37 @@ import FoundationNetworking
 public struct PackageUpdater: Sendable {
     /// Where an update is.
     public enum Phase: String, Sendable {
+        /// Fetching the pointer and manifest, downloading missing blobs, installing the version, finished.
         case checking, downloading, installing, done
     }
 
     /// Progress, reported as it changes (from any thread).
     public struct Progress: Sendable {
+        /// The package being updated.
         public var id: String
+        /// What the update is doing now.
         public var phase: Phase
+        /// Blobs downloaded so far.
         public var blobsDone: Int
+        /// Blobs to download (those the store lacks).
         public var blobsTotal: Int
+        /// Blob bytes received so far.
         public var bytesReceived: Int64
+        /// Stored bytes of the blobs to download.
         public var bytesExpected: Int64
     }
 
     /// What an update did.
     public struct Report: Sendable {
+        /// The package that was updated.
         public var id: String
         /// The version active before the update (`nil` when none was installed).
         public var previousVersion: Int?
+        /// What the installer did; `nil` when nothing was installed (already up to date).
         public var outcome: PackageInstaller.Outcome?
         /// `true` when the repository had nothing newer.
         public var upToDate: Bool
+        /// Blobs downloaded by this update.
         public var blobsFetched = 0
         /// Blobs the store already held (shared with other versions or packages).
         public var blobsReused = 0
@@ -50,10 +60,13 @@ public struct PackageUpdater: Sendable {
         public var totalBytes: Int64 { bytesFetched + documentBytes }
     }
 
+    /// The repository's base URL.
     public let repository: URL
+    /// Checks and installs what is downloaded, into its store.
     public let installer: PackageInstaller
     /// How many blobs download at once.
     public var parallelDownloads: Int
+    /// How long a request may wait for data before it fails (seconds).
     public var timeout: TimeInterval
 
     /// - Parameter repository: the repository's base URL (`https://cdn.example.com/packages/`).

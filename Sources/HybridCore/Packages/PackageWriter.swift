@@ -9,16 +9,24 @@ import Foundation
 public struct PackageWriter: Sendable {
     /// What to put in the manifest.
     public struct Options: Sendable {
+        /// The package id (``PackageManifest/id``).
         public var id: String
+        /// The new version; it must be above the repository's latest.
         public var version: Int
+        /// The origin and path prefix the package serves (``PackageManifest/origin``).
         public var origin: String
+        /// The entry document, relative to the package directory (`index.html` by default).
         public var entry: String
+        /// Answer paths the package lacks with the entry (a single-page app's routes).
         public var spaFallback: Bool
+        /// An extra Content-Security-Policy that tightens the default one.
         public var contentSecurityPolicy: String?
+        /// The manifest's creation date; its expiry is counted from it.
         public var created: Date
         /// How long clients may install this version (default 30 days).
         public var lifetime: TimeInterval
 
+        /// Options for version `version` of package `id`.
         public init(id: String, version: Int, origin: String, entry: String = "index.html", spaFallback: Bool = false,
                     contentSecurityPolicy: String? = nil, created: Date = Date(), lifetime: TimeInterval = 30 * 86_400) {
             self.id = id
@@ -34,21 +42,29 @@ public struct PackageWriter: Sendable {
 
     /// Progress of a pack, reported after each file.
     public struct Progress: Sendable {
+        /// Files stored so far.
         public var filesDone: Int
+        /// Files in the directory.
         public var filesTotal: Int
+        /// Bytes of the files stored so far (before compression).
         public var bytesDone: Int64
+        /// Bytes of every file in the directory.
         public var bytesTotal: Int64
     }
 
     /// What a pack wrote.
     public struct Report: Sendable {
+        /// The manifest written for the new version.
         public var manifest: PackageManifest
         /// Repository-relative path of the manifest.
         public var manifestPath: String
+        /// Blobs written by this pack.
         public var blobsAdded: Int
+        /// Blobs the repository already had (unchanged files).
         public var blobsReused: Int
         /// Stored bytes of the blobs this pack added.
         public var bytesAdded: Int64
+        /// Files stored compressed.
         public var compressedFiles: Int
     }
 
@@ -57,10 +73,14 @@ public struct PackageWriter: Sendable {
     /// Files larger than this are stored as they are, so clients never inflate huge blobs in memory.
     static let compressionCeiling = 16 << 20
 
+    /// The repository's root directory.
     public let repository: URL
+    /// The digests and the compressor the writer uses.
     public let platform: PackagePlatform
+    /// Signs the manifest and the pointer (the publisher's private key).
     public let signer: any Signer
 
+    /// A writer into the repository at `repository`, signing with `signer`.
     public init(repository: URL, platform: PackagePlatform, signer: any Signer) {
         self.repository = repository
         self.platform = platform

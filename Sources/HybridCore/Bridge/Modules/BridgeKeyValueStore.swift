@@ -18,7 +18,6 @@ public actor BridgeKeyValueStore {
         public var maxKeysPerOrigin: Int
 
         /// Defaults: 256-byte keys, 1 MiB values, 5 MiB and 1024 keys per origin.
-
         public init(maxKeyBytes: Int = 256, maxValueBytes: Int = 1 << 20, maxBytesPerOrigin: Int = 5 << 20,
                     maxKeysPerOrigin: Int = 1024) {
             self.maxKeyBytes = maxKeyBytes

@@ -4,7 +4,9 @@ import Foundation
 ///
 /// - `info` → ``DeviceInfo``
 public struct DeviceModule: BridgeModule {
+    /// The name pages call the module by (`hybrid.call('device', …)`).
     public let name = "device"
+    /// The origins whose pages may ask (every origin by default).
     public let allowedOrigins: [OriginPattern]
     private let appName: String
     private let appVersion: String
@@ -20,6 +22,7 @@ public struct DeviceModule: BridgeModule {
         self.allowedOrigins = allowedOrigins
     }
 
+    /// `info`, answered at once.
     public var actions: [BridgeAction] {
         let info = DeviceInfo(appName: appName, appVersion: appVersion)
         return [.immediate("info") { (_: Empty, _) in info }]
@@ -38,6 +41,7 @@ public struct DeviceInfo: Codable, Sendable, Equatable {
     public var languages: [String]
     /// The host app's name and version.
     public var appName: String
+    /// The host app's version.
     public var appVersion: String
 
     /// This device, for an app of that name and version.

@@ -6,7 +6,9 @@ import Foundation
 ///   origin may use)
 /// - `ping` → echoes its params (an empty round trip for health checks and benchmarks)
 public struct HybridInfoModule: BridgeModule {
+    /// `hybrid`; ``BridgeHost`` registers this module under it unless the app registered its own.
     public static let moduleName = "hybrid"
+    /// The name pages call the module by (``moduleName``).
     public let name = HybridInfoModule.moduleName
     /// Every origin: the module tells a page nothing it could not learn by calling and failing.
     public let allowedOrigins: [OriginPattern] = [.any]
@@ -17,6 +19,7 @@ public struct HybridInfoModule: BridgeModule {
         self.info = info
     }
 
+    /// `info` and `ping`, both answered at once (no task per call).
     public var actions: [BridgeAction] {
         let info = info
         return [

@@ -9,7 +9,9 @@ import Foundation
 ///
 /// Without a delegate every action fails with `unavailable`.
 public struct NavigationModule: BridgeModule {
+    /// The name pages call the module by (`hybrid.call('navigation', …)`).
     public let name = "navigation"
+    /// The origins whose pages may drive the container's navigation.
     public let allowedOrigins: [OriginPattern]
     /// Set ``BridgeDelegateSlot/delegate`` to the container that handles these.
     public let slot: BridgeDelegateSlot<any BridgeNavigationDelegate>
@@ -32,6 +34,7 @@ public struct NavigationModule: BridgeModule {
     /// Titles longer than this are cut (a page must not fill the navigation bar with a novel).
     static let maxTitleLength = 256
 
+    /// `open`, `close`, `setTitle` and `back`; titles are cut at 256 characters.
     public var actions: [BridgeAction] {
         let slot = slot
         return [

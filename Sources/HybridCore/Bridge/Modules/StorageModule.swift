@@ -10,8 +10,11 @@ import Foundation
 ///
 /// A page without an origin (`about:blank`, `data:`) gets `denied`.
 public struct StorageModule: BridgeModule {
+    /// The name pages call the module by (`hybrid.call('storage', …)`).
     public let name = "storage"
+    /// The origins whose pages may use the storage.
     public let allowedOrigins: [OriginPattern]
+    /// Where values are kept, per origin.
     public let store: BridgeKeyValueStore
 
     /// A storage module over `store`, for `allowedOrigins`.
@@ -34,6 +37,7 @@ public struct StorageModule: BridgeModule {
         return origin
     }
 
+    /// `get`, `set`, `remove`, `keys` and `clear`.
     public var actions: [BridgeAction] {
         let store = store
         let origin = Self.origin

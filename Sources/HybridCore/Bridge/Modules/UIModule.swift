@@ -9,7 +9,9 @@ import Foundation
 /// Without a delegate every action fails with `unavailable`. A call aborted by the page stops
 /// waiting for its dialog; the delegate's dialog is the app's to dismiss.
 public struct UIModule: BridgeModule {
+    /// The name pages call the module by (`hybrid.call('ui', …)`).
     public let name = "ui"
+    /// The origins whose pages may show toasts and dialogs.
     public let allowedOrigins: [OriginPattern]
     /// Set ``BridgeDelegateSlot/delegate`` to the app's UI.
     public let slot: BridgeDelegateSlot<any BridgeUIDelegate>
@@ -33,6 +35,7 @@ public struct UIModule: BridgeModule {
     /// Longer texts are cut: a page must not be able to build a dialog the user cannot read to the end.
     static let maxTextLength = 4096
 
+    /// `toast`, `alert` and `confirm`; texts are cut at 4096 characters.
     public var actions: [BridgeAction] {
         let slot = slot
         return [
