@@ -69,12 +69,12 @@ var targets: [Target] = [
         dependencies: [
             "HybridCore",
             "HybridCrypto",
-            "HybridTestSupport",  // page and image fixtures for `hybrid bench`
+            // Page, image and server fixtures for `hybrid bench` and `hybrid demo` only: no
+            // other command reaches test support (docs/adopting.md).
+            "HybridTestSupport",
             .target(name: "HybridBlink", condition: linux),
             .target(name: "HybridGTK", condition: linux),
             .target(name: "HybridServer", condition: linux),
-            .target(name: "CWebKitGTK", condition: linux),
-            .target(name: "CHybridGTK", condition: linux),
         ]
     ),
     .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridCrypto"]),
@@ -128,9 +128,15 @@ for target in targets where target.type != .system {
 let package = Package(
     name: "HybridKit",
     platforms: [.macOS(.v13), .iOS(.v15)],
+    // What an app links (docs/adopting.md): the core, an engine or two, the crypto that verifies
+    // packages and config, and the server for those who host a repository. `Examples/QuickStart`
+    // builds against these alone, so a missing product fails CI before it fails an adopter.
     products: [
         .library(name: "HybridCore", targets: ["HybridCore"]),
+        .library(name: "HybridCrypto", targets: ["HybridCrypto"]),
         .library(name: "HybridGTK", targets: ["HybridGTK"]),
+        .library(name: "HybridBlink", targets: ["HybridBlink"]),
+        .library(name: "HybridServer", targets: ["HybridServer"]),
         .library(name: "HybridWK", targets: ["HybridWK"]),
         .library(name: "HybridUIKit", targets: ["HybridUIKit"]),
         .executable(name: "hybrid", targets: ["hybrid"]),

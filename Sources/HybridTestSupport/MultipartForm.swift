@@ -1,5 +1,6 @@
 #if canImport(CWebKitGTK)
 import CWebKitGTK
+import HybridServer
 import Foundation
 
 /// A `multipart/form-data` (or any `multipart/*`) request body, parsed by libsoup's `SoupMultipart`.

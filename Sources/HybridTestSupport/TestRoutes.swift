@@ -1,5 +1,6 @@
 #if canImport(CWebKitGTK)
 import CWebKitGTK
+import HybridServer
 import Foundation
 
 /// The routes the network tests need, installable on any ``LoopbackServer``:

@@ -7,9 +7,18 @@ import HybridGTK
 
 /// The desktop twin of the view controller an iOS app would use: a GTK 4 window with a header
 /// bar (back, forward, reload/stop, close), the page title, a loading spinner and a progress bar
-/// under the header — driven by the container's ``ProgressModel`` — hosting one engine view.
+/// under the header — driven by the container's ``ProgressModel`` — hosting one container.
+///
+/// ```swift
+/// try GLibMainLoop.run { @MainActor in
+///     let view = try HybridWebView(provider: GTKEngineProvider(), configuration: configuration)
+///     let shell = GTKWindowShell(view: view, size: ViewportSize(width: 390, height: 844))
+///     view.load(url)
+///     await withCheckedContinuation { closed in shell?.onClose = { closed.resume() } }
+/// }
+/// ```
 @MainActor
-final class WindowShell {
+public final class GTKWindowShell {
     private let window: UnsafeMutablePointer<GtkWidget>
     private let title: UnsafeMutablePointer<GtkWidget>
     private let spinner: UnsafeMutablePointer<GtkWidget>
@@ -23,10 +32,15 @@ final class WindowShell {
     private var stateToken: ObservationToken?
     private var boxes: [Unmanaged<ShellAction>] = []
     /// Called once when the user closes the window.
-    var onClose: (@MainActor () -> Void)?
+    public var onClose: (@MainActor () -> Void)?
 
-    init?(view container: HybridWebView, engine: GTKWebEngine, size: ViewportSize) {
-        guard let window = gtk_window_new(), let header = gtk_header_bar_new(), let box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0),
+    /// A window of `size` hosting `container`, presented at once.
+    ///
+    /// Returns `nil` when `container` does not run on WebKitGTK (a Blink view is a window of
+    /// Chromium's own) or GTK cannot make the window's widgets.
+    public init?(view container: HybridWebView, size: ViewportSize) {
+        guard let engine = container.engine as? GTKWebEngine,
+              let window = gtk_window_new(), let header = gtk_header_bar_new(), let box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0),
               let title = gtk_label_new("HybridKit"), let spinner = gtk_spinner_new(), let progress = gtk_progress_bar_new(),
               let back = gtk_button_new_from_icon_name("go-previous-symbolic"),
               let forward = gtk_button_new_from_icon_name("go-next-symbolic"),
@@ -117,7 +131,7 @@ final class WindowShell {
     }
 
     /// Closes the window (the engine view is closed by its owner).
-    func close() {
+    public func close() {
         token?.cancel()
         stateToken?.cancel()
         gtk_window_destroy(hk_window(window))
