@@ -4,6 +4,9 @@ import HybridCore
 #if canImport(UIKit)
 import UIKit
 #endif
+#if canImport(WebKit)
+import WebKit
+#endif
 #if !HYBRID_APPLE_CHECK
 import HybridWK
 #endif
