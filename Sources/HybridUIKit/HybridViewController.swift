@@ -1,15 +1,9 @@
-#if (canImport(UIKit) && canImport(WebKit)) || HYBRID_APPLE_CHECK
+#if canImport(UIKit) && canImport(WebKit)
 import Foundation
 import HybridCore
-#if canImport(UIKit)
-import UIKit
-#endif
-#if canImport(WebKit)
-import WebKit
-#endif
-#if !HYBRID_APPLE_CHECK
 import HybridWK
-#endif
+import UIKit
+import WebKit
 
 /// A screen that hosts one ``HybridWebView`` on WKWebView: the page's title, a progress bar,
 /// back/close items that follow the back policy (back through the page's history, else close

@@ -1,9 +1,7 @@
-#if canImport(WebKit) || HYBRID_APPLE_CHECK
+#if canImport(WebKit)
 import Foundation
 import HybridCore
-#if canImport(WebKit)
 import WebKit
-#endif
 
 /// WKWebView's process pool and data store: one `WKProcessPool` and one `WKWebsiteDataStore`
 /// shared by every view it makes, so views share cookies, caches and content processes (the twin

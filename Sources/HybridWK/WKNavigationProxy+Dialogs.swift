@@ -1,9 +1,7 @@
-#if canImport(WebKit) || HYBRID_APPLE_CHECK
+#if canImport(WebKit)
 import Foundation
 import HybridCore
-#if canImport(WebKit)
 import WebKit
-#endif
 
 /// `WKUIDelegate`: the JavaScript panels become ``ScriptDialogCompletion``s (answered exactly
 /// once: by the delegate, or with the safe default when it drops them, the view closes or the

@@ -1,9 +1,7 @@
-#if canImport(WebKit) || HYBRID_APPLE_CHECK
+#if canImport(WebKit)
 import Foundation
 import HybridCore
-#if canImport(WebKit)
 import WebKit
-#endif
 
 /// WebKit's Foundation values (what JavaScript values become in Swift) ↔ JSON, and WebKit's
 /// script errors → typed errors.

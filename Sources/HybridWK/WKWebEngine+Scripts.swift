@@ -1,9 +1,7 @@
-#if canImport(WebKit) || HYBRID_APPLE_CHECK
+#if canImport(WebKit)
 import Foundation
 import HybridCore
-#if canImport(WebKit)
 import WebKit
-#endif
 #if canImport(UIKit)
 import UIKit
 #elseif canImport(AppKit)

@@ -1,12 +1,10 @@
-#if canImport(WebKit) || HYBRID_APPLE_CHECK
+#if canImport(WebKit)
 import Foundation
 import HybridCore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-#if canImport(WebKit)
 import WebKit
-#endif
 
 /// `WebEngine` on a `WKWebView`: translation only, no policy.
 ///

@@ -1,13 +1,15 @@
 import Foundation
 import HybridCore
+@testable import HybridWK
 import Testing
-@testable import HybridAppleCheck
+import WebKit
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-// The WKWebView adapter's pure translations, run on Linux. Only code that touches no Apple
-// symbol at run time is exercised here (the surface's declarations never run).
+// The WKWebView adapter's pure translations, run on Linux against the WebKit stand-in. Only code
+// that touches no Apple symbol at run time is exercised here (the stand-ins' declarations never
+// run).
 
 @Suite("User scripts keep WebKit's URL pattern semantics when wrapped")
 struct WKUserScriptPatternTests {

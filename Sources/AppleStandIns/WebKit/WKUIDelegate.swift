@@ -1,7 +1,6 @@
-#if HYBRID_APPLE_CHECK
 // WKUIDelegate: the JavaScript panels and new windows. Optional methods are declared as
 // requirements for the reason given in WKNavigationDelegate.swift.
-import Foundation
+import FoundationAppleOnly
 
 @MainActor
 public protocol WKUIDelegate: NSObjectProtocol {
@@ -18,4 +17,3 @@ public protocol WKUIDelegate: NSObjectProtocol {
         _ webView: WKWebView, runJavaScriptTextInputPanelWithPrompt prompt: String, defaultText: String?,
         initiatedByFrame frame: WKFrameInfo, completionHandler: @escaping @MainActor @Sendable (String?) -> Void)
 }
-#endif

@@ -1,7 +1,6 @@
-#if HYBRID_APPLE_CHECK
 // WKWebViewConfiguration and what it carries: process pool, data store, user content, content
 // worlds, media policy, scheme handlers.
-import Foundation
+import FoundationAppleOnly
 
 @MainActor
 open class WKWebViewConfiguration: NSObject {
@@ -79,4 +78,3 @@ open class WKContentWorld: NSObject {
     open class func world(name: String) -> WKContentWorld { surfaceOnly() }
     open var name: String? { surfaceOnly() }
 }
-#endif

@@ -1,10 +1,7 @@
-#if HYBRID_APPLE_CHECK
 // WebKit's WKWebView as Apple declares it for Swift (iOS 15+ / macOS 12+), limited to the
 // members the adapter uses. Signatures follow developer.apple.com/documentation/webkit.
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import FoundationAppleOnly
+import UIKit
 
 @MainActor
 open class WKWebView: UIView {
@@ -115,4 +112,3 @@ open class WKFrameInfo: NSObject {
 
 @MainActor
 open class WKWindowFeatures: NSObject {}
-#endif
