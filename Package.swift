@@ -1,4 +1,6 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
+// 6.2 is what the sources need, on every platform: `isolated deinit` (SE-0371) and
+// `nonisolated(nonsending)` (SE-0461) first compile with Swift 6.2 (Xcode 26).
 import PackageDescription
 
 // Strict settings for every target, in one place (as swift-log does).
