@@ -8,7 +8,7 @@ import UIKit
 
 @MainActor
 final class OrdersCoordinator {
-    // One provider per app (or per login profile): views share its process pool and data store.
+    // One provider per app (or per login profile): views share its data store.
     let provider = WKEngineProvider(store: .shared)
 
     func showOrders(from navigation: UINavigationController) throws {

@@ -3,9 +3,10 @@ import Foundation
 import HybridCore
 import WebKit
 
-/// WKWebView's process pool and data store: one `WKProcessPool` and one `WKWebsiteDataStore`
-/// shared by every view it makes, so views share cookies, caches and content processes (the twin
-/// of `GTKEngineProvider`'s `WebKitWebContext` + `WebKitNetworkSession`).
+/// WKWebView's data store: one `WKWebsiteDataStore` shared by every view it makes, so views share
+/// cookies, caches and storage (the twin of `GTKEngineProvider`'s `WebKitWebContext` +
+/// `WebKitNetworkSession`). Content processes need no provider: since iOS 15 / macOS 12 WebKit
+/// shares one process pool per app by itself (`WKProcessPool` is deprecated and has no effect).
 ///
 /// ```swift
 /// let provider = WKEngineProvider(store: .shared)
@@ -28,9 +29,6 @@ public final class WKEngineProvider: WebEngineProvider {
     public var capabilities: EngineCapabilities { WKWebEngine.webKitCapabilities }
     public var limitations: [EngineCapabilities: String] { WKWebEngine.webKitLimitations }
 
-    /// The pool every view's configuration names. WebKit has shared one pool per app since
-    /// iOS 15 anyway; naming it keeps older behaviour identical and costs nothing.
-    public let processPool: WKProcessPool
     public let dataStore: WKWebsiteDataStore
     public let store: Store
     private lazy var sharedCookieStore = WKCookieStore(store: dataStore.httpCookieStore)
@@ -38,7 +36,6 @@ public final class WKEngineProvider: WebEngineProvider {
     /// - Parameter store: the data store the views share (cookies, cache, local storage).
     public init(store: Store = .shared) {
         self.store = store
-        processPool = WKProcessPool()
         switch store {
         case .shared:
             dataStore = WKWebsiteDataStore.default()

@@ -61,7 +61,6 @@ public final class WKWebEngine: WebEngine {
         // Everything below is read once, when the view is created: media policy and user
         // content cannot change afterwards (as on WebKitGTK).
         let viewConfiguration = WKWebViewConfiguration()
-        viewConfiguration.processPool = provider.processPool
         viewConfiguration.websiteDataStore = provider.dataStore
         viewConfiguration.applicationNameForUserAgent = configuration.applicationNameForUserAgent
         viewConfiguration.mediaTypesRequiringUserActionForPlayback = configuration.media.autoplayWithoutGesture ? [] : .all
