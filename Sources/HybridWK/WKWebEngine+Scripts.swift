@@ -12,17 +12,12 @@ import AppKit
 /// ``WKWebEngine/close()`` fails it exactly once and WebKit's late answer is ignored.
 extension WKWebEngine {
     public func evaluate(_ script: String, in world: ScriptWorld) async throws -> JSONValue {
-        // The async form (iOS 15) answers `undefined` with nil; the Result-based completion form
-        // of this API has no way to say "no value" and is avoided.
+        // The completion-handler form: the async form traps before iOS 18 when the value is
+        // `undefined` (webkit.org/b/282918); this one reports it as a boxed nil (JSON null).
         let webView = self.webView
         return try await track { done in
-            Task { @MainActor in
-                do {
-                    let value = try await webView.evaluateJavaScript(script, in: nil, contentWorld: world.contentWorld)
-                    done(Result { try WKScriptValue.json(from: value) })
-                } catch {
-                    done(.failure(WKScriptValue.hybridError(error)))
-                }
+            webView.evaluateJavaScript(script, in: nil, in: world.contentWorld) { result in
+                done(WKScriptValue.jsonResult(result))
             }
         }
     }
@@ -32,17 +27,12 @@ extension WKWebEngine {
         // JSON value arrives with its JavaScript type (as on WebKitGTK).
         let names = arguments.keys.sorted()
         let source = names.map { "\($0) = JSON.parse(\($0));\n" }.joined() + body
+        let texts: [String: Any] = arguments.mapValues { $0.jsonText }
         let webView = self.webView
         return try await track { done in
-            Task { @MainActor in
-                do {
-                    let texts: [String: Any] = arguments.mapValues { $0.jsonText }
-                    let value = try await webView.callAsyncJavaScript(
-                        source, arguments: texts, in: nil, contentWorld: world.contentWorld)
-                    done(Result { try WKScriptValue.json(from: value) })
-                } catch {
-                    done(.failure(WKScriptValue.hybridError(error)))
-                }
+            // The completion-handler form, for the same reason as in evaluate(_:in:).
+            webView.callAsyncJavaScript(source, arguments: texts, in: nil, in: world.contentWorld) { result in
+                done(WKScriptValue.jsonResult(result))
             }
         }
     }

@@ -54,6 +54,24 @@ struct WKScriptValueTests {
         #expect(try WKScriptValue.json(from: nested) == .object(["a": .array([.number(1), .string("b")]), "c": .null]))
     }
 
+    @Test func undefinedBoxedByTheCompletionFormsIsNull() throws {
+        // WebKit's Result-based forms report `undefined` as `.success(Optional<Any>.none as Any)`.
+        let undefined: Any = Optional<Any>.none as Any
+        #expect(try WKScriptValue.json(from: undefined) == .null)
+        #expect(try WKScriptValue.json(from: Optional<Any>.some("text") as Any) == .string("text"))
+        #expect(try WKScriptValue.jsonResult(.success(undefined)).get() == .null)
+        #expect(try WKScriptValue.jsonResult(.success(["a": NSNumber(value: 1)])).get() == .object(["a": .number(1)]))
+    }
+
+    @Test func completionFailuresBecomeTypedErrors() {
+        let exception = NSError(domain: WKErrorDomain, code: WKError.Code.javaScriptExceptionOccurred.rawValue,
+                                userInfo: ["WKJavaScriptExceptionMessage": "TypeError: y"])
+        #expect(throws: HybridError.engine(.javaScript(message: "TypeError: y"))) {
+            try WKScriptValue.jsonResult(.failure(exception)).get()
+        }
+        #expect(throws: HybridError.self) { try WKScriptValue.jsonResult(.success(NSObject())).get() }
+    }
+
     @Test func valuesWithoutJSONFormAreRefused() {
         #expect(throws: HybridError.self) { try WKScriptValue.json(from: NSObject()) }
     }
