@@ -97,8 +97,9 @@ final class WKNavigationProxy: NSObject, WKNavigationDelegate {
             }
             switch policy {
             case .allow: decisionHandler(.allow)
-            case .cancel: decisionHandler(.cancel)
-            case .download: decisionHandler(.download)
+            // No WKDownloadDelegate is wired (the seam has no download callback), so a download
+            // would go nowhere: the response is cancelled, as `.downloads` is not claimed.
+            case .cancel, .download: decisionHandler(.cancel)
             }
         }
     }

@@ -13,11 +13,12 @@ import WebKit
 @MainActor
 public final class WKWebEngine: WebEngine {
     /// What WKWebView can do. It cannot clear history, forward console messages (without a
-    /// script of our own), or take over http/https.
+    /// script of our own), or take over http/https; downloads are not claimed (see
+    /// ``webKitLimitations``).
     public static let webKitCapabilities: EngineCapabilities = [
         .scriptWorlds, .messageReplies, .schemeRequestBodies, .customSchemeNavigation, .streamedSchemeResponses,
         .userOriginStyleSheets, .documentElementAtDocumentStart, .windowOpenReturnsNull, .perViewMediaPolicy,
-        .downloads, .cookieChangeEvents, .crossSiteCookiesWithoutSameSite, .backForwardCache,
+        .cookieChangeEvents, .crossSiteCookiesWithoutSameSite, .backForwardCache,
     ]
 
     /// Why WKWebView lacks what it lacks (``WebEngineProvider/limitations``).
@@ -25,6 +26,8 @@ public final class WKWebEngine: WebEngine {
         .interceptsHTTP: "WKURLSchemeHandler cannot be registered for http/https",
         .clearsHistory: "WKWebView has no call that clears the back-forward list",
         .consoleMessages: "WKWebView forwards no console messages",
+        .downloads: "not wired: a WKDownload needs a WKDownloadDelegate to choose its file, and the seam has no download "
+            + "callback to hand it to: a .download response policy cancels the response",
         .requestBodyLoads: "not claimed: a loaded request's body is not verified to reach the server on every OS version",
         .secureCookiesOnLoopbackHTTP: "not claimed: unverified on WKWebView",
     ]
