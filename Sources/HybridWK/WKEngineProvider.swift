@@ -25,11 +25,16 @@ public final class WKEngineProvider: WebEngineProvider {
         case profile(UUID)
     }
 
+    /// `wkwebview`, the name remote config and reports use for this engine.
     public let engineName = "wkwebview"
+    /// What WKWebView can do: ``WKWebEngine/webKitCapabilities``.
     public var capabilities: EngineCapabilities { WKWebEngine.webKitCapabilities }
+    /// Why WKWebView lacks the rest: ``WKWebEngine/webKitLimitations``.
     public var limitations: [EngineCapabilities: String] { WKWebEngine.webKitLimitations }
 
+    /// The `WKWebsiteDataStore` every view's configuration names (``store`` says which one).
     public let dataStore: WKWebsiteDataStore
+    /// The kind of store this provider was made with.
     public let store: Store
     private lazy var sharedCookieStore = WKCookieStore(store: dataStore.httpCookieStore)
 
@@ -62,6 +67,9 @@ public final class WKEngineProvider: WebEngineProvider {
     /// The store shared by every view this provider makes.
     public var cookieStore: any EngineCookieStore { sharedCookieStore }
 
+    /// A new `WKWebView` on this provider's data store, set up from `configuration` (user
+    /// content, scheme handlers, media policy), as a ``WKWebEngine``. It never throws: WebKit
+    /// makes views synchronously and cannot refuse one.
     public func makeEngine(_ configuration: EngineConfiguration) throws -> any WebEngine {
         makeWKEngine(configuration)
     }

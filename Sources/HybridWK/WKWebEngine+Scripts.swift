@@ -11,6 +11,11 @@ import AppKit
 /// Scripts and snapshots: every asynchronous call is tracked, so a content-process crash or
 /// ``WKWebEngine/close()`` fails it exactly once and WebKit's late answer is ignored.
 extension WKWebEngine {
+    /// Evaluates `script` in `world` (the page's world or a named `WKContentWorld`).
+    /// - Returns: the completion value as JSON; `undefined` and `null` are `null`.
+    /// - Throws: `HybridError.engine(.javaScript)` with the exception's message, `.resultNotJSON`
+    ///   for a value JSON has no form for, `.closed` or `.contentProcessTerminated` when the view
+    ///   closes or its process dies first.
     public func evaluate(_ script: String, in world: ScriptWorld) async throws -> JSONValue {
         // The completion-handler form: the async form traps before iOS 18 when the value is
         // `undefined` (webkit.org/b/282918); this one reports it as a boxed nil (JSON null).
@@ -22,6 +27,11 @@ extension WKWebEngine {
         }
     }
 
+    /// Runs `body` as the body of an async function whose parameters are `arguments`
+    /// (`callAsyncJavaScript`) and awaits the Promise it returns.
+    /// - Returns: the fulfilled value as JSON; `undefined` and `null` are `null`.
+    /// - Throws: `HybridError.engine(.javaScript)` when the function throws or its Promise
+    ///   rejects; otherwise as ``evaluate(_:in:)``.
     public func callAsync(_ body: String, arguments: [String: JSONValue], in world: ScriptWorld) async throws -> JSONValue {
         // Arguments travel as JSON text and are parsed first thing in the function, so every
         // JSON value arrives with its JavaScript type (as on WebKitGTK).
@@ -37,6 +47,10 @@ extension WKWebEngine {
         }
     }
 
+    /// The visible page as PNG data (`takeSnapshot(with:)`, without waiting for screen updates,
+    /// so a view that is not on screen still answers).
+    /// - Throws: `HybridError.engine(.snapshotFailed)` when WebKit makes no image; `.closed` or
+    ///   `.contentProcessTerminated` when the view closes or its process dies first.
     public func snapshot() async throws -> Data {
         let webView = self.webView
         return try await track { done in
