@@ -1,4 +1,6 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
+// 6.2 is what the sources need, on every platform: `isolated deinit` (SE-0371) and
+// `nonisolated(nonsending)` (SE-0461) first compile with Swift 6.2 (Xcode 26).
 import PackageDescription
 
 // Strict settings for every target, in one place (as swift-log does).
@@ -101,22 +103,39 @@ var targets: [Target] = [
     ),
 ]
 
-// The Apple engine: WKWebView adapter and a UIKit screen. Their sources compile only where
-// WebKit/UIKit exist (`#if canImport`), so on Linux these are empty modules.
+// The Apple engine: WKWebView adapter and a UIKit screen. Each file compiles where it can import
+// its Apple modules (`#if canImport(WebKit)`; UIKit files also `canImport(UIKit)`).
+var appleStandIns: [Target.Dependency] = []
+#if os(Linux)
+// Linux only: stand-ins named like Apple's modules (WebKit, UIKit, and FoundationAppleOnly for the
+// Apple-only Foundation API they re-export), declaring exactly the Apple symbols the adapters use.
+// HybridWK and HybridUIKit build against them as the separate modules they are on Xcode, each
+// file with its own imports, so a missing import or a cross-module use of an internal symbol
+// fails every Linux build. Proves Swift consistency, not runtime behaviour (docs/apple.md).
+// No other target depends on them: an app that links HybridCore, HybridGTK or HybridBlink never
+// builds them.
 targets += [
-    .target(name: "HybridWK", dependencies: ["HybridCore"]),
-    .target(name: "HybridUIKit", dependencies: ["HybridCore", "HybridWK"]),
+    .target(name: "FoundationAppleOnly", path: "Sources/AppleStandIns/FoundationAppleOnly"),
+    .target(name: "UIKit", dependencies: ["FoundationAppleOnly"], path: "Sources/AppleStandIns/UIKit"),
+    .target(name: "WebKit", dependencies: ["FoundationAppleOnly", "UIKit"], path: "Sources/AppleStandIns/WebKit"),
+]
+appleStandIns = [.target(name: "WebKit", condition: linux), .target(name: "UIKit", condition: linux)]
+#endif
+targets += [
+    .target(name: "HybridWK", dependencies: ["HybridCore"] + appleStandIns),
+    .target(name: "HybridUIKit", dependencies: ["HybridCore", "HybridWK"] + appleStandIns),
 ]
 #if os(Linux)
-// Linux only: compiles the HybridWK and HybridUIKit sources (symlinked into the target) against
-// a declared surface of Apple's WebKit/UIKit/Foundation symbols, so every Linux build
-// type-checks the Apple adapter. Proves Swift consistency, not runtime behaviour (docs/apple.md).
+// docs/apple.md's example as an app module of its own: only products' modules and UIKit.
 targets.append(.target(
-    name: "HybridAppleCheck", dependencies: ["HybridCore"],
-    swiftSettings: [.define("HYBRID_APPLE_CHECK")]
+    name: "HybridAppleExample",
+    dependencies: ["HybridCore", "HybridWK", "HybridUIKit", .target(name: "UIKit", condition: linux)]
 ))
 // The adapter's pure translations (URL patterns, script values, errors, requests, cookies).
-targets.append(.testTarget(name: "HybridAppleCheckTests", dependencies: ["HybridAppleCheck", "HybridCore"]))
+targets.append(.testTarget(
+    name: "HybridAppleCheckTests",
+    dependencies: ["HybridWK", "HybridCore", .target(name: "WebKit", condition: linux)]
+))
 #endif
 
 for target in targets where target.type != .system {

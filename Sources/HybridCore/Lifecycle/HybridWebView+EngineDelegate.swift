@@ -52,6 +52,13 @@ extension HybridWebView: WebEngineDelegate {
         presentDialog(completion)
     }
 
+    /// The page's `window.close()`: the delegate closes the container, as for the bridge's
+    /// `navigation.close` (``HybridWebViewDelegate/webViewRequestsClose(_:)``).
+    public func engineRequestsClose(_ engine: any WebEngine) {
+        guard !isClosed else { return }
+        delegate?.webViewRequestsClose(self)
+    }
+
     // MARK: Load outcomes
 
     func pageDidFinish(_ url: URL?) {

@@ -50,7 +50,8 @@ public protocol HybridWebViewDelegate: AnyObject {
     func webView(_ webView: HybridWebView, runDialog completion: ScriptDialogCompletion)
     /// Open a new container for a page's new-window request. Default: ignore it.
     func webView(_ webView: HybridWebView, requestsNewWindow request: NewWindowRequest)
-    /// Close this container (the back policy found nowhere to go, or the page asked). Default: nothing.
+    /// Close this container (the back policy found nowhere to go, or the page asked: the bridge's
+    /// `navigation.close`, or `window.close()` where the engine reports it). Default: nothing.
     func webViewRequestsClose(_ webView: HybridWebView)
     /// A white screen was detected and handled as `event.recovery` says.
     func webView(_ webView: HybridWebView, didDetectWhiteScreen event: WhiteScreenEvent)

@@ -1,10 +1,7 @@
-#if HYBRID_APPLE_CHECK
 // WebKit's WKWebView as Apple declares it for Swift (iOS 15+ / macOS 12+), limited to the
 // members the adapter uses. Signatures follow developer.apple.com/documentation/webkit.
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import FoundationAppleOnly
+import UIKit
 
 @MainActor
 open class WKWebView: UIView {
@@ -38,34 +35,24 @@ open class WKWebView: UIView {
     @discardableResult open func goBack() -> WKNavigation? { surfaceOnly() }
     @discardableResult open func goForward() -> WKNavigation? { surfaceOnly() }
 
-    /// `evaluateJavaScript(_:in:contentWorld:)`, iOS 15 / macOS 12.
-    @available(iOS 15.0, macOS 12.0, *)
-    @preconcurrency public func evaluateJavaScript(
-        _ javaScript: String, in frame: WKFrameInfo? = nil, contentWorld: WKContentWorld
-    ) async throws -> Any? {
-        surfaceOnly()
-    }
-
-    /// `callAsyncJavaScript(_:arguments:in:contentWorld:)`, iOS 15 / macOS 12.
-    @available(iOS 15.0, macOS 12.0, *)
-    @preconcurrency public func callAsyncJavaScript(
-        _ functionBody: String, arguments: [String: Any] = [:], in frame: WKFrameInfo? = nil, contentWorld: WKContentWorld
-    ) async throws -> Any? {
-        surfaceOnly()
-    }
-
-    /// The completion-handler forms (iOS 14 / macOS 11), declared for completeness; the adapter
-    /// uses the async forms, which report `undefined` as nil.
+    // The script calls as WebKit's Swift overlay declares them (WebKitSwiftOverlay.swift): the
+    // Result-based completion forms, iOS 14 / macOS 11. WebKit reports JavaScript `undefined` to
+    // them as `.success(Optional<Any>.none as Any)` (webkit.org/b/216198).
+    //
+    // The async forms `evaluateJavaScript(_:in:contentWorld:)` and
+    // `callAsyncJavaScript(_:arguments:in:contentWorld:)` (iOS 15 / macOS 12) are deliberately not
+    // declared: before iOS 18 they trap when a script's value is `undefined` (webkit.org/b/282918),
+    // so using them fails this check.
     @preconcurrency public func evaluateJavaScript(
         _ javaScript: String, in frame: WKFrameInfo? = nil, in contentWorld: WKContentWorld,
-        completionHandler: (@MainActor @Sendable (Result<Any, any Error>) -> Void)? = nil
+        completionHandler: (@MainActor (Result<Any, any Error>) -> Void)? = nil
     ) {
         surfaceOnly()
     }
 
     @preconcurrency public func callAsyncJavaScript(
         _ functionBody: String, arguments: [String: Any] = [:], in frame: WKFrameInfo? = nil, in contentWorld: WKContentWorld,
-        completionHandler: (@MainActor @Sendable (Result<Any, any Error>) -> Void)? = nil
+        completionHandler: (@MainActor (Result<Any, any Error>) -> Void)? = nil
     ) {
         surfaceOnly()
     }
@@ -115,4 +102,3 @@ open class WKFrameInfo: NSObject {
 
 @MainActor
 open class WKWindowFeatures: NSObject {}
-#endif

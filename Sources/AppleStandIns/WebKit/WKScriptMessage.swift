@@ -1,6 +1,5 @@
-#if HYBRID_APPLE_CHECK
 // Script messages: `window.webkit.messageHandlers.NAME.postMessage(body)`.
-import Foundation
+import FoundationAppleOnly
 
 @MainActor
 public protocol WKScriptMessageHandler: NSObjectProtocol {
@@ -23,4 +22,3 @@ open class WKScriptMessage: NSObject {
     open var name: String { surfaceOnly() }
     open var world: WKContentWorld { surfaceOnly() }
 }
-#endif

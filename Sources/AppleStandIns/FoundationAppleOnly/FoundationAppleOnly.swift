@@ -1,10 +1,12 @@
-#if HYBRID_APPLE_CHECK
-// The Foundation API the Apple adapters use that swift-corelibs-foundation lacks: Swift's KVO
-// (`NSObject.observe(_:options:changeHandler:)`, from Apple's Foundation overlay) and HTTPCookie's
-// SameSite policy (iOS 13 / macOS 10.15). Declarations only: nothing here ever runs.
-import Foundation
+// Linux-only stand-in (docs/apple.md): the part of Apple's Foundation that the Apple adapters use
+// and swift-corelibs-foundation lacks: Swift's KVO (`NSObject.observe(_:options:changeHandler:)`,
+// from Apple's Foundation overlay) and HTTPCookie's SameSite policy (iOS 13 / macOS 10.15).
+// On Apple both are plain Foundation, which WebKit and UIKit re-export; the WebKit and UIKit
+// stand-ins re-export this module (with Foundation) the same way. Declarations only: nothing
+// here ever runs.
+@_exported import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+@_exported import FoundationNetworking
 #endif
 
 public struct NSKeyValueObservingOptions: OptionSet, Sendable {
@@ -58,8 +60,7 @@ extension HTTPCookiePropertyKey {
     public static let sameSitePolicy = HTTPCookiePropertyKey("SameSite")
 }
 
-/// The body of every surface declaration: the check target is compiled, never run.
-public func surfaceOnly(_ function: StaticString = #function) -> Never {
+/// The body of every stand-in declaration: the stand-ins are compiled, never run.
+func surfaceOnly(_ function: StaticString = #function) -> Never {
     fatalError("\(function) is a declaration of Apple's SDK for type-checking; it never runs")
 }
-#endif

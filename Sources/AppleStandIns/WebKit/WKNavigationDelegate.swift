@@ -1,14 +1,10 @@
-#if HYBRID_APPLE_CHECK
 // WKNavigationDelegate and the values it carries.
 //
 // Apple's protocol methods are `optional` (Objective-C). Swift on Linux has no optional
 // requirements, so the methods the adapter implements are declared as plain requirements: a
 // signature that drifts from Apple's is then an error here, where on Apple it would only be a
 // "nearly matches an optional requirement" warning and a delegate method that never runs.
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import FoundationAppleOnly
 
 @MainActor
 public protocol WKNavigationDelegate: NSObjectProtocol {
@@ -66,4 +62,3 @@ open class WKNavigationResponse: NSObject {
     open var response: URLResponse { surfaceOnly() }
     open var canShowMIMEType: Bool { surfaceOnly() }
 }
-#endif

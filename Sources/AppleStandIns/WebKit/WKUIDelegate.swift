@@ -1,7 +1,6 @@
-#if HYBRID_APPLE_CHECK
-// WKUIDelegate: the JavaScript panels and new windows. Optional methods are declared as
+// WKUIDelegate: the JavaScript panels, new windows and `window.close()`. Optional methods are declared as
 // requirements for the reason given in WKNavigationDelegate.swift.
-import Foundation
+import FoundationAppleOnly
 
 @MainActor
 public protocol WKUIDelegate: NSObjectProtocol {
@@ -17,5 +16,5 @@ public protocol WKUIDelegate: NSObjectProtocol {
     func webView(
         _ webView: WKWebView, runJavaScriptTextInputPanelWithPrompt prompt: String, defaultText: String?,
         initiatedByFrame frame: WKFrameInfo, completionHandler: @escaping @MainActor @Sendable (String?) -> Void)
+    func webViewDidClose(_ webView: WKWebView)
 }
-#endif

@@ -1,9 +1,5 @@
-#if HYBRID_APPLE_CHECK
 // Custom URL schemes. The handler is main-actor bound; the task protocol is not annotated.
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import FoundationAppleOnly
 
 @MainActor
 public protocol WKURLSchemeHandler: NSObjectProtocol {
@@ -18,4 +14,3 @@ public protocol WKURLSchemeTask: NSObjectProtocol {
     func didFinish()
     func didFailWithError(_ error: any Error)
 }
-#endif

@@ -1,13 +1,14 @@
-#if HYBRID_APPLE_CHECK
-// The example of docs/apple.md, compiled by the check so the documented usage keeps compiling.
-// (In an app, the file starts with `import HybridCore`, `import HybridUIKit`, `import HybridWK`
-// and `import UIKit`; here everything is one module.)
-import Foundation
+// The example of docs/apple.md, compiled on every Linux build as an app module of its own
+// (against the WebKit/UIKit stand-ins), so the documented usage keeps compiling with exactly the
+// imports an app writes.
 import HybridCore
+import HybridUIKit
+import HybridWK
+import UIKit
 
 @MainActor
 final class OrdersCoordinator {
-    // One provider per app (or per login profile): views share its process pool and data store.
+    // One provider per app (or per login profile): views share its data store.
     let provider = WKEngineProvider(store: .shared)
 
     func showOrders(from navigation: UINavigationController) throws {
@@ -27,4 +28,3 @@ final class OrdersCoordinator {
         return webView
     }
 }
-#endif

@@ -1,6 +1,5 @@
-#if HYBRID_APPLE_CHECK
 // WebKit's error domain and codes.
-import Foundation
+import FoundationAppleOnly
 
 public let WKErrorDomain: String = "WKErrorDomain"
 
@@ -24,4 +23,3 @@ public struct WKError: Error, Sendable {
     public let code: Code
     public static var errorDomain: String { WKErrorDomain }
 }
-#endif

@@ -1,13 +1,11 @@
-#if HYBRID_APPLE_CHECK
-// WKWebViewConfiguration and what it carries: process pool, data store, user content, content
-// worlds, media policy, scheme handlers.
-import Foundation
+// WKWebViewConfiguration and what it carries: data store, user content, content worlds, media
+// policy, scheme handlers. (`processPool` / `WKProcessPool`, deprecated since iOS 15 / macOS 12
+// and without effect, are not declared: the adapter does not use them.)
+import FoundationAppleOnly
 
 @MainActor
 open class WKWebViewConfiguration: NSObject {
     public override init() { super.init() }
-    /// Deprecated in iOS 15 / macOS 12 (WebKit now shares one pool per app); still settable.
-    open var processPool: WKProcessPool = WKProcessPool()
     open var websiteDataStore: WKWebsiteDataStore = WKWebsiteDataStore.default()
     open var userContentController: WKUserContentController = WKUserContentController()
     open var applicationNameForUserAgent: String?
@@ -16,11 +14,6 @@ open class WKWebViewConfiguration: NSObject {
     open var allowsInlineMediaPlayback: Bool = false
     open func setURLSchemeHandler(_ urlSchemeHandler: (any WKURLSchemeHandler)?, forURLScheme urlScheme: String) { surfaceOnly() }
     open func urlSchemeHandler(forURLScheme urlScheme: String) -> (any WKURLSchemeHandler)? { surfaceOnly() }
-}
-
-@MainActor
-open class WKProcessPool: NSObject {
-    public override init() { super.init() }
 }
 
 @MainActor
@@ -79,4 +72,3 @@ open class WKContentWorld: NSObject {
     open class func world(name: String) -> WKContentWorld { surfaceOnly() }
     open var name: String? { surfaceOnly() }
 }
-#endif

@@ -1,9 +1,5 @@
-#if HYBRID_APPLE_CHECK
 // WKHTTPCookieStore with its Swift async forms, and its observer protocol.
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import FoundationAppleOnly
 
 @MainActor
 open class WKHTTPCookieStore: NSObject {
@@ -24,4 +20,3 @@ open class WKHTTPCookieStore: NSObject {
 public protocol WKHTTPCookieStoreObserver: NSObjectProtocol {
     func cookiesDidChange(in cookieStore: WKHTTPCookieStore)
 }
-#endif

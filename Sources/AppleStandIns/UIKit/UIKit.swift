@@ -1,9 +1,9 @@
-#if HYBRID_APPLE_CHECK
-// UIKit (iOS 15+) as the adapters use it: views, view controllers, navigation, bar items,
-// progress and alerts. Closure parameters whose isolation UIKit's headers leave unstated are
-// declared `@Sendable` and non-isolated — the strictest reading — so code that compiles here
-// compiles whichever way the SDK imports them.
-import Foundation
+// Linux-only stand-in for UIKit (docs/apple.md), iOS 15+, as the adapters use it: views, view
+// controllers, navigation, bar items, progress and alerts. Closure parameters whose isolation
+// UIKit's headers leave unstated are declared `@Sendable` and non-isolated — the strictest
+// reading — so code that compiles here compiles whichever way the SDK imports them.
+// UIKit re-exports Foundation, as Apple's does.
+@_exported import FoundationAppleOnly
 
 @MainActor
 open class UIResponder: NSObject {}
@@ -196,4 +196,8 @@ public protocol UIViewControllerTransitionCoordinator: UIViewControllerTransitio
         alongsideTransition animation: (@Sendable (any UIViewControllerTransitionCoordinatorContext) -> Void)?,
         completion: (@Sendable (any UIViewControllerTransitionCoordinatorContext) -> Void)?) -> Bool
 }
-#endif
+
+/// The body of every stand-in declaration: the stand-ins are compiled, never run.
+func surfaceOnly(_ function: StaticString = #function) -> Never {
+    fatalError("\(function) is a declaration of Apple's SDK for type-checking; it never runs")
+}
