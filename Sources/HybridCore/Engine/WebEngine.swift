@@ -28,6 +28,7 @@ extension WebEngineDelegate {
     public func engine(_ engine: any WebEngine, runScriptDialog completion: ScriptDialogCompletion) {
         completion.completeWithSafeDefault()
     }
+    /// Does nothing: the engine stays open until its owner closes it.
     public func engineRequestsClose(_ engine: any WebEngine) {}
 }
 
