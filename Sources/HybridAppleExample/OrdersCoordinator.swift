@@ -13,7 +13,7 @@ final class OrdersCoordinator {
 
     func showOrders(from navigation: UINavigationController) throws {
         var configuration = HybridWebViewConfiguration()
-        configuration.modules.append(DeviceModule(appName: "Shop"))   // what the page may call
+        configuration.modules.append(DeviceModule(appName: "Shop", allowedOrigins: ["https://m.example.com"]))   // what the page may call
         let screen = try HybridViewController(
             provider: provider, configuration: configuration,
             url: URL(string: "https://m.example.com/orders")!)

@@ -36,7 +36,7 @@ final class RunSession: HybridWebViewDelegate {
         let storage = FileManager.default.temporaryDirectory.appendingPathComponent("hybrid-run-storage-\(getpid())")
         defer { try? FileManager.default.removeItem(at: storage) }
         let modules: [any BridgeModule] = [
-            DeviceModule(appName: "hybrid run", appVersion: BridgeRouter.version),
+            DeviceModule(appName: "hybrid run", appVersion: BridgeRouter.version, allowedOrigins: origins),
             StorageModule(store: BridgeKeyValueStore(directory: storage), allowedOrigins: origins),
             test,
         ]
