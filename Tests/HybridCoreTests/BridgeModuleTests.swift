@@ -59,6 +59,9 @@ struct BridgeModuleTests {
         #expect(await call(host.router, "device", "info", origin: Self.other, id: 3)?["error"]?["code"] == "denied")
         #expect(host.router.moduleNames(for: Self.other).isEmpty)
         #expect(host.router.moduleNames(for: Self.origin) == ["device", "hybrid"])
+        // What a hello or an issued nonce tells that origin: only that it may call nothing.
+        #expect(host.router.info(for: Self.other) == ["modules": []])
+        #expect(host.router.info(for: Self.origin)["version"] == .string(BridgeRouter.version))
         var probe = ProbeModule()
         probe.allowedOrigins = [.exact(Self.other)]
         host.router.register(probe)

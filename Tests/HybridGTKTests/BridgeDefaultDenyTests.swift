@@ -27,6 +27,7 @@ struct BridgeDefaultDenyTests {
           ui: await probe('ui', 'toast', { message: 'probe' }),
           proxy: await probe('proxy', 'policy', {}),
           modules: hybrid.modules,
+          capabilities: Object.keys(hybrid.capabilities),
         };
         """
     static let modules = ["hybridInfo", "hybridPing", "device", "storage", "navigation", "ui", "proxy"]
@@ -71,5 +72,7 @@ struct BridgeDefaultDenyTests {
             #expect(away[module] == "denied", "\(kind) \(module) from a foreign top frame: \(away[module] ?? .null)")
         }
         #expect(away["modules"] == [])
+        #expect(away["capabilities"] == [], "a foreign origin is told nothing about the container")
+        #expect(home["capabilities"]?.arrayValue?.isEmpty == false)
     }
 }
