@@ -25,6 +25,7 @@ enum CommandLineTool {
         UpdateCommand.self,
         ServeCommand.self,
         ConfigCommand.self,
+        HealthCommand.self,
     ] }
 
     static func run(_ argv: [String]) -> Int32 {
