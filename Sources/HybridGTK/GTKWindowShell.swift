@@ -3,7 +3,6 @@ import CHybridGTK
 import CWebKitGTK
 import Foundation
 import HybridCore
-import HybridGTK
 
 /// The desktop twin of the view controller an iOS app would use: a GTK 4 window with a header
 /// bar (back, forward, reload/stop, close), the page title, a loading spinner and a progress bar

@@ -76,4 +76,23 @@ struct FeatureProvisionsTests {
         #expect(view.engineName == "fake")
         #expect(view.configuration.cookieSync?.store === provider.store)
     }
+
+    @Test func aPoolForADecisionHandsOutViewsWithItsFeatures() async throws {
+        let provider = LifecycleFakeProvider()
+        let provisions = try FeatureProvisions(jar: CookieJar(), proxyOrigins: ["https://m.example.com"])
+        var decision = Self.decision(FeatureSet(requestProxy: true, cookieSync: true, engine: "blink"))
+        decision.engine = EngineProfile(kind: "blink")    // not registered: the default provider serves
+        let pool = await WebViewPool.make(for: decision, engines: EngineRegistry(defaultProvider: provider), provisions: provisions)
+        let view = try await pool.dequeue()    // cold: a fake engine never finishes a warm-up load
+        defer { view.close(); pool.drain() }
+        #expect(view.engineName == "fake")
+        #expect(view.configuration.cookieSync?.store === provider.store)
+        #expect(view.configuration.modules.contains { $0.name == ProxyModule.moduleName })
+        let off = await WebViewPool.make(for: Self.decision(.safeDefaults, source: .killSwitch),
+                                         engines: EngineRegistry(defaultProvider: provider), provisions: provisions)
+        let plain = try await off.dequeue()
+        defer { plain.close() }
+        #expect(plain.configuration.cookieSync == nil)
+        #expect(!plain.configuration.modules.contains { $0.name == ProxyModule.moduleName })
+    }
 }

@@ -109,3 +109,25 @@ extension HybridWebView {
         }
     }
 }
+
+extension WebViewPool {
+    /// A pool of warm views for the pages `decision` covers: on the engine the decision names
+    /// (the default provider when the app registers none for it or it cannot be made), with what
+    /// the decision turns off removed and what it turns on installed from `provisions` — the
+    /// pooled twin of ``HybridWebView/make(for:engines:configuration:packages:provisions:)``.
+    ///
+    /// ```swift
+    /// let pool = await WebViewPool.make(for: config.features(for: home), engines: engines,
+    ///                                   configuration: base, packages: packages, provisions: provisions)
+    /// await pool.prewarm()
+    /// ```
+    public static func make(for decision: FeatureDecision, engines: EngineRegistry,
+                            configuration: HybridWebViewConfiguration = HybridWebViewConfiguration(),
+                            packages: [String: PackageBinding] = [:], provisions: FeatureProvisions,
+                            policy: WebViewPoolPolicy = WebViewPoolPolicy()) async -> WebViewPool {
+        let provider = (try? engines.provider(for: decision)) ?? engines.defaultProvider
+        let installed = await configuration.applying(decision, packages: packages)
+            .installing(decision.features, from: provisions, cookieStore: provider.cookieStore)
+        return WebViewPool(provider: provider, configuration: installed.fitted(to: provider.capabilities), policy: policy)
+    }
+}

@@ -67,11 +67,8 @@ func runShop<T: Sendable>(repository: URL, publicKey: URL, data: URL,
 
         // The shop's pages as the config decides: package, cookie sync, engine, in a warm pool.
         let home = URL(string: "app://m.example.com/shop/")!       // the package, else the network
-        let decision = config.features(for: home)
-        let provider = try engines.provider(for: decision)
-        let configuration = await base.applying(decision, packages: packages)
-            .installing(decision.features, from: provisions, cookieStore: provider.cookieStore)
-        let pool = WebViewPool(provider: provider, configuration: configuration)
+        let pool = await WebViewPool.make(for: config.features(for: home), engines: engines,
+                                          configuration: base, packages: packages, provisions: provisions)
         await pool.prewarm()                                        // at launch: the first open is fast
         let view = try await pool.dequeue()
         let delegate = ShopDelegate()
