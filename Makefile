@@ -16,6 +16,7 @@ build: bootstrap
 # Always every product's sources: a LINT_DOCS_PATHS left in the environment does not narrow it.
 lint: bootstrap
 	@LINT_DOCS_PATHS= bash scripts/lint-docs.sh
+	@bash scripts/check-layering.sh
 
 # Unit, server and package tests run under `swift test`; the end-to-end suite on the real engine
 # is the `hybrid-engine-tests` executable (WebKit must own the main thread: see docs/architecture-notes.md).
