@@ -51,6 +51,7 @@ enum BenchCommand: HybridCommand {
         ServeBenchSuite.self,
         OfflineBenchSuite.self,
         ProxyBenchSuite.self,
+        FirstScreenBenchSuite.self,
     ] }
 
     static let name = "bench"
