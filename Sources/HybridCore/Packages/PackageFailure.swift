@@ -26,6 +26,9 @@ public enum PackageFailure: HybridFailureReason {
     case corruptBlob(sha256: String, reason: String)
     /// A blob the manifest references is not in the store or repository.
     case missingBlob(String)
+    /// A byte-level patch against the base with SHA-256 `base` could not be used (`reason` says why);
+    /// the updater falls back to the full blob.
+    case badPatch(base: String, reason: String)
     /// The server answered with an unexpected HTTP status.
     case httpStatus(url: String, status: Int)
     /// A transfer failed below HTTP (connection refused, reset, timeout).
@@ -62,6 +65,7 @@ public enum PackageFailure: HybridFailureReason {
         case .expired: "expired"
         case .corruptBlob: "corrupt_blob"
         case .missingBlob: "missing_blob"
+        case .badPatch: "bad_patch"
         case .httpStatus: "http_status"
         case .downloadFailed: "download_failed"
         case .writeFailed: "write_failed"
@@ -90,6 +94,7 @@ public enum PackageFailure: HybridFailureReason {
         case .expired(let id, let version, let expires): "\(id) version \(version) expired at \(PackageDates.format(expires))"
         case .corruptBlob(let sha, let reason): "blob \(sha.prefix(16))… is corrupt: \(reason)"
         case .missingBlob(let sha): "blob \(sha.prefix(16))… is missing"
+        case .badPatch(let base, let reason): "patch" + (base.isEmpty ? "" : " from \(base.prefix(16))…") + " is unusable: \(reason)"
         case .httpStatus(let url, let status): "HTTP \(status) for \(url)"
         case .downloadFailed(let url, let message): "download of \(url) failed: \(message)"
         case .writeFailed(let path, let message): "cannot write \(path): \(message)"

@@ -58,17 +58,22 @@ public protocol BlobCompressor: Sendable {
     func decompress(_ data: Data, expectedSize: Int) throws -> Data
 }
 
-/// The platform primitives the package code needs: SHA-256 and, optionally, compression.
+/// The platform primitives the package code needs: SHA-256 and, optionally, compression and a
+/// delta codec for byte-level patches.
 public struct PackagePlatform: Sendable {
     /// SHA-256 states.
     public var digests: any DigestFactory
     /// The compressor, when the platform has one; without it, blobs are stored as they are.
     public var compressor: (any BlobCompressor)?
+    /// The delta codec, when the platform has one: `hybrid pack` makes patches with it and the
+    /// updater applies them. Without it, packs publish and updaters fetch full blobs only.
+    public var delta: (any DeltaCodec)?
 
-    /// A platform with these digests and, optionally, a compressor.
-    public init(digests: any DigestFactory, compressor: (any BlobCompressor)?) {
+    /// A platform with these digests and, optionally, a compressor and a delta codec.
+    public init(digests: any DigestFactory, compressor: (any BlobCompressor)?, delta: (any DeltaCodec)? = nil) {
         self.digests = digests
         self.compressor = compressor
+        self.delta = delta
     }
 
     /// Decodes a stored blob to the file's bytes.

@@ -17,15 +17,24 @@ public struct PackagePointer: Codable, Sendable, Equatable {
     public var manifestSHA256: String
     /// When the version was packed.
     public var created: Date
+    /// The manifest's size in bytes, when a compressed copy is published beside it.
+    public var manifestSize: Int?
+    /// The compressor's encoding (`zlib`) of the copy at ``PackageRepositoryLayout/compressedManifest(id:version:encoding:)``,
+    /// which clients with that compressor fetch instead (it is checked against ``manifestSHA256`` once inflated).
+    public var manifestEncoding: String?
 
-    /// A pointer to version `version` of package `id`, whose manifest is at `manifest`.
-    public init(id: String, version: Int, manifest: String, manifestSHA256: String, created: Date) {
+    /// A pointer to version `version` of package `id`, whose manifest is at `manifest`, with
+    /// optionally a compressed copy in `manifestEncoding` of the `manifestSize`-byte manifest.
+    public init(id: String, version: Int, manifest: String, manifestSHA256: String, created: Date,
+                manifestSize: Int? = nil, manifestEncoding: String? = nil) {
         self.format = PackageManifest.currentFormat
         self.id = id
         self.version = version
         self.manifest = manifest
         self.manifestSHA256 = manifestSHA256
         self.created = created
+        self.manifestSize = manifestSize
+        self.manifestEncoding = manifestEncoding
     }
 
     /// The JSON bytes a publisher signs.
@@ -42,7 +51,8 @@ public struct PackagePointer: Codable, Sendable, Equatable {
         }
         guard pointer.format == PackageManifest.currentFormat, PackageManifest.isValidID(pointer.id), pointer.version >= 1,
               PackageDates.isSHA256Hex(pointer.manifestSHA256),
-              pointer.manifest == PackageRepositoryLayout.manifest(id: pointer.id, version: pointer.version) else {
+              pointer.manifest == PackageRepositoryLayout.manifest(id: pointer.id, version: pointer.version),
+              (pointer.manifestSize ?? 0) >= 0, pointer.manifestEncoding.map(PackageManifest.isValidID) ?? true else {
             throw HybridError.pkg(.invalidManifest("pointer is malformed"))
         }
         if let expectedID, pointer.id != expectedID {
@@ -77,7 +87,8 @@ public enum DetachedSignature {
 /// REPO/index.json                               {"packages": ["app", …]} (discovery, unsigned)
 /// REPO/packages/ID/latest.json(.sig)            signed pointer to the latest version
 /// REPO/packages/ID/VERSION/manifest.json(.sig)  signed manifest of each version
-/// REPO/blobs/AB/ABCDEF…                         content-addressed blobs, named by SHA-256 of their stored bytes
+/// REPO/packages/ID/VERSION/manifest.json.zlib  the same manifest compressed (what clients fetch; unsigned copy)
+/// REPO/blobs/AB/ABCDEF…                         content-addressed blobs and patches, named by SHA-256 of their stored bytes
 /// ```
 public enum PackageRepositoryLayout {
     /// The discovery index's path (`index.json`).
@@ -89,7 +100,11 @@ public enum PackageRepositoryLayout {
     public static func pointer(id: String) -> String { "packages/\(id)/latest.json" }
     /// The path of a version's manifest (`packages/ID/VERSION/manifest.json`).
     public static func manifest(id: String, version: Int) -> String { "packages/\(id)/\(version)/manifest.json" }
-    /// The path of the blob named `sha256` (`blobs/AB/ABCDEF…`).
+    /// The path of a manifest's compressed copy (`packages/ID/VERSION/manifest.json.zlib`).
+    public static func compressedManifest(id: String, version: Int, encoding: String) -> String {
+        manifest(id: id, version: version) + "." + encoding
+    }
+    /// The path of the blob named `sha256` (`blobs/AB/ABCDEF…`): a file's stored bytes, or a patch.
     public static func blob(_ sha256: String) -> String { "blobs/\(sha256.prefix(2))/\(sha256)" }
 
     /// The discovery index's shape.
