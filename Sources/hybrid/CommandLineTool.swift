@@ -23,6 +23,7 @@ enum CommandLineTool {
         PackCommand.self,
         VerifyCommand.self,
         UpdateCommand.self,
+        RepoCommand.self,
         ServeCommand.self,
         ConfigCommand.self,
     ] }

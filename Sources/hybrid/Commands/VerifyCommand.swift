@@ -10,7 +10,9 @@ enum VerifyCommand: HybridCommand {
 
         Verifies, with the public key PUB (a key file or a key directory), each package's signed
         pointer and every version's signed manifest, then re-hashes every blob (stored bytes and
-        decoded contents). Prints each problem; exits 1 when there is any.
+        decoded contents), the compressed manifest copies, and every patch (stored bytes, then
+        applied to its base where the repository still holds it: the result must be the file the
+        manifest describes). Prints each problem; exits 1 when there is any.
         """
 
     static func run(_ arguments: Arguments) throws -> Int32 {
@@ -24,7 +26,7 @@ enum VerifyCommand: HybridCommand {
         let report = audit.run { done, total in bar.show(done: Int64(done), total: Int64(total), detail: "\(done)/\(total) blobs") }
         bar.finish()
         for finding in report.findings { print("FAIL \(finding)") }
-        let summary = "\(report.packages.count) package(s), \(report.manifestsChecked) manifest(s), \(report.blobsChecked) blob(s)"
+        let summary = "\(report.packages.count) package(s), \(report.manifestsChecked) manifest(s), \(report.blobsChecked) blob(s), \(report.patchesChecked) patch(es)"
         if report.isClean {
             print("ok: \(summary)")
             return 0
