@@ -20,6 +20,7 @@ enum CommandLineTool {
         DoctorCommand.self,
         BenchCommand.self,
         KeygenCommand.self,
+        KeyCommand.self,
         PackCommand.self,
         VerifyCommand.self,
         UpdateCommand.self,

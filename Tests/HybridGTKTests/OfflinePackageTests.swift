@@ -133,6 +133,49 @@ struct OfflinePackageTests {
         #expect(rig.store.hasBlob(logo.sha256))
     }
 
+    /// Issue 17 end to end: v1 installed from HybridServer, v2 changes one line of a 60 KB script,
+    /// the update fetches a byte-level patch for it (the report says so, with its bytes), and the
+    /// page shows v2.
+    @Test(arguments: EngineKind.allCases)
+    func oneLineChangeArrivesAsAPatchAndThePageShowsIt(_ kind: EngineKind) async throws {
+        let rig = try Rig()
+        func site(_ version: Int) -> [String: Data] {
+            var files = Rig.site(version: 1)
+            files["index.html"] = Data("""
+                <!doctype html><html><head><meta charset="utf-8"><title>Bundle</title>
+                <script src="js/bundle.js"></script></head><body><h1 id="headline">bundle</h1></body></html>
+                """.utf8)
+            files["js/bundle.js"] = Rig.bundle(version: version)
+            return files
+        }
+        try rig.publish(version: 1, files: site(1))
+        try await rig.updater.update(Rig.id)
+        let engine = try rig.makeEngine(kind)
+        defer { engine.close() }
+        try await engine.loadAndWait(rig.entryURL(on: kind))
+        #expect(try await engine.evaluate("window.bundleVersion + ':' + m599(0, {createElement: (...a) => a.length}, () => ({}))") == "1:3")
+        try rig.installer.markLoaded(Rig.id)
+
+        let v2 = try rig.publish(version: 2, files: site(2))
+        let bundle = try #require(v2.manifest.file(at: PackagePath("js/bundle.js")))
+        let patch = try #require(bundle.patches?.first)
+        let report = try await rig.updater.update(Rig.id)
+        #expect(report.outcome == .installed(version: 2, previous: 1))
+        let file = try #require(report.files.first { $0.path == "js/bundle.js" })
+        #expect(file.way == .patch)
+        #expect(file.bytesFetched == Int64(patch.size))
+        #expect(file.fullBytes == Int64(bundle.storedSize))
+        #expect(file.bytesFetched * 20 < file.fullBytes, "patch \(file.bytesFetched) B, full blob \(file.fullBytes) B")
+        #expect(report.files.filter { $0.way != .installed }.map(\.path) == ["js/bundle.js"])
+        #expect(report.bytesFetched == Int64(patch.size))
+
+        let recorder = EventRecorder(engine)
+        engine.reload()
+        try await recorder.loadFinished()
+        #expect(try await engine.evaluate("window.bundleVersion + ':' + m599(0, {createElement: (...a) => a.length}, () => ({}))") == "2:3")
+        #expect(rig.activeState == "current 2, previous 1, unconfirmed")
+    }
+
     @Test(arguments: EngineKind.allCases)
     func aFailedLoadRollsBackToThePreviousVersion(_ kind: EngineKind) async throws {
         let rig = try Rig()

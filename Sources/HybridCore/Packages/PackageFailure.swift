@@ -14,6 +14,16 @@ public enum PackageFailure: HybridFailureReason {
     case badSignature(String)
     /// A signature file is missing or unreadable.
     case missingSignature(String)
+    /// The signature is by a trusted key whose validity ended at `until` (``TrustedKeySet``):
+    /// the publisher must sign with its successor (`hybrid key rotate`).
+    case keyExpired(key: String, until: Date)
+    /// The signature is by a trusted key whose validity starts at `from`.
+    case keyNotYetValid(key: String, from: Date)
+    /// The signature is by a key that was revoked (by the app, or by a rotation statement).
+    case keyRevoked(key: String)
+    /// A key rotation statement was refused (`reason` says why: out of sequence, signed by the
+    /// wrong key, not signed by its successor, malformed).
+    case badRotation(String)
     /// A version lower than the highest ever seen was offered (a replay or downgrade).
     case versionRollback(offered: Int, highestSeen: Int)
     /// The publisher tried to pack a version not above the repository's latest.
@@ -59,6 +69,10 @@ public enum PackageFailure: HybridFailureReason {
         case .invalidManifest: "invalid_manifest"
         case .badSignature: "bad_signature"
         case .missingSignature: "missing_signature"
+        case .keyExpired: "key_expired"
+        case .keyNotYetValid: "key_not_yet_valid"
+        case .keyRevoked: "key_revoked"
+        case .badRotation: "bad_rotation"
         case .versionRollback: "version_rollback"
         case .versionNotIncreasing: "version_not_increasing"
         case .versionRejected: "version_rejected"
@@ -88,6 +102,10 @@ public enum PackageFailure: HybridFailureReason {
         case .invalidManifest(let message): "invalid manifest: \(message)"
         case .badSignature(let what): "signature of \(what) does not verify with the trusted key"
         case .missingSignature(let what): "signature of \(what) is missing"
+        case .keyExpired(let key, let until): "signing key \(key) expired at \(PackageDates.format(until)); sign with its successor"
+        case .keyNotYetValid(let key, let from): "signing key \(key) is valid only from \(PackageDates.format(from))"
+        case .keyRevoked(let key): "signing key \(key) is revoked"
+        case .badRotation(let reason): "key rotation refused: \(reason)"
         case .versionRollback(let offered, let highest): "version \(offered) is lower than the highest seen (\(highest)); refusing a downgrade"
         case .versionNotIncreasing(let offered, let latest): "version \(offered) must be greater than the repository's latest (\(latest))"
         case .versionRejected(let version): "version \(version) was rolled back on this device; waiting for a newer one"

@@ -60,7 +60,7 @@ public struct PackageInstaller: Sendable {
     /// records the version as seen so that older manifests are refused from now on.
     /// - Throws: signature, manifest, expiry and version failures.
     public func accept(manifest data: Data, signature: Data?, now: Date = Date()) throws -> PackageManifest {
-        try DetachedSignature.verify(signature, of: data, what: "manifest", with: verifier)
+        try DetachedSignature.verify(signature, of: data, what: "manifest", with: verifier, at: now)
         let manifest = try PackageManifest.decode(data)
         guard manifest.expires > now else {
             throw HybridError.pkg(.expired(id: manifest.id, version: manifest.version, expires: manifest.expires))

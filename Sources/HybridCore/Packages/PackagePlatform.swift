@@ -41,10 +41,23 @@ public protocol Signer: Sendable {
     func sign(_ message: Data) throws -> Data
 }
 
-/// Verifies detached Ed25519 signatures against one trusted public key.
+/// Verifies detached Ed25519 signatures against one trusted public key, or a set of them
+/// with validity windows (``TrustedKeySet``).
 public protocol SignatureVerifier: Sendable {
     /// Whether `signature` is a valid signature of `message` by the trusted key.
     func isValidSignature(_ signature: Data, of message: Data) -> Bool
+    /// Checks `signature` over `message` (a `what`: "pointer", "manifest", "config") at `now`.
+    /// The default checks ``isValidSignature(_:of:)``; a key set refuses keys outside their windows.
+    /// - Throws: ``PackageFailure/badSignature(_:)``, or a key-validity failure.
+    func verify(_ signature: Data, of message: Data, what: String, at now: Date) throws
+}
+
+extension SignatureVerifier {
+    /// Checks ``isValidSignature(_:of:)``; a single key has no validity window.
+    /// - Throws: ``PackageFailure/badSignature(_:)``.
+    public func verify(_ signature: Data, of message: Data, what: String, at now: Date) throws {
+        guard isValidSignature(signature, of: message) else { throw HybridError.pkg(.badSignature(what)) }
+    }
 }
 
 /// A lossless compressor for blobs (zlib, RFC 1950).

@@ -22,11 +22,15 @@ public struct PackagePointer: Codable, Sendable, Equatable {
     /// The compressor's encoding (`zlib`) of the copy at ``PackageRepositoryLayout/compressedManifest(id:version:encoding:)``,
     /// which clients with that compressor fetch instead (it is checked against ``manifestSHA256`` once inflated).
     public var manifestEncoding: String?
+    /// How many key rotations (``KeyRotation``) the signing key is past the roots; a client whose
+    /// ``TrustedKeySet`` is behind fetches `keys/rotation-N.json` up to it before verifying this
+    /// pointer. Read before the signature is checked, it only decides what to fetch.
+    public var keySequence: Int?
 
     /// A pointer to version `version` of package `id`, whose manifest is at `manifest`, with
     /// optionally a compressed copy in `manifestEncoding` of the `manifestSize`-byte manifest.
     public init(id: String, version: Int, manifest: String, manifestSHA256: String, created: Date,
-                manifestSize: Int? = nil, manifestEncoding: String? = nil) {
+                manifestSize: Int? = nil, manifestEncoding: String? = nil, keySequence: Int? = nil) {
         self.format = PackageManifest.currentFormat
         self.id = id
         self.version = version
@@ -35,6 +39,7 @@ public struct PackagePointer: Codable, Sendable, Equatable {
         self.created = created
         self.manifestSize = manifestSize
         self.manifestEncoding = manifestEncoding
+        self.keySequence = keySequence
     }
 
     /// The JSON bytes a publisher signs.
@@ -69,15 +74,18 @@ public enum DetachedSignature {
         Data((signature.base64EncodedString() + "\n").utf8)
     }
 
-    /// Checks `fileData` (a `.sig` file's bytes, or `nil` when it is missing) against `message`.
-    /// - Throws: ``PackageFailure/missingSignature(_:)`` or ``PackageFailure/badSignature(_:)``.
-    public static func verify(_ fileData: Data?, of message: Data, what: String, with verifier: any SignatureVerifier) throws {
+    /// Checks `fileData` (a `.sig` file's bytes, or `nil` when it is missing) against `message`,
+    /// with the keys valid at `now`.
+    /// - Throws: ``PackageFailure/missingSignature(_:)``, ``PackageFailure/badSignature(_:)``, or a
+    ///   key-validity failure of a ``TrustedKeySet`` (`key_expired`, `key_revoked`, `key_not_yet_valid`).
+    public static func verify(_ fileData: Data?, of message: Data, what: String, with verifier: any SignatureVerifier,
+                              at now: Date = Date()) throws {
         guard let fileData, !fileData.isEmpty else { throw HybridError.pkg(.missingSignature(what)) }
         let text = String(decoding: fileData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard let signature = Data(base64Encoded: text), signature.count == 64 else {
             throw HybridError.pkg(.badSignature(what))
         }
-        guard verifier.isValidSignature(signature, of: message) else { throw HybridError.pkg(.badSignature(what)) }
+        try verifier.verify(signature, of: message, what: what, at: now)
     }
 }
 

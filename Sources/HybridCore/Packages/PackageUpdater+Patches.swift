@@ -79,3 +79,31 @@ extension PackageUpdater {
         return (nil, spent, fallbacks)
     }
 }
+
+extension PackageUpdater {
+    /// The most rotations one update fetches (a pointer announcing more is refused).
+    static let rotationLimit = 64
+
+    /// Brings the installer's ``TrustedKeySet`` up to the key sequence the (not yet verified)
+    /// pointer announces, fetching and applying `keys/rotation-N.json` in order. Each rotation is
+    /// verified against the chain, so a lying announcement costs requests, never trust.
+    /// - Throws: ``PackageFailure/badRotation(_:)`` for a missing or refused statement.
+    func catchUpKeyRotations(announcedIn pointerData: Data, downloader: PackageDownloader, report: inout Report) async throws {
+        struct Announcement: Decodable { var keySequence: Int? }
+        guard let keys = installer.verifier as? TrustedKeySet,
+              let announced = (try? JSONDecoder().decode(Announcement.self, from: pointerData))?.keySequence, announced > keys.sequence else { return }
+        guard announced - keys.sequence <= Self.rotationLimit else {
+            throw HybridError.pkg(.badRotation("the pointer announces key sequence \(announced), \(announced - keys.sequence) rotations ahead"))
+        }
+        for sequence in (keys.sequence + 1)...announced {
+            let path = KeyRotation.path(sequence)
+            guard let statement = try await downloader.document(url(path), limit: 64 << 10),
+                  let signature = try await downloader.document(url(path + PackageRepositoryLayout.signatureSuffix), limit: 4096),
+                  let successor = try await downloader.document(url(path + KeyRotation.successorSignatureSuffix), limit: 4096) else {
+                throw HybridError.pkg(.badRotation("\(path) or one of its signatures is missing from the repository"))
+            }
+            report.documentBytes += Int64(statement.count + signature.count + successor.count)
+            try keys.apply(KeyRotation.Signed(statement: statement, signature: signature, successorSignature: successor))
+        }
+    }
+}

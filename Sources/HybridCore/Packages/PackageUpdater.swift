@@ -146,7 +146,8 @@ public struct PackageUpdater: Sendable {
         }
         let pointerSignature = try await downloader.document(url(pointerPath + PackageRepositoryLayout.signatureSuffix))
         report.documentBytes += Int64(pointerData.count + (pointerSignature?.count ?? 0))
-        try DetachedSignature.verify(pointerSignature, of: pointerData, what: "pointer", with: installer.verifier)
+        try await catchUpKeyRotations(announcedIn: pointerData, downloader: downloader, report: &report)
+        try DetachedSignature.verify(pointerSignature, of: pointerData, what: "pointer", with: installer.verifier, at: now)
         let pointer = try PackagePointer.decode(pointerData, expectedID: id)
         if pointer.version == store.activeVersion(id) || store.state(id).rejected.contains(pointer.version) {
             report.upToDate = true

@@ -104,6 +104,7 @@ public struct PackageWriter: Sendable {
     /// - Throws: ``PackageFailure/invalidPath(path:reason:)``, ``PackageFailure/pathCollision(_:_:)``,
     ///   ``PackageFailure/versionNotIncreasing(offered:latest:)``, ``PackageFailure/invalidManifest(_:)``, write failures.
     public func pack(_ directory: URL, options: Options, progress: (@Sendable (Progress) -> Void)? = nil) throws -> Report {
+        try checkSignerIsCurrent()
         let sources = try Self.listFiles(in: directory)
         guard PackageManifest.isValidID(options.id) else {
             throw HybridError.pkg(.invalidManifest("id '\(options.id)' must be 1–128 of [A-Za-z0-9._-]"))
@@ -157,9 +158,11 @@ public struct PackageWriter: Sendable {
             try write(packed, to: PackageRepositoryLayout.compressedManifest(id: manifest.id, version: manifest.version, encoding: compressor.encoding))
             compressed = (compressor.encoding, manifestData.count)
         }
+        let rotations = try KeyRotation.Signed.chain(in: repository)
         let pointer = PackagePointer(id: manifest.id, version: manifest.version, manifest: manifestPath,
                                      manifestSHA256: platform.digests.sha256Hex(manifestData), created: manifest.created,
-                                     manifestSize: compressed?.size, manifestEncoding: compressed?.encoding)
+                                     manifestSize: compressed?.size, manifestEncoding: compressed?.encoding,
+                                     keySequence: rotations.isEmpty ? nil : rotations.count)
         let pointerData = try pointer.encoded()
         let pointerPath = PackageRepositoryLayout.pointer(id: manifest.id)
         try write(DetachedSignature.fileData(try signer.sign(pointerData)), to: pointerPath + ".next" + PackageRepositoryLayout.signatureSuffix)
@@ -169,6 +172,15 @@ public struct PackageWriter: Sendable {
         try moveIntoPlace(pointerPath + ".next", pointerPath)
         try updateIndex(adding: manifest.id)
         return manifestPath
+    }
+
+    /// Refuses a signer the repository's rotations moved away from: clients would refuse what it signs.
+    /// - Throws: ``PackageFailure/invalidKey(_:)``.
+    func checkSignerIsCurrent() throws {
+        guard let last = try KeyRotation.Signed.chain(in: repository).last, let rotation = try? KeyRotation.decode(last.statement) else { return }
+        guard rotation.next.publicKey == signer.publicKey else {
+            throw HybridError.pkg(.invalidKey("the repository's signing key was rotated to \(rotation.next.fingerprint) (keys/rotation-\(rotation.sequence).json); sign with it"))
+        }
     }
 
     /// The version the repository's pointer names for `id`, if any.

@@ -9,7 +9,8 @@ enum UpdateCommand: HybridCommand {
         USAGE: hybrid update --repo URL --key PUB --store DIR [--id ID] [--parallel 4]
 
         Fetches each package's signed pointer and manifest from the repository at URL, refuses a
-        bad signature, a downgrade or an expired manifest, downloads only the blobs the store
+        bad signature, a downgrade or an expired manifest (following the repository's key rotations
+        from the root key PUB, saved in the store), downloads only the blobs the store
         lacks, each the cheapest way that works (a byte-level patch from content the store holds,
         else the full blob, resuming partial ones; a patch that fails falls back to the full blob),
         and activates the new version atomically. Prints the way each fetched file took. Without --id,
@@ -28,8 +29,11 @@ enum UpdateCommand: HybridCommand {
         guard let repository = URL(string: repo), repository.scheme != nil else {
             throw Arguments.Error.invalid(option: "--repo", value: repo, expected: "a URL (https://…/repo/)")
         }
-        let verifier = try Ed25519KeyFiles.verifier(at: URL(fileURLWithPath: key))
+        let root = try Ed25519KeyFiles.verifier(at: URL(fileURLWithPath: key))
         let store = PackageStore(root: URL(fileURLWithPath: storePath))
+        // The root key, and the rotations this store has followed (replayed and re-checked each run).
+        let verifier = TrustedKeySet.ed25519(roots: [TrustedKey(publicKey: root.publicKey)],
+                                             stateURL: URL(fileURLWithPath: storePath).appendingPathComponent("state/keys.json"))
         let installer = PackageInstaller(store: store, platform: .native, verifier: verifier)
         let updater = PackageUpdater(repository: repository, installer: installer, parallelDownloads: parallel)
         return blockingRun { await update(updater, onlyID: onlyID) }
