@@ -26,6 +26,12 @@ var targets: [Target] = [
         pkgConfig: "libsodium",
         providers: [.apt(["libsodium-dev"])]
     ),
+    // libzstd: byte-level patches between package versions (zstd with the old file as a raw prefix).
+    .systemLibrary(
+        name: "CZstd",
+        pkgConfig: "libzstd",
+        providers: [.apt(["libzstd-dev"])]
+    ),
     // The tiny C shim: GObject macros, variadic constructors, libdispatch main-queue hooks, and
     // the X11 move that keeps a pooled view rendered off-screen (Xlib, which GTK's X11 backend uses).
     .target(name: "CHybridGTK", dependencies: [.target(name: "CWebKitGTK", condition: linux)],
@@ -51,10 +57,12 @@ var targets: [Target] = [
             .target(name: "CHybridGTK", condition: linux),
         ]
     ),
-    // Cryptography on libsodium (Linux); CryptoKit on Apple platforms.
+    // Cryptography on libsodium (Linux); CryptoKit on Apple platforms. Also the zstd delta codec
+    // for byte-level package patches where libzstd is linked (Linux); Apple builds without it
+    // fall back to full blobs, or plug in their own `DeltaCodec` (docs/offline-packages.md).
     .target(
         name: "HybridCrypto",
-        dependencies: ["HybridCore", .target(name: "CSodium", condition: linux)]
+        dependencies: ["HybridCore", .target(name: "CSodium", condition: linux), .target(name: "CZstd", condition: linux)]
     ),
     .target(
         name: "HybridTestSupport",

@@ -60,7 +60,7 @@ public struct PackageInstaller: Sendable {
     /// records the version as seen so that older manifests are refused from now on.
     /// - Throws: signature, manifest, expiry and version failures.
     public func accept(manifest data: Data, signature: Data?, now: Date = Date()) throws -> PackageManifest {
-        try DetachedSignature.verify(signature, of: data, what: "manifest", with: verifier)
+        try DetachedSignature.verify(signature, of: data, what: "manifest", with: verifier, at: now)
         let manifest = try PackageManifest.decode(data)
         guard manifest.expires > now else {
             throw HybridError.pkg(.expired(id: manifest.id, version: manifest.version, expires: manifest.expires))
@@ -140,15 +140,17 @@ public struct PackageInstaller: Sendable {
 
     /// Goes back to the previous version because the active one failed to load; the failed
     /// version is remembered as rejected and never installed again.
+    /// - Parameter rejecting: `false` when the version is not at fault (its files were damaged on
+    ///   this device, ``PackageIntegrity``): a later update may install it again.
     /// - Returns: the version now active.
     /// - Throws: ``PackageFailure/noPreviousVersion(_:)`` or a write failure.
     @discardableResult
-    public func rollback(_ id: String) throws -> Int {
+    public func rollback(_ id: String, rejecting: Bool = true) throws -> Int {
         try store.withLock {
             guard let record = store.activeRecord(id) else { throw HybridError.pkg(.notInstalled(id)) }
             guard let previous = record.previous else { throw HybridError.pkg(.noPreviousVersion(id)) }
             var state = store.state(id)
-            if !state.rejected.contains(record.current) { state.rejected.append(record.current) }
+            if rejecting, !state.rejected.contains(record.current) { state.rejected.append(record.current) }
             state.highestSeen = max(state.highestSeen, record.current)
             try store.atomicWrite(try JSONEncoder().encode(state), to: store.stateURL(id))
             let next = PackageStore.ActiveRecord(current: previous, previous: nil, confirmed: true)
