@@ -1,11 +1,17 @@
 import Foundation
 
-/// MIME types by file extension, for what H5 packages hold, and which types pay to compress.
+/// Content types by file extension: the one table behind the offline packages (chosen at pack
+/// time and written into the signed manifest), local directories served through a custom scheme
+/// and `hybrid serve`. Text types carry `charset=utf-8`, because pages and packages are UTF-8 and
+/// a missing charset makes engines guess; unknown files are `application/octet-stream`, never
+/// sniffed as HTML.
 ///
-/// A fixed table rather than the OS's (`/etc/mime.types`, UTType): the type is chosen once at
-/// pack time and written into the signed manifest, so every device serves the same bytes with
-/// the same type.
-public enum PackageMediaTypes {
+/// A fixed table rather than the OS's (`/etc/mime.types`, UTType), so every device and server
+/// gives the same file the same type.
+public enum MediaTypes {
+    /// The type of unknown files.
+    public static let fallback = "application/octet-stream"
+
     static let table: [String: String] = [
         "html": "text/html; charset=utf-8", "htm": "text/html; charset=utf-8",
         "css": "text/css; charset=utf-8",
@@ -20,20 +26,27 @@ public enum PackageMediaTypes {
         "mp4": "video/mp4", "m4v": "video/mp4", "webm": "video/webm", "ogv": "video/ogg",
         "mp3": "audio/mpeg", "m4a": "audio/mp4", "aac": "audio/aac", "ogg": "audio/ogg", "oga": "audio/ogg",
         "wav": "audio/wav", "flac": "audio/flac",
-        "pdf": "application/pdf", "zip": "application/zip", "gz": "application/gzip",
+        "pdf": "application/pdf", "zip": "application/zip", "gz": "application/gzip", "tar": "application/x-tar",
     ]
 
-    /// The type for a path (`application/octet-stream` when unknown).
-    public static func type(for path: PackagePath) -> String {
-        table[path.fileExtension] ?? "application/octet-stream"
-    }
-
-    /// The type for any file path or name, by its extension (`application/octet-stream` when unknown).
+    /// The type for any file path or name, by its extension (``fallback`` when unknown).
     public static func type(forPath path: String) -> String {
         let name = path.split(separator: "/").last.map(String.init) ?? path
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "application/octet-stream" }
-        return table[name[name.index(after: dot)...].lowercased()] ?? "application/octet-stream"
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return fallback }
+        return table[name[name.index(after: dot)...].lowercased()] ?? fallback
     }
+}
+
+/// What offline packages decide about a type: which types pay to compress at pack time and
+/// which documents get the Content-Security-Policy (types come from ``MediaTypes``).
+public enum PackageMediaTypes {
+    /// The type for a path (``MediaTypes/fallback`` when unknown).
+    public static func type(for path: PackagePath) -> String {
+        MediaTypes.table[path.fileExtension] ?? MediaTypes.fallback
+    }
+
+    /// The type for any file path or name, by its extension (``MediaTypes/fallback`` when unknown).
+    public static func type(forPath path: String) -> String { MediaTypes.type(forPath: path) }
 
     /// Whether compressing this type can pay: text-like formats yes; images, media, fonts
     /// (WOFF is already compressed) and archives no.

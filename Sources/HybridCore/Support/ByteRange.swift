@@ -1,6 +1,13 @@
 import Foundation
 
-/// A `Range` request header judged against a representation of `length` bytes (RFC 9110 §14).
+/// A `Range` request header judged against a representation of `length` bytes (RFC 9110 §14):
+/// the one parser behind `hybrid serve` (``StaticFiles``) and the offline-package handler.
+///
+/// - Another range unit is ignored (the whole representation), as §14.2 requires.
+/// - Several ranges are ignored (§14.2 allows it): media players ask for one.
+/// - An invalid range — not `first-last`, `first-` or `-suffix` in digits, or `last < first`
+///   (§14.1.1) — is rejected with 416, one of the two answers §14.2 allows and the one nginx
+///   gives; so is a range that starts past the end or a zero-length suffix (unsatisfiable).
 public enum ByteRange: Equatable, Sendable {
     /// No usable range: serve the whole representation with 200 (absent header, another unit,
     /// or several ranges — which this server does not answer with multipart/byteranges).
