@@ -163,4 +163,35 @@ struct LifecycleBootHealthTests {
         #expect(rig.activeState == "current 2, previous 1, unconfirmed")
         #expect(delegate.rollbacks.isEmpty)
     }
+
+    @Test(arguments: EngineKind.allCases)
+    func firstContentfulPaintConfirmsAVersionThatNeverCallsReady(_ kind: EngineKind) async throws {
+        let rig = try Rig()
+        let (view, delegate) = try await confirmedV1(kind, rig, policy: BootHealthPolicy(signal: .firstContentfulPaint, timeout: 8))
+        defer { view.close() }
+        try await installV2(rig, script: "window.appVersion = 2;\n")   // paints its headline, never says ready
+
+        try await view.loadAndWait(rig.entryURL(on: kind))
+        try await eventually("v2 confirmed by its first contentful paint") { rig.activeState == "current 2, confirmed" }
+        #expect(delegate.rollbacks.isEmpty)
+    }
+
+    @Test(arguments: EngineKind.allCases)
+    func launchPackageRepairsTheFilesBeforeThePageLoads(_ kind: EngineKind) async throws {
+        let rig = try Rig()
+        let (view, _) = try await confirmedV1(kind, rig, policy: BootHealthPolicy(timeout: 60))
+        defer { view.close() }
+        // Between launches the style sheet is truncated on disk.
+        let package = try rig.store.activePackage(Rig.id)
+        let sheet = package.contentsURL(of: try #require(package.manifest.file(at: PackagePath("css/site.css"))))
+        try Data("#he".utf8).write(to: sheet)
+
+        let recorder = EventRecorder(view.engine)
+        let report = await view.launchPackage(rig.entryURL(on: kind), repairingFrom: rig.updater)
+        #expect(report?.damaged == ["css/site.css"] && report?.repaired == ["css/site.css"])
+        try await recorder.loadFinished()
+        try await eventually("the page whole") {
+            (try? await view.engine.evaluate("getComputedStyle(document.getElementById('headline')).color")) == "rgb(10, 20, 30)"
+        }
+    }
 }
