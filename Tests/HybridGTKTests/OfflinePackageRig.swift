@@ -127,6 +127,8 @@ final class OfflinePackageRig: @unchecked Sendable {
             "js/app.js": Data("""
                 window.appVersion = \(version);
                 window.evalProbe = (() => { try { eval('1'); return 'allowed'; } catch (e) { return e.name; } })();
+                // Boot health: in a container the version is on trial until its page says it works.
+                if (window.hybrid) hybrid.call('app', 'ready').catch(() => {});
 
                 """.utf8),
             "img/logo.png": TestPNG.rgb(width: 6, height: 4) { x, y in (UInt8(x * 40), UInt8(y * 60), 200) },

@@ -76,8 +76,7 @@ extension HybridWebView: WebEngineDelegate {
         if packageFailed {
             rollBackPackage(package, url: url)
         } else if !isErrorPage {
-            // The version loaded once: the previous one can go (file work off the main thread).
-            Task.detached { try? package.installer.markLoaded(package.id) }
+            bootPackagePageLoaded(package)
         }
     }
 

@@ -62,6 +62,10 @@ public protocol HybridWebViewDelegate: AnyObject {
     func webView(_ webView: HybridWebView, openExternal navigation: ExternalNavigation)
     /// The navigation policy refused a navigation (an unknown scheme). Default: nothing.
     func webView(_ webView: HybridWebView, didBlockNavigation navigation: BlockedNavigation)
+    /// Boot health rolled a package version back (``BootHealthPolicy``): `rollback.from` is blocked,
+    /// `rollback.to` serves and the page is loading again on it; `rollback.reason` says why.
+    /// Default: nothing.
+    func webView(_ webView: HybridWebView, didRollBack rollback: PackageRollback)
 }
 
 extension HybridWebViewDelegate {
@@ -87,4 +91,6 @@ extension HybridWebViewDelegate {
     public func webView(_ webView: HybridWebView, openExternal navigation: ExternalNavigation) {}
     /// Does nothing.
     public func webView(_ webView: HybridWebView, didBlockNavigation navigation: BlockedNavigation) {}
+    /// Does nothing; the view already shows the last confirmed version.
+    public func webView(_ webView: HybridWebView, didRollBack rollback: PackageRollback) {}
 }

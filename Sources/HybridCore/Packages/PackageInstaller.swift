@@ -127,15 +127,7 @@ public struct PackageInstaller: Sendable {
     /// Records that the active version loaded successfully once: the previous version is released.
     /// - Throws: ``PackageFailure/notInstalled(_:)`` or a write failure.
     public func markLoaded(_ id: String) throws {
-        try store.withLock {
-            guard var record = store.activeRecord(id) else { throw HybridError.pkg(.notInstalled(id)) }
-            guard !record.confirmed || record.previous != nil else { return }
-            record.confirmed = true
-            record.previous = nil
-            try writeActive(record, id: id, crashBeforeRename: false)
-            try removeUnkeptVersions(id, record: record)
-            _ = try? store.collectGarbageLocked(now: Date())
-        }
+        try store.withLock { try markLoadedLocked(id) }
     }
 
     /// Goes back to the previous version because the active one failed to load; the failed
@@ -146,19 +138,7 @@ public struct PackageInstaller: Sendable {
     /// - Throws: ``PackageFailure/noPreviousVersion(_:)`` or a write failure.
     @discardableResult
     public func rollback(_ id: String, rejecting: Bool = true) throws -> Int {
-        try store.withLock {
-            guard let record = store.activeRecord(id) else { throw HybridError.pkg(.notInstalled(id)) }
-            guard let previous = record.previous else { throw HybridError.pkg(.noPreviousVersion(id)) }
-            var state = store.state(id)
-            if rejecting, !state.rejected.contains(record.current) { state.rejected.append(record.current) }
-            state.highestSeen = max(state.highestSeen, record.current)
-            try store.atomicWrite(try JSONEncoder().encode(state), to: store.stateURL(id))
-            let next = PackageStore.ActiveRecord(current: previous, previous: nil, confirmed: true)
-            try writeActive(next, id: id, crashBeforeRename: false)
-            try removeUnkeptVersions(id, record: next)
-            _ = try? store.collectGarbageLocked(now: Date())
-            return previous
-        }
+        try store.withLock { try rollbackLocked(id, rejecting: rejecting) }
     }
 
     /// Removes what an interrupted install left behind for `id`: staging, temporary files and
@@ -168,6 +148,30 @@ public struct PackageInstaller: Sendable {
     }
 
     // MARK: Internals (called with the lock held)
+
+    func markLoadedLocked(_ id: String) throws {
+        guard var record = store.activeRecord(id) else { throw HybridError.pkg(.notInstalled(id)) }
+        guard !record.confirmed || record.previous != nil else { return }
+        record.confirmed = true
+        record.previous = nil
+        try writeActive(record, id: id, crashBeforeRename: false)
+        try removeUnkeptVersions(id, record: record)
+        _ = try? store.collectGarbageLocked(now: Date())
+    }
+
+    func rollbackLocked(_ id: String, rejecting: Bool) throws -> Int {
+        guard let record = store.activeRecord(id) else { throw HybridError.pkg(.notInstalled(id)) }
+        guard let previous = record.previous else { throw HybridError.pkg(.noPreviousVersion(id)) }
+        var state = store.state(id)
+        if rejecting, !state.rejected.contains(record.current) { state.rejected.append(record.current) }
+        state.highestSeen = max(state.highestSeen, record.current)
+        try store.atomicWrite(try JSONEncoder().encode(state), to: store.stateURL(id))
+        let next = PackageStore.ActiveRecord(current: previous, previous: nil, confirmed: true)
+        try writeActive(next, id: id, crashBeforeRename: false)
+        try removeUnkeptVersions(id, record: next)
+        _ = try? store.collectGarbageLocked(now: Date())
+        return previous
+    }
 
     func recoverLocked(_ id: String) throws {
         let fm = FileManager.default

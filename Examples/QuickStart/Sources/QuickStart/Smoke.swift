@@ -6,7 +6,7 @@ import HybridServer
 /// The smoke test: what a publisher does (`hybrid keygen`, `hybrid pack`, `hybrid config sign`,
 /// `hybrid serve`), done with the products' public API in a fresh directory, then the quick
 /// start run against it. The shop's page (``Smoke/page``) checks what the quick start promises
-/// and reports to the `app` module, which only the smoke test adds to the container.
+/// and reports to the `smoke` module, which only the smoke test adds to the container.
 struct Smoke {
     /// Leave the work directory (keys, repository, the app's data) for a look afterwards.
     var keep: Bool
@@ -113,7 +113,7 @@ struct Smoke {
             """,
         "shop.js": "window.SHOP_PACKAGE_VERSION = 1;\n",
         "smoke.js": """
-            // Checks what the quick start promises, then reports to the smoke test's `app` module.
+            // Checks what the quick start promises, then reports to the smoke test's `smoke` module.
             const checks = [];
             const check = (name, ok, detail) => checks.push({ name, ok: ok === true, detail: String(detail ?? '') });
             const code = (promise) => promise.then(() => 'accepted', (error) => error.code);
@@ -130,17 +130,20 @@ struct Smoke {
                 check('orders.place refuses an empty order', empty === 'empty_order', empty);
                 const untyped = await code(hybrid.call('orders', 'place', { sku: 'tea' }));
                 check('orders.place params are typed', untyped === 'bad_params', untyped);
+                // Boot health: the new version is on trial until its page says it works.
+                const ready = await code(hybrid.call('app', 'ready'));
+                check('app.ready confirms the version', ready === 'accepted', ready);
               } catch (error) {
                 check('no exception on the page', false, error && (error.code || error.message) || error);
               }
-              await hybrid.call('app', 'done', { ok: checks.every((c) => c.ok), checks });
+              await hybrid.call('smoke', 'done', { ok: checks.every((c) => c.ok), checks });
             });
 
             """,
     ]
 }
 
-/// `app`: the page's report, for the smoke test only (the quick start knows nothing of it).
+/// `smoke`: the page's report, for the smoke test only (the quick start knows nothing of it).
 struct SmokeModule: BridgeModule {
     struct Check: Codable, Sendable {
         var name: String
@@ -152,7 +155,7 @@ struct SmokeModule: BridgeModule {
         var checks: [Check]
     }
 
-    let name = "app"
+    let name = "smoke"
     let allowedOrigins: [OriginPattern] = ["app://m.example.com"]
     let onDone: @Sendable (Report) -> Void
 
