@@ -27,10 +27,11 @@ struct LifecycleBootHealthTests {
     }
 
     /// A view on the rig's package with `policy`, v1 installed, loaded and confirmed by its ready.
-    func confirmedV1(_ kind: EngineKind, _ rig: Rig, policy: BootHealthPolicy) async throws -> (HybridWebView, Delegate) {
+    func confirmedV1(_ kind: EngineKind, _ rig: Rig, policy: BootHealthPolicy,
+                     whiteScreen: WhiteScreenPolicy = WhiteScreenPolicy()) async throws -> (HybridWebView, Delegate) {
         try rig.publish(version: 1, files: Rig.site(version: 1))
         _ = try await rig.updater.update(Rig.id)
-        var configuration = HybridWebViewConfiguration()
+        var configuration = HybridWebViewConfiguration(whiteScreen: whiteScreen)
         configuration.package = PackageBinding(installer: rig.installer, id: Rig.id, scheme: rig.scheme(on: kind), bootHealth: policy)
         let view = try HybridWebView(provider: try kind.provider(), configuration: configuration)
         let delegate = Delegate()
@@ -85,6 +86,28 @@ struct LifecycleBootHealthTests {
         try await showsV1(view)
         #expect(rig.store.state(Rig.id).rejected == [2])
         #expect(delegate.whiteScreens.isEmpty)   // rolled back instead of reloading the bad version
+    }
+
+    /// Recovery that gives up on a white screen (no reloads allowed here, so the first blank
+    /// page is unrecoverable) during the trial rolls back with `.whiteScreen`.
+    @Test(arguments: EngineKind.allCases)
+    func aVersionThatGoesWhiteUnrecoverablyBeforeReadyIsRolledBack(_ kind: EngineKind) async throws {
+        let rig = try Rig()
+        let (view, delegate) = try await confirmedV1(kind, rig, policy: BootHealthPolicy(timeout: 60),
+                                                     whiteScreen: WhiteScreenPolicy(maximumReloads: 0))
+        defer { view.close() }
+        try await installV2(rig, script: "window.appVersion = 2;\n")
+
+        try await view.loadAndWait(rig.entryURL(on: kind))
+        #expect(try await view.engine.evaluate("window.appVersion") == 2)
+        // The page goes blank while hidden; shown again, the probe finds it white.
+        view.setVisible(false)
+        _ = try await view.engine.evaluate("document.title = ''; document.body.innerHTML = ''; 0")
+        view.setVisible(true)
+        try await eventually("the rollback") { !delegate.rollbacks.isEmpty }
+        #expect(delegate.rollbacks == [PackageRollback(id: Rig.id, from: 2, to: 1, reason: .whiteScreen)])
+        try await showsV1(view)
+        #expect(rig.store.state(Rig.id).rejected == [2])
     }
 
     @Test(arguments: EngineKind.allCases)
