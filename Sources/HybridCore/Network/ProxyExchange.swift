@@ -31,6 +31,8 @@ public struct ProxyRequest: Codable, Sendable, Hashable {
     public var referrerPolicy: String?
     /// `true` forces a CORS preflight for a cross-origin request (an XHR upload with listeners).
     public var preflight: Bool?
+    /// The engine's `User-Agent`, sent unless the page set one.
+    public var userAgent: String?
     /// Engine behaviours the page script asks the proxy to reproduce where the engines differ
     /// (measured; docs/request-proxy.md): `origin-from-first-hop` (Blink) — a request that
     /// started without an `Origin` header gets none after a redirect to another origin.
@@ -136,16 +138,19 @@ public struct ProxyProgress: Codable, Sendable, Hashable {
     public var total: Int64
     /// The response without its body (phase `head`).
     public var head: ProxyResponse?
-    /// Body bytes as base64 (phase `data`).
+    /// Body bytes as base64 (phase `data`, or `head` when bytes had already arrived with it).
     public var chunk: String?
+    /// Body bytes as text, instead of ``chunk``, when the response is UTF-8 of a textual type.
+    public var text: String?
 
     /// A progress report.
-    public init(phase: String, loaded: Int64, total: Int64, head: ProxyResponse? = nil, chunk: String? = nil) {
+    public init(phase: String, loaded: Int64, total: Int64, head: ProxyResponse? = nil, chunk: String? = nil, text: String? = nil) {
         self.phase = phase
         self.loaded = loaded
         self.total = total
         self.head = head
         self.chunk = chunk
+        self.text = text
     }
 }
 

@@ -4,25 +4,34 @@ import Foundation
 ///
 /// The transfer reports on URLSession's queue; the relay (``ProxyModule``) sends on the main
 /// actor, one bridge message per report. What arrives while a message is on its way waits and
-/// goes in the next batch: body chunks join into one `data` report, so a fast response costs
-/// few messages, and a response that is over before the relay gets to it costs none at all —
-/// the reply then carries its head and whole body, as an unstreamed one would. Nothing is
-/// dropped but upload reports beyond the newest 64.
+/// goes in the next batch: body bytes join into one report (the head's, or one `data` report),
+/// so a fast response costs few messages. The head waits ``headHold`` for the body to finish:
+/// a response that is over by then costs no report at all — the reply carries its head and
+/// whole body, as an unstreamed one would, text as text. Body bytes of a UTF-8 textual type
+/// travel as text too (split on a character boundary). Nothing is dropped but upload reports
+/// beyond the newest 64.
 final class ProxyStream: @unchecked Sendable {
+    /// How long the head waits for the rest of a response before it goes on its own. A page
+    /// cannot tell a fetch that resolved this much later; a loopback or small response is then
+    /// one bridge message instead of three.
+    static let headHold: TimeInterval = 0.003
+
     private let lock = NSLock()
     private var reports: [ProxyProgress] = []
+    private var head: ProxyResponse?
+    private var headAt = Date.distantPast
+    private var headSent = false
+    private var textual = false
     private var pending = Data()
     private var received: Int64 = 0
-    private var headQueued = false
-    private var headSent = false
     private var finished = false
     private var waiter: CheckedContinuation<[ProxyProgress]?, Never>?
 
     /// What the proxy reports into this stream.
     var events: RequestProxy.Events {
         RequestProxy.Events(upload: { [weak self] in self?.upload($0) },
-                            head: { [weak self] in self?.head($0) },
-                            data: { [weak self] in self?.data($0) })
+                            head: { [weak self] in self?.receive(head: $0) },
+                            data: { [weak self] in self?.receive(data: $0) })
     }
 
     /// Upload progress (kept in order, the newest 64).
@@ -35,16 +44,17 @@ final class ProxyStream: @unchecked Sendable {
         wake()
     }
 
-    private func head(_ head: ProxyResponse) {
+    private func receive(head response: ProxyResponse) {
         lock.withLock {
             guard !finished else { return }
-            reports.append(ProxyProgress(phase: "head", loaded: 0, total: -1, head: head))
-            headQueued = true
+            head = response
+            headAt = Date()
+            textual = ProxyHeaders.isUTF8Text(response.headers.first { $0.first == "content-type" }?.last)
         }
-        wake()
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.headHold) { [weak self] in self?.wake() }
     }
 
-    private func data(_ data: Data) {
+    private func receive(data: Data) {
         lock.withLock { pending.append(data) }
         wake()
     }
@@ -73,14 +83,12 @@ final class ProxyStream: @unchecked Sendable {
     }
 
     /// The reply for `response` (whose body is what the proxy collected): the body bytes no
-    /// batch carried, and the whole response when its head never went out.
+    /// report carried, and the whole response when its head never went out.
     func reply(_ response: ProxyResponse) -> ProxyResponse {
         lock.withLock {
-            guard headQueued else { return response }
+            guard head != nil else { return response }
             var reply = response
-            if !headSent || !pending.isEmpty || !response.body.isEmpty || response.text != nil {
-                reply.setBody(pending + (response.bodyData ?? Data()))
-            }
+            reply.setBody(pending + (response.bodyData ?? Data()))
             pending = Data()
             return reply
         }
@@ -95,16 +103,60 @@ final class ProxyStream: @unchecked Sendable {
         if let waiting { waiting.resume(returning: batch) }
     }
 
-    /// Takes what is ready: queued reports, then (once the head is out) the body bytes so far.
+    /// Takes what is ready: queued upload reports; the head once it has waited ``headHold``,
+    /// with the body bytes so far; after it, the body bytes so far.
     private func takeLocked() -> [ProxyProgress]? {
         var batch = reports
         reports.removeAll()
-        if headQueued && !headSent && batch.contains(where: { $0.phase == "head" }) { headSent = true }
-        if headSent && !pending.isEmpty {
-            received += Int64(pending.count)
-            batch.append(ProxyProgress(phase: "data", loaded: received, total: -1, chunk: pending.base64EncodedString()))
-            pending = Data()
+        if let head, !headSent {
+            if Date().timeIntervalSince(headAt) >= Self.headHold {
+                headSent = true
+                var report = ProxyProgress(phase: "head", loaded: 0, total: -1, head: head)
+                if let (text, chunk, count) = takeBodyLocked() {
+                    report.text = text
+                    report.chunk = chunk
+                    report.loaded = count
+                }
+                batch.append(report)
+            }
+        } else if headSent, let (text, chunk, count) = takeBodyLocked() {
+            batch.append(ProxyProgress(phase: "data", loaded: count, total: -1, chunk: chunk, text: text))
         }
         return batch.isEmpty ? nil : batch
+    }
+
+    /// The pending body bytes as text (up to the last whole character, when the type is UTF-8
+    /// text and they are valid) or base64; `nil` when there are none.
+    private func takeBodyLocked() -> (text: String?, chunk: String?, loaded: Int64)? {
+        guard !pending.isEmpty else { return nil }
+        if textual {
+            let end = Self.characterBoundary(pending)
+            if end > 0, let text = String(data: pending.prefix(end), encoding: .utf8) {
+                received += Int64(end)
+                pending = Data(pending.dropFirst(end))
+                return (text, nil, received)
+            }
+            if end == 0 && pending.count < 4 { return nil }
+        }
+        received += Int64(pending.count)
+        defer { pending = Data() }
+        return (nil, pending.base64EncodedString(), received)
+    }
+
+    /// The length of `data` without a UTF-8 sequence cut off at its end.
+    static func characterBoundary(_ data: Data) -> Int {
+        var index = data.count
+        var back = 0
+        while index > 0 && back < 4 {
+            let byte = data[data.startIndex + index - 1]
+            if byte & 0xC0 != 0x80 {
+                // A lead byte (or ASCII): is its sequence complete?
+                let length = byte < 0x80 ? 1 : byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
+                return back + 1 >= length ? data.count : index - 1
+            }
+            index -= 1
+            back += 1
+        }
+        return data.count
     }
 }

@@ -119,10 +119,12 @@
     chunks.forEach(function (chunk) { out.set(chunk, offset); offset += chunk.length; });
     return out;
   }
-  // The bytes of a reply's body (a final reply, or the rest of one whose head came first).
+  // The body bytes a reply or a progress report carries: as text, or base64 (`body` in a
+  // reply, `chunk` in a report).
   function replyBytes(reply) {
     if (typeof reply.text === 'string') return utf8.encode(reply.text);
-    return reply.body ? fromBase64(reply.body) : new Uint8Array(0);
+    var base64 = reply.body || reply.chunk;
+    return base64 ? fromBase64(base64) : new Uint8Array(0);
   }
 
   // ---- request bodies ---------------------------------------------------------------------
@@ -319,12 +321,20 @@
       redirect: request.redirect || 'follow', mode: request.mode || 'cors',
       credentials: request.credentials || 'same-origin', referrer: request.referrer || null,
       referrerPolicy: request.referrerPolicy || null, preflight: !!request.preflight, stream: true,
-      quirks: quirks.native };
+      userAgent: navigator.userAgent, quirks: quirks.native };
     var budget = Math.min((request.timeout || config.timeout) + 2000, 600000);
     var headSeen = false;
     window.hybrid.call('proxy', action || 'request', params, { signal: signal, timeout: budget, onProgress: function (p) {
       if (!p) return;
-      if (p.phase === 'upload') { if (events.upload) events.upload(p.loaded, p.total); } else if (p.phase === 'head') { headSeen = true; events.head(p.head); } else if (p.phase === 'data') { events.chunk(fromBase64(p.chunk)); }
+      if (p.phase === 'upload') {
+        if (events.upload) events.upload(p.loaded, p.total);
+      } else if (p.phase === 'head') {
+        headSeen = true;
+        events.head(p.head);
+        if (typeof p.text === 'string' || p.chunk) events.chunk(replyBytes(p));
+      } else if (p.phase === 'data') {
+        events.chunk(replyBytes(p));
+      }
     } }).then(function (reply) {
       if (!headSeen && reply && reply.status !== undefined) events.head(reply);
       events.end(reply || {});
