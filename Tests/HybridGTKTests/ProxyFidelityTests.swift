@@ -15,7 +15,7 @@ struct ProxyFidelityTests {
     /// progress events is one `loading` entry: how many arrive depends on timing, and which
     /// readyState the last progress sees is engine detail (WebKit flushes it in DONE).
     static let helpers = """
-        const same = (s) => String(s).split(via).join('VIA');
+        const same = (s) => String(s).replace(new RegExp('((?:/|%2F)[a-z]+(?:/|%2F))' + via, 'g'), '$1VIA');
         const xhr = (method, url, o = {}) => new Promise((resolve) => {
           const x = new XMLHttpRequest();
           const log = [];
@@ -408,6 +408,42 @@ struct ProxyFidelityTests {
         // WebKit's `charset=UTF-8` its upper case (Blink drops the parameters anyway).
         withKnownIssue("a Blob built by script lower-cases its type", isIntermittent: kind == .blink) {
             #expect(engine["blobTypeCase"] == proxy["blobTypeCase"])
+        }
+    }
+
+    // MARK: What the server sees
+
+    /// The request headers a server (or a page reading an echo) sees: Origin, Referer by the
+    /// referrer policy, Content-Type per body kind (none for bytes), the engine's User-Agent, Fetch
+    /// Metadata, Accept.
+    @Test(arguments: EngineKind.allCases)
+    func requestHeadersTheServerSees(_ kind: EngineKind) async throws {
+        let oracle = try ProxyOracle(kind)
+        defer { oracle.close() }
+        try await oracle.rig.open()
+        let (engine, proxy) = try await oracle.run(Self.helpers + """
+            const names = ['origin', 'referer', 'content-type', 'user-agent', 'sec-fetch-dest', 'sec-fetch-mode', 'sec-fetch-site', 'accept', 'cookie', 'x-page'];
+            const pick = (echo) => names.map((n) => { const p = echo.headers.find((h) => h[0].toLowerCase() === n); return p ? same(p[1]) : null; });
+            const f = async (url, init) => pick(await (await fetch(url, init)).json());
+            const echo = `${base}/echo/${via}`;
+            return {
+              get: await f(echo + '?get'),
+              bytes: await f(echo, { method: 'POST', body: new Uint8Array(10) }),
+              text: await f(echo, { method: 'POST', body: 'text' }),
+              params: await f(echo, { method: 'POST', body: new URLSearchParams({ a: '1' }) }),
+              blob: await f(echo, { method: 'POST', body: new Blob(['b'], { type: 'application/x-thing' }) }),
+              put: await f(echo, { method: 'PUT', body: 'x', headers: { 'X-Page': 'p' } }),
+              noReferrer: await f(echo + '?nr', { referrerPolicy: 'no-referrer' }),
+              originPolicy: await f(echo + '?op', { referrerPolicy: 'origin' }),
+              referrer: await f(echo + '?r', { referrer: '/some/where?x=1' }),
+              accept: await f(echo + '?a', { headers: { Accept: 'application/json' } }),
+              cross: await f(`${cross}/cors/${via}?acao=*`),
+              crossPost: await f(`${cross}/cors/${via}?acao=*`, { method: 'POST', body: 'x' }),
+              xhr: pick((await xhr('POST', echo + '?xhr', { body: 'x', type: 'json' })).x.response),
+            };
+            """)
+        for key in engine.objectValue?.keys.sorted() ?? [] {
+            #expect(engine[key] == proxy[key], "\(key)")
         }
     }
 

@@ -128,6 +128,7 @@ public final class RequestProxy: Sendable {
         var cors = ProxyCORS(origin: origin, mode: original.mode, credentials: original.credentials, trusted: policy.trustedHosts)
         cors.originFromFirstHop = original.quirks?.contains("origin-from-first-hop") ?? false
         let forced = original.preflight ?? false
+        var crossSite = false
         while true {
             record.hops.append(url)
             let hopURL = url
@@ -141,11 +142,15 @@ public final class RequestProxy: Sendable {
             let referrer = ProxyReferrer.header(source: original.referrer, policy: original.referrerPolicy, target: url)
             if hop.preflight {
                 try await preflight(url: url, method: method, headers: headers, cors: cors, referrer: referrer,
-                                    forced: forced, timeout: remaining)
+                                    userAgent: original.userAgent, forced: forced, timeout: remaining)
             }
             let cookies = hop.cookies && policy.usesCookieJar
+            // What the engine adds of its own: its User-Agent, Fetch Metadata.
+            var engineHeaders = original.userAgent.map { [("User-Agent", $0)] } ?? []
+            if let origin, ProxyFetchMetadata.site(url: url, origin: origin, crossSite: crossSite) == "cross-site" { crossSite = true }
+            engineHeaders += ProxyFetchMetadata.headers(url: url, origin: origin, mode: original.mode, crossSite: crossSite)
             let request = urlRequest(url: url, method: method, headers: headers, body: body, timeout: deadline.timeIntervalSinceNow,
-                                     cookies: cookies, origin: hop.origin, referrer: referrer)
+                                     cookies: cookies, origin: hop.origin, referrer: referrer, engineHeaders: engineHeaders)
             // A final response's head goes to the page as soon as it arrives, its body as it comes.
             var decide: ProxyTransfer.Decision?
             if let events {
@@ -232,7 +237,7 @@ public final class RequestProxy: Sendable {
 
     /// The CORS preflight for a hop: an `OPTIONS` request without cookies or the page's headers.
     private func preflight(url: URL, method: String, headers: [(name: String, value: String)], cors: ProxyCORS,
-                           referrer: String?, forced: Bool, timeout: Double) async throws {
+                           referrer: String?, userAgent: String?, forced: Bool, timeout: Double) async throws {
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: max(timeout, 0.001))
         request.httpMethod = "OPTIONS"
         request.setValue("*/*", forHTTPHeaderField: "Accept")
@@ -241,9 +246,7 @@ public final class RequestProxy: Sendable {
         if !names.isEmpty { request.setValue(names.joined(separator: ","), forHTTPHeaderField: "Access-Control-Request-Headers") }
         request.setValue(cors.serializedOrigin, forHTTPHeaderField: "Origin")
         if let referrer { request.setValue(referrer, forHTTPHeaderField: "Referer") }
-        if let agent = headers.last(where: { $0.name.lowercased() == "user-agent" }) {
-            request.setValue(agent.value, forHTTPHeaderField: "User-Agent")
-        }
+        if let agent = userAgent { request.setValue(agent, forHTTPHeaderField: "User-Agent") }
         let (response, _) = try await send(request, limit: 1 << 20, timeout: Date().addingTimeInterval(timeout), progress: nil, decide: nil)
         let allowed = try cors.checkPreflight(status: response.statusCode, headers: ProxyHeaders.pairs(response), method: method,
                                               requestHeaders: headers, forced: forced)
@@ -298,7 +301,8 @@ public final class RequestProxy: Sendable {
     /// The request for one hop: the page's headers, the policy's extra headers, the jar's cookies,
     /// the engine's `Origin` and `Referer`.
     private func urlRequest(url: URL, method: String, headers: [(name: String, value: String)], body: Data?,
-                            timeout: Double, cookies: Bool, origin: String?, referrer: String?) -> URLRequest {
+                            timeout: Double, cookies: Bool, origin: String?, referrer: String?,
+                            engineHeaders: [(String, String)]) -> URLRequest {
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: max(timeout, 0.001))
         request.httpMethod = method
         var present = Set<String>()
@@ -307,6 +311,10 @@ public final class RequestProxy: Sendable {
             request.addValue(value, forHTTPHeaderField: name)
         }
         for (name, value) in policy.extraHeaders(for: url) where !present.contains(name.lowercased()) {
+            present.insert(name.lowercased())
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        for (name, value) in engineHeaders where !present.contains(name.lowercased()) {
             request.setValue(value, forHTTPHeaderField: name)
         }
         if cookies, let cookie = jar?.cookieHeader(for: url) {
@@ -314,7 +322,15 @@ public final class RequestProxy: Sendable {
         }
         if let origin { request.setValue(origin, forHTTPHeaderField: "Origin") }
         if let referrer { request.setValue(referrer, forHTTPHeaderField: "Referer") }
-        if let body, method != "GET", method != "HEAD" { request.httpBody = body }
+        if let body, method != "GET", method != "HEAD" {
+            request.httpBody = body
+            // Foundation on Linux adds `Content-Type: application/x-www-form-urlencoded` to a body
+            // without one; the engine sends none (an ArrayBuffer body). A blank value reaches curl
+            // as `Content-Type:  `, which curl takes as "leave this header out".
+            #if canImport(FoundationNetworking)
+            if !present.contains("content-type") { request.setValue(" ", forHTTPHeaderField: "Content-Type") }
+            #endif
+        }
         return request
     }
 }
