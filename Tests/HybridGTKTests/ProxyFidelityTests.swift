@@ -188,6 +188,26 @@ struct ProxyFidelityTests {
             }
             {
               const c = new AbortController();
+              const r = await fetch(`${base}/echo/${via}?bodyAfter`, { signal: c.signal });
+              c.abort();
+              try { await r.body.getReader().read(); out.bodyAfterAbort = 'read'; } catch (e) { out.bodyAfterAbort = e.name; }
+            }
+            {
+              // The body stream's own rules: one object, locked by a reader, read through it.
+              const r = await fetch(`${base}/echo/${via}?locks`);
+              const one = r.body === r.body, unused = r.bodyUsed;
+              const reader = r.body.getReader();
+              let text, clone;
+              try { await r.text(); text = 'resolved'; } catch (e) { text = e.name; }
+              try { r.clone(); clone = 'cloned'; } catch (e) { clone = e.name; }
+              const first = await reader.read();
+              out.locks = [one, unused, text, clone, first.done, first.value.length > 0, r.bodyUsed];
+              const s = await fetch(`${base}/echo/${via}?touch`);
+              const touched = s.body;
+              out.touch = [touched !== null, JSON.parse(await s.text()).path.length > 0, s.bodyUsed];
+            }
+            {
+              const c = new AbortController();
               const r = await fetch(`${base}/echo/${via}?clone`, { signal: c.signal });
               const copy = r.clone();
               c.abort();

@@ -31,6 +31,9 @@ public struct ProxyRequest: Codable, Sendable, Hashable {
     public var referrerPolicy: String?
     /// `true` forces a CORS preflight for a cross-origin request (an XHR upload with listeners).
     public var preflight: Bool?
+    /// `false`: no upload progress is reported (`fetch` has no API that could see it, an XHR
+    /// only with upload listeners); `nil` or `true` reports it.
+    public var uploadProgress: Bool?
     /// The engine's `User-Agent`, sent unless the page set one.
     public var userAgent: String?
     /// Engine behaviours the page script asks the proxy to reproduce where the engines differ

@@ -57,23 +57,21 @@ public struct ProxyModule: BridgeModule {
     /// carries the body bytes no report did.
     private static func perform(_ request: ProxyRequest, proxy: RequestProxy,
                                 context: BridgeCallContext) async throws -> ProxyResponse {
-        let stream = ProxyStream()
-        let relay = Task { @MainActor in
-            while let batch = await stream.next() {
-                for report in batch { await context.progress(report) }
-            }
-        }
-        defer { stream.finish() }
+        let stream = ProxyStream { report in await context.progress(report) }
         let streamed = request.stream == true && context.action == "request"
-        let response = try await withTaskCancellationHandler {
-            try await proxy.perform(request, origin: context.origin, progress: { stream.upload($0) },
-                                    events: streamed ? stream.events : nil)
-        } onCancel: {
+        let upload: (@Sendable (ProxyProgress) -> Void)? = request.uploadProgress == false ? nil : { @Sendable report in stream.upload(report) }
+        do {
+            let response = try await withTaskCancellationHandler {
+                try await proxy.perform(request, origin: context.origin, progress: upload, events: streamed ? stream.events : nil)
+            } onCancel: {
+                stream.finish()
+            }
+            await stream.close()
+            return stream.reply(response)
+        } catch {
             stream.finish()
+            throw error
         }
-        stream.finish()
-        await relay.value
-        return stream.reply(response)
     }
 
     /// The page script that hooks `XMLHttpRequest`, `fetch` and form POSTs for `policy`: added

@@ -11,6 +11,9 @@ import Foundation
 /// travel as text too (split on a character boundary). Nothing is dropped but upload reports
 /// beyond the newest 64.
 final class ProxyStream: @unchecked Sendable {
+    /// Sends one report to the page (the bridge call's progress), on the main actor.
+    typealias Send = @MainActor @Sendable (ProxyProgress) async -> Void
+
     /// How long the head waits for the rest of a response before it goes on its own. A page
     /// cannot tell a fetch that resolved this much later; a loopback or small response is then
     /// one bridge message instead of three.
@@ -26,6 +29,13 @@ final class ProxyStream: @unchecked Sendable {
     private var received: Int64 = 0
     private var finished = false
     private var waiter: CheckedContinuation<[ProxyProgress]?, Never>?
+    private let send: Send?
+    private var relay: Task<Void, Never>?
+
+    /// A stream; with `send`, a relay task sends its batches in order, made only once there is
+    /// something to send (a request with nothing to report costs no main-actor work). Without
+    /// it, ``next()`` gives the batches to whoever asks.
+    init(send: Send? = nil) { self.send = send }
 
     /// What the proxy reports into this stream.
     var events: RequestProxy.Events {
@@ -72,6 +82,12 @@ final class ProxyStream: @unchecked Sendable {
         }
     }
 
+    /// Ends the stream and waits for the relay to hand over the batch it is sending.
+    func close() async {
+        finish()
+        if let relay = lock.withLock({ relay }) { await relay.value }
+    }
+
     /// Ends the stream: the relay stops after the batch it is sending.
     func finish() {
         let waiting = lock.withLock { () -> CheckedContinuation<[ProxyProgress]?, Never>? in
@@ -96,6 +112,16 @@ final class ProxyStream: @unchecked Sendable {
 
     private func wake() {
         let (waiting, batch) = lock.withLock { () -> (CheckedContinuation<[ProxyProgress]?, Never>?, [ProxyProgress]?) in
+            if relay == nil, let send, !finished, let batch = takeLocked() {
+                // The first batch starts the relay, which sends it and then waits for the next.
+                relay = Task { @MainActor [self] in
+                    for report in batch { await send(report) }
+                    while let next = await self.next() {
+                        for report in next { await send(report) }
+                    }
+                }
+                return (nil, nil)
+            }
             guard let waiter, let batch = takeLocked() else { return (nil, nil) }
             self.waiter = nil
             return (waiter, batch)

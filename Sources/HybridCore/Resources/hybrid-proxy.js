@@ -321,6 +321,7 @@
       redirect: request.redirect || 'follow', mode: request.mode || 'cors',
       credentials: request.credentials || 'same-origin', referrer: request.referrer || null,
       referrerPolicy: request.referrerPolicy || null, preflight: !!request.preflight, stream: true,
+      uploadProgress: !!events.upload,
       userAgent: navigator.userAgent, quirks: quirks.native };
     var budget = Math.min((request.timeout || config.timeout) + 2000, 600000);
     var headSeen = false;
@@ -336,7 +337,7 @@
         events.chunk(replyBytes(p));
       }
     } }).then(function (reply) {
-      if (!headSeen && reply && reply.status !== undefined) events.head(reply);
+      if (!headSeen && reply && reply.status !== undefined) events.head(reply, true);
       events.end(reply || {});
     }, function (error) {
       if (signal && signal.aborted) return;
@@ -360,8 +361,9 @@
     if (error && error.code) typeError.code = error.code;
     return typeError;
   }
-  function getter(object, name, value) {
-    Object.defineProperty(object, name, { configurable: true, enumerable: false, get: function () { return value; } });
+  function getter(object, name, value, computed) {
+    Object.defineProperty(object, name, { configurable: true, enumerable: false,
+      get: computed ? value : function () { return value; } });
   }
   // A network response's headers cannot be changed by the page (their guard is "immutable").
   function immutable(headers) {
@@ -389,18 +391,29 @@
       getter(response, 'statusText', '');
     }
     Object.defineProperty(response, 'clone', { configurable: true, value: function clone() {
-      return decorate(Response.prototype.clone.call(this), head, sink);
+      if (sink.stream && sink.stream.locked) throw new TypeError('Response body is locked');
+      var copy = Response.prototype.clone.call(this);
+      if (!sink.native) return decorate(copy, head, sink);
+      // A clone of a whole reply has a body of its own, errored with the original's by an abort.
+      var twin = { native: true, ended: true, drained: false, aborted: sink.aborted, controller: null, clones: [] };
+      (sink.clones = sink.clones || []).push(twin);
+      return decorate(copy, head, twin);
     } });
     // A body errored by an abort: the engines reject its reads with the abort's error, without
     // reading (bodyUsed stays false); reading an errored stream of a built Response would give
     // a TypeError instead.
+    if (sink.native) getter(response, 'body', function () { return lazyBody(this, sink); }, true);
     bodyMethods.forEach(function (name) {
       var original = Response.prototype[name];
       if (typeof original !== 'function') return;
       Object.defineProperty(response, name, { configurable: true, writable: true, value: function () {
         var aborted = sink && sink.aborted;
         if (aborted) return Promise.reject(aborted);
+        // The page holds a reader of the body we made: the engine's own body is not locked
+        // yet, but the page's body is.
+        if (sink.stream && sink.stream.locked) return Promise.reject(new TypeError('Body is locked'));
         var read = original.call(this);
+        if (sink.native) read = read.then(function (value) { sink.drained = true; return value; });
         if (name === 'blob' && quirks.fetchBlobEssence) {
           read = read.then(function (value) {
             var mime = parseMime(value.type);
@@ -437,20 +450,54 @@
     if (byteStreams) source.type = 'bytes';
     return new ReadableStream(source);
   }
+  // The body of a whole reply: the engine's own body (its text() and json() are the fastest),
+  // seen by the page through a stream of ours made when `body` is first read, so an abort can
+  // still error it. Reading ours reads the engine's; an abort errors ours unless it was read to
+  // its end.
+  var bodyProperty = Object.getOwnPropertyDescriptor(Response.prototype, 'body');
+  function lazyBody(response, sink) {
+    if (sink.stream !== undefined) return sink.stream;
+    var inner = bodyProperty.get.call(response);
+    if (!inner) { sink.stream = null; return null; }
+    var reader = null;
+    sink.stream = new ReadableStream({
+      start: function (controller) {
+        sink.controller = controller;
+        if (sink.aborted) controller.error(sink.aborted);
+      },
+      pull: function (controller) {
+        if (!reader) reader = inner.getReader();
+        return reader.read().then(function (result) {
+          if (result.done) { sink.drained = true; controller.close(); } else { controller.enqueue(result.value); }
+        });
+      },
+      cancel: function (reason) { return (reader || inner.getReader()).cancel(reason); }
+    });
+    return sink.stream;
+  }
   // The Response for a head: its body a stream fed by `sink` as chunks arrive. Both engines give
   // a network response to HEAD, or with status 204/205/304, an empty body rather than none; a
   // Response built by script cannot have one with those statuses, so `body` is an own getter.
-  function makeResponse(head) {
+  // `whole`: the reply that carries the head also carries the whole body.
+  function makeResponse(head, whole) {
     var sink = { controller: null, queue: [], ended: false, drained: false, wake: null, aborted: null, cancel: null };
+    var masked = head.type === 'opaque' || head.type === 'opaqueredirect';
+    var headers = new Headers();
+    if (!masked) head.headers.forEach(function (pair) { try { headers.append(pair[0], pair[1]); } catch (e) { /* skip */ } });
+    if (whole && !masked && nullBodyStatus.indexOf(head.status) < 0) {
+      // A string body would get a default Content-Type the network response may not have.
+      var content = typeof head.text === 'string' && headers.has('content-type') ? head.text : replyBytes(head);
+      sink.native = true;
+      sink.ended = true;
+      var built = new Response(content, { status: head.status, statusText: head.statusText, headers: headers });
+      return { response: decorate(built, head, sink), sink: sink };
+    }
     var stream = null, emptyBody = null;
     if (head.type === 'opaqueredirect') {
       if (quirks.opaqueRedirectBody) emptyBody = bodyStream(sink);
     } else if (head.type !== 'opaque') {
       if (nullBodyStatus.indexOf(head.status) >= 0) emptyBody = bodyStream(sink); else stream = bodyStream(sink);
     }
-    var masked = head.type === 'opaque' || head.type === 'opaqueredirect';
-    var headers = new Headers();
-    if (!masked) head.headers.forEach(function (pair) { try { headers.append(pair[0], pair[1]); } catch (e) { /* skip */ } });
     var response = new Response(stream, { status: masked ? 200 : head.status, statusText: masked ? '' : head.statusText, headers: headers });
     if (emptyBody) getter(response, 'body', emptyBody);
     return { response: decorate(response, head, sink), sink: sink };
@@ -481,7 +528,8 @@
   }
   // An abort after the response: the body errors unless it was read to its end.
   function abortBody(sink, signal) {
-    if (sink.drained || sink.ended && !sink.queue.length && !sink.controller) return;
+    (sink.clones || []).forEach(function (twin) { abortBody(twin, signal); });
+    if (sink.drained || !sink.native && sink.ended && !sink.queue.length && !sink.controller) return;
     sink.aborted = abortError(signal);
     error(sink, sink.aborted);
   }
@@ -513,10 +561,10 @@
         transmit({ url: url.href, method: request.method, headers: headerPairs(request.headers),
           body: buffer.byteLength ? new Uint8Array(buffer) : null, redirect: request.redirect, mode: request.mode,
           credentials: request.credentials, referrer: referrerSource(request.referrer), referrerPolicy: request.referrerPolicy }, {
-          head: function (head) {
+          head: function (head, whole) {
             if (settled) return;
             var made;
-            try { made = makeResponse(head); } catch (e) { settled = true; reject(fetchError(e)); return; }
+            try { made = makeResponse(head, whole); } catch (e) { settled = true; reject(fetchError(e)); return; }
             sink = made.sink;
             sink.cancel = function () { transfer.abort(); };
             settled = true;
@@ -524,7 +572,7 @@
           },
           chunk: function (bytes) { if (sink) feed(sink, bytes); },
           end: function (reply) {
-            if (!sink) return;
+            if (!sink || sink.native) return;
             feed(sink, replyBytes(reply));
             close(sink);
           },
@@ -960,8 +1008,8 @@
       transmit({ url: state.url, method: state.method, headers: headers, body: bytes && bytes.byteLength ? bytes : null,
         timeout: state.timeout || null, mode: 'cors', credentials: credentials,
         referrer: document.URL, preflight: state.uploadListener && !!prepared }, {
-        upload: function (loaded, sent) {
-          if (!live() || state.uploadComplete || !state.uploadListener) return;
+        upload: !state.uploadListener ? null : function (loaded, sent) {
+          if (!live() || state.uploadComplete) return;
           fireUpload(xhr, state, 'progress', loaded, sent);
         },
         head: function (head) {
