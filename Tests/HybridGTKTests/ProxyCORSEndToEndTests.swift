@@ -150,5 +150,40 @@ struct ProxyCORSEndToEndTests {
         #expect(value["omitted"]?.arrayValue?.last == [["GET", nil, nil, nil, nil]])
     }
 
+    /// A page from an offline package (`app://pkg` on WebKit, an https stand-in on Blink) is
+    /// cross-origin to every server: without a trusted host its proxied requests get the CORS
+    /// check with `Origin` set to the package's origin, as the engine's own would.
+    @Test(arguments: EngineKind.allCases)
+    func packagePagesAreCrossOriginToEveryServer(_ kind: EngineKind) async throws {
+        let page = "<!doctype html><meta charset=utf-8><title>pkg</title><p>offline</p>"
+        let rig = try ProxyRig(kind, package: ["index.html": page]) { policy in
+            policy.requests = [try! ConfigURLPattern("http://127.0.0.1:*/*/proxy*")]
+        }
+        defer { rig.close() }
+        try await rig.open(URL(string: "\(rig.packageOrigin)/index.html")!)
+        let script = """
+            const attempt = async (query) => {
+              try { const r = await fetch(`${base}/cors/${via}?${query}`); return [r.status, r.type, (await r.json()).headers.find((h) => h[0] === 'Origin')[1]]; }
+              catch (e) { return e.name; }
+            };
+            return { refused: await attempt('x=1'), allowed: await attempt('acao=$origin'), wildcard: await attempt('acao=*') };
+            """
+        let base = rig.url("/").absoluteString.dropLast().description
+        let proxy = try await rig.js(script, ["via": "proxy", "base": .string(base)])
+        #expect(proxy["refused"] == "TypeError")
+        #expect(proxy["allowed"] == [200, "cors", .string(rig.packageOrigin)])
+        #expect(proxy["wildcard"] == [200, "cors", .string(rig.packageOrigin)])
+        // The engine's own requests from the same page. WebKit: the same. Chromium refuses every
+        // request from that (public, https) origin to a loopback server, CORS headers or not (its
+        // local-network access rules); the proxy reaches only what the app's policy names and does
+        // not model those rules (docs/request-proxy.md).
+        let engine = try await rig.js(script, ["via": "engine", "base": .string(base)])
+        if kind == .webkit {
+            #expect(engine == proxy)
+        } else {
+            #expect(engine == ["refused": "TypeError", "allowed": "TypeError", "wildcard": "TypeError"])
+        }
+    }
+
     private func rig(_ oracle: ProxyOracle) -> ProxyRig { oracle.rig }
 }
