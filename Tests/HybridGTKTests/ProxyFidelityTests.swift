@@ -294,6 +294,22 @@ struct ProxyFidelityTests {
         if kind == .blink { #expect(engine["headersText"] == "") }
     }
 
+    /// A timeout set, or changed, after send() counts from send() on Blink (the standard); WebKit
+    /// keeps the one it had at send().
+    @Test(arguments: EngineKind.allCases)
+    func xhrTimeoutSetAfterSend(_ kind: EngineKind) async throws {
+        let oracle = try ProxyOracle(kind)
+        defer { oracle.close() }
+        try await oracle.rig.open()
+        let (engine, proxy) = try await oracle.run(Self.helpers + """
+            const late = await xhr('GET', `${base}/slow/${via}?ms=1500`, { after: (x) => { x.timeout = 200; } });
+            const cleared = await xhr('GET', `${base}/slow/${via}?ms=400`, { after: (x) => { x.timeout = 100; x.timeout = 0; } });
+            return { late: [late.log, late.x.status], cleared: [cleared.log, cleared.x.responseText] };
+            """)
+        #expect(engine == proxy)
+        #expect(engine["late"]?.arrayValue?.first?.arrayValue?.contains("timeout:4:0") == (kind == .blink))
+    }
+
     // MARK: 5. Headers
 
     /// Repeated response headers, names differing in case, an empty value; getAllResponseHeaders
@@ -460,6 +476,8 @@ struct ProxyFidelityTests {
               cross: await f(`${cross}/cors/${via}?acao=*`),
               crossPost: await f(`${cross}/cors/${via}?acao=*`, { method: 'POST', body: 'x' }),
               xhr: pick((await xhr('POST', echo + '?xhr', { body: 'x', type: 'json' })).x.response),
+              // Forbidden names are ignored, as the engines ignore them.
+              forbidden: pick((await xhr('GET', echo + '?forbidden', { type: 'json', headers: { Referer: 'https://evil.example/', Cookie: 'a=1', Origin: 'https://evil.example', 'X-Page': 'p' } })).x.response),
             };
             """)
         for key in engine.objectValue?.keys.sorted() ?? [] {

@@ -89,6 +89,8 @@
     // WebKit's fetch and body reads reject with its own AbortError ("Fetch is aborted")
     // whatever the signal's reason; Blink's with the reason.
     abortIgnoresReason: !blink,
+    // WebKit takes an XHR's timeout at send(); Blink, as the standard says, also one set later.
+    timeoutAtSend: !blink,
     // Native rules (ProxyRequest.quirks): Blink decides at the first hop whether a request has
     // an Origin header, so a same-origin GET redirected to another origin has none.
     native: blink ? ['origin-from-first-hop'] : []
@@ -814,7 +816,9 @@
       set: function (value) {
         timeoutProperty.set.call(this, value);
         var state = states.get(this);
-        if (state) { state.timeout = timeoutProperty.get.call(this); if (state.send) armTimer(this, state); }
+        if (!state || (state.send && quirks.timeoutAtSend)) return;
+        state.timeout = timeoutProperty.get.call(this);
+        if (state.send) armTimer(this, state);
       } });
   }
   var responseTypeProperty = Object.getOwnPropertyDescriptor(XHR, 'responseType');
