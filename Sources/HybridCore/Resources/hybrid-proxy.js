@@ -695,21 +695,35 @@
     if (override !== null) label = override;
     return label !== null && decoderFor(label) ? label : null;
   }
+  // The text response, decoded as the bytes arrive (a streaming decoder, as the engines use: a
+  // character cut between two chunks waits for the rest instead of decoding twice).
   function textResponse(xhr, state) {
     if (state.readyState !== LOADING && state.readyState !== DONE) return '';
     if (!state.response || state.error) return '';
-    if (state.text !== undefined && state.textLength === state.receivedLength) return state.text;
-    var charset = finalCharset(state);
-    if (xhr.responseType === '' && charset === null && isXML(finalMime(state))) charset = xmlEncoding(received(state));
-    // A UTF-8 text reply crossed as text: no bytes to decode.
-    if (state.replyText !== undefined && state.chunks.length === 0 && (charset === null || /^utf-?8$/i.test(charset))) {
-      state.text = state.replyText.charCodeAt(0) === 0xFEFF ? state.replyText.slice(1) : state.replyText;
-    } else {
-      state.text = decode(received(state), charset || 'utf-8');
+    var done = state.readyState === DONE;
+    var run = state.decoding;
+    if (!run) {
+      if (!done && state.receivedLength < 3) return '';
+      var head = received(state).subarray(0, 256);
+      var charset = finalCharset(state);
+      if (xhr.responseType === '' && charset === null && isXML(finalMime(state))) charset = xmlEncoding(head);
+      var label = charset || 'utf-8';
+      if (head.length >= 3 && head[0] === 0xEF && head[1] === 0xBB && head[2] === 0xBF) label = 'utf-8';
+      else if (head.length >= 2 && head[0] === 0xFE && head[1] === 0xFF) label = 'utf-16be';
+      else if (head.length >= 2 && head[0] === 0xFF && head[1] === 0xFE) label = 'utf-16le';
+      // A UTF-8 reply that crossed whole as text needs no decoding at all.
+      if (state.textWhole && /^utf-?8$/i.test(label)) {
+        state.decoding = { text: state.replyText.charCodeAt(0) === 0xFEFF ? state.replyText.slice(1) : state.replyText, whole: true };
+        return state.decoding.text;
+      }
+      run = state.decoding = { decoder: decoderFor(label) || new TextDecoder(), index: 0, text: '', flushed: false };
     }
-    state.textLength = state.receivedLength;
-    return state.text;
+    if (run.whole) return run.text;
+    while (run.index < state.chunks.length) run.text += run.decoder.decode(state.chunks[run.index++], { stream: true });
+    if (done && !run.flushed) { run.text += run.decoder.decode(); run.flushed = true; }
+    return run.text;
   }
+
   function xmlEncoding(bytes) {
     var head = String.fromCharCode.apply(null, bytes.subarray(0, 256));
     var match = /^<\?xml[^>]*encoding\s*=\s*["']([^"']+)["']/.exec(head);
@@ -721,7 +735,7 @@
     var doc = null;
     if ((isHTML(mime) && xhr.responseType === 'document') || isXML(mime)) {
       var charset = finalCharset(state) || (isXML(mime) ? xmlEncoding(received(state)) : null) || 'utf-8';
-      var text = state.replyText !== undefined && state.chunks.length === 0 && /^utf-?8$/i.test(charset) ? state.replyText : decode(received(state), charset);
+      var text = state.textWhole && /^utf-?8$/i.test(charset) ? state.replyText : decode(received(state), charset);
       try {
         doc = new DOMParser().parseFromString(text, isHTML(mime) ? 'text/html' : 'application/xml');
         if (!isHTML(mime) && doc.getElementsByTagName('parsererror').length) doc = null;
@@ -738,7 +752,7 @@
       switch (type) {
         case 'json':
           try {
-            state.value = state.replyText !== undefined && state.chunks.length === 0 ? JSON.parse(state.replyText) : JSON.parse(decode(received(state), 'utf-8'));
+            state.value = state.textWhole ? JSON.parse(state.replyText) : JSON.parse(decode(received(state), 'utf-8'));
           } catch (e) { state.value = null; }
           break;
         case 'arraybuffer': var bytes = received(state); state.value = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength); break;
@@ -868,7 +882,8 @@
     state.receivedLength = 0;
     state.bytes = null;
     state.replyText = undefined;
-    state.text = undefined;
+    state.textWhole = false;
+    state.decoding = null;
     delete state.value;
     delete state.document;
     state.timeout = timeoutProperty && timeoutProperty.get ? timeoutProperty.get.call(this) : this.timeout;
@@ -1028,7 +1043,7 @@
         chunk: chunk,
         end: function (reply) {
           if (!live()) return;
-          if (typeof reply.text === 'string' && state.chunks.length === 0) state.replyText = reply.text;
+          if (typeof reply.text === 'string' && state.chunks.length === 0) { state.replyText = reply.text; state.textWhole = true; }
           chunk(replyBytes(reply));
           if (!live()) return;
           stopTimer(state);
