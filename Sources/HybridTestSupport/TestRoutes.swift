@@ -24,6 +24,10 @@ import Foundation
 /// | `/multipart` | ``MultipartReply`` (400 when the body is not multipart) |
 /// | `/status?code=418` | that status |
 /// | `/headers?Name=Value&…` | those response headers (repeatable) |
+/// | `/trickle?bytes=N&chunk=K&interval=MS&type=T&delay=MS` | N bytes of ASCII text (`abc…z0…9`), K at a time, as `T` (`text/plain` by default) |
+/// | `/raw?hex=HEX&type=T&status=S` | exactly those bytes, with `Content-Type: T` only when `type` is given |
+/// | `/cors?key=K&acao=…&acac=…&acam=…&acah=…&aceh=…&maxage=…&pfstatus=S&status=S` | a CORS endpoint: `OPTIONS` answers as a preflight (`pfstatus`, 200 by default: libsoup closes the connection after a 204) with the `Access-Control-Allow-*` headers the query names; other methods get ``EchoReply`` with `Access-Control-Allow-Origin`/`-Credentials`/`-Expose-Headers` and `X-Custom: custom`, `X-Other: other`. A `pf_` prefix (`pf_acao=…`) sets a value for the preflight only, an `ac_` prefix for the actual response only. Each request is logged under `key` |
+/// | `/cors/log?key=K` | ``CORSLogEntry`` list for `key`: what `/cors` received (method, `Origin`, `Access-Control-Request-*`, `Cookie`), in order |
 public enum TestRoutes {
     /// Bodies up to this size are echoed back in `/echo`; larger ones only by length and hash.
     public static let echoBodyLimit = 1 << 20
@@ -62,6 +66,9 @@ public enum TestRoutes {
             let code = request.query("code").flatMap(Int.init) ?? 200
             return .status((100...599).contains(code) ? code : 400)
         }
+        server.route("/trickle", trickle)
+        server.route("/raw", raw)
+        server.route("/cors", cors)
         server.route("/headers") { request in
             var response = ServerResponse.text("headers set\n")
             for item in request.queryItems { response.headers.add(item.name, item.value) }
@@ -171,6 +178,84 @@ public enum TestRoutes {
         }
         let milliseconds = min(request.query("ms").flatMap(Int.init) ?? 500, 600_000)
         return ServerResponse.text("slow").delayed(by: .milliseconds(milliseconds))
+    }
+
+    static func trickle(_ request: ServerRequest) -> ServerResponse {
+        let count = min(request.query("bytes").flatMap(Int.init) ?? 4_096, 1 << 28)
+        let chunk = max(request.query("chunk").flatMap(Int.init) ?? 1_024, 1)
+        let interval = request.query("interval").flatMap(Int.init) ?? 50
+        let letters = Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8)
+        let body = Data((0..<count).map { letters[$0 % letters.count] })
+        var response = ServerResponse(headers: ["Content-Type": request.query("type") ?? "text/plain"], body: body,
+                                      pacing: .init(chunkSize: chunk, interval: .milliseconds(interval)))
+        if let delay = request.query("delay").flatMap(Int.init), delay > 0 { response = response.delayed(by: .milliseconds(delay)) }
+        return response
+    }
+
+    static func raw(_ request: ServerRequest) -> ServerResponse {
+        let hex = Array((request.query("hex") ?? "").utf8)
+        var bytes = Data()
+        var index = 0
+        while index + 1 < hex.count {
+            if let byte = UInt8(String(decoding: hex[index...index + 1], as: UTF8.self), radix: 16) { bytes.append(byte) }
+            index += 2
+        }
+        var headers = HTTPHeaders()
+        if let type = request.query("type") { headers.add("Content-Type", type) }
+        let status = request.query("status").flatMap(Int.init).flatMap { (200...599).contains($0) ? $0 : nil } ?? 200
+        return ServerResponse(status: status, headers: headers, body: bytes)
+    }
+
+    /// What `/cors` logs of each request it receives.
+    public struct CORSLogEntry: Codable, Sendable, Equatable {
+        /// The request's method.
+        public var method: String
+        /// The `Origin` header, if any.
+        public var origin: String?
+        /// `Access-Control-Request-Method`, if any (a preflight).
+        public var requestMethod: String?
+        /// `Access-Control-Request-Headers`, if any (a preflight).
+        public var requestHeaders: String?
+        /// The `Cookie` header, if any.
+        public var cookie: String?
+    }
+
+    private static let corsLog = CORSLog()
+
+    private final class CORSLog: @unchecked Sendable {
+        private let lock = NSLock()
+        private var entries: [String: [CORSLogEntry]] = [:]
+        func append(_ key: String, _ entry: CORSLogEntry) { lock.withLock { entries[key, default: []].append(entry) } }
+        func entries(_ key: String) -> [CORSLogEntry] { lock.withLock { entries[key] ?? [] } }
+    }
+
+    static func cors(_ request: ServerRequest) -> ServerResponse {
+        if request.path == "/cors/log" { return .json(corsLog.entries(request.query("key") ?? "")) }
+        let preflight = request.method == "OPTIONS"
+        if let key = request.query("key") {
+            corsLog.append(key, CORSLogEntry(method: request.method, origin: request.headers["Origin"],
+                                             requestMethod: request.headers["Access-Control-Request-Method"],
+                                             requestHeaders: request.headers["Access-Control-Request-Headers"],
+                                             cookie: request.headers["Cookie"]))
+        }
+        func value(_ name: String) -> String? { request.query((preflight ? "pf_" : "ac_") + name) ?? request.query(name) }
+        var response: ServerResponse
+        if preflight {
+            // Not 204: libsoup closes the connection after a 204 without saying so.
+            let status = request.query("pfstatus").flatMap(Int.init).flatMap { (200...599).contains($0) ? $0 : nil } ?? 200
+            response = ServerResponse(status: status)
+            if let methods = value("acam") { response.headers.add("Access-Control-Allow-Methods", methods) }
+            if let names = value("acah") { response.headers.add("Access-Control-Allow-Headers", names) }
+            if let age = value("maxage") { response.headers.add("Access-Control-Max-Age", age) }
+        } else {
+            response = echo(request)
+            response.headers.add("X-Custom", "custom")
+            response.headers.add("X-Other", "other")
+            if let exposed = value("aceh") { response.headers.add("Access-Control-Expose-Headers", exposed) }
+        }
+        if let origin = value("acao") { response.headers.add("Access-Control-Allow-Origin", origin == "$origin" ? request.headers["Origin"] ?? "" : origin) }
+        if let credentials = value("acac") { response.headers.add("Access-Control-Allow-Credentials", credentials) }
+        return response
     }
 
     static func bytes(_ request: ServerRequest) -> ServerResponse {

@@ -14,7 +14,8 @@ struct ProxyHostileTests {
     @Test(arguments: EngineKind.allCases)
     func packagePageReachesTheServerWithTheJarsCookies(_ kind: EngineKind) async throws {
         let page = "<!doctype html><meta charset=utf-8><title>pkg</title><p>offline</p>"
-        let rig = try ProxyRig(kind, package: ["index.html": page])
+        // A package page's origin is one no server lists: the app names its API host as trusted.
+        let rig = try ProxyRig(kind, package: ["index.html": page]) { $0.trustedHosts = [try! ConfigURLPattern("http://127.0.0.1:*")] }
         defer { rig.close() }
         try rig.jar.setCookie(fromHeader: "sid=pkg; HttpOnly; Path=/", for: rig.url("/"))
         try await rig.open(URL(string: "\(rig.packageOrigin)/index.html")!)
@@ -47,6 +48,8 @@ struct ProxyHostileTests {
     func tokenHeadersStayWithTheirURLs(_ kind: EngineKind) async throws {
         let rig = try ProxyRig(kind) { policy in
             policy.headerRules = [.init(try! ConfigURLPattern("http://127.0.0.1:*/echo*"), headers: ["X-App-Token": "t1"])]
+            // The page reads localhost's echo (cross-origin): the app trusts that host.
+            policy.trustedHosts = [try! ConfigURLPattern("http://localhost:*")]
         }
         defer { rig.close() }
         try await rig.open()

@@ -25,7 +25,11 @@ public enum NetworkFailure: HybridFailureReason {
     case requestFailed(String)
     /// The proxy refused the request: its URL is not covered by the ``ProxyPolicy`` or not http(s).
     case proxyDenied(String)
+    /// A cross-origin request failed the CORS check the engine would have made (``ProxyCORS``):
+    /// the page gets the engine's network error; `message` (for logs only) says why.
+    case corsDenied(String)
 
+    /// The stable code pages and logs switch on (`timeout`, `cors_denied`, …).
     public var code: String {
         switch self {
         case .internalError: "internal"
@@ -38,9 +42,11 @@ public enum NetworkFailure: HybridFailureReason {
         case .timedOut: "timeout"
         case .requestFailed: "network_error"
         case .proxyDenied: "proxy_denied"
+        case .corsDenied: "cors_denied"
         }
     }
 
+    /// What happened, for logs.
     public var description: String {
         switch self {
         case .internalError(let message): message
@@ -53,6 +59,7 @@ public enum NetworkFailure: HybridFailureReason {
         case .timedOut(let ms): "timed out after \(ms) ms"
         case .requestFailed(let message): "request failed: \(message)"
         case .proxyDenied(let message): "not proxied: \(message)"
+        case .corsDenied(let message): "CORS: \(message)"
         }
     }
 }

@@ -11,6 +11,7 @@ public final class ProxyDocumentTarget: Sendable {
     /// The engine responses are loaded into.
     public weak var engine: (any WebEngine)?
 
+    /// A target with no engine yet.
     public init() {}
 
     /// Loads `response` as the document at its final URL.

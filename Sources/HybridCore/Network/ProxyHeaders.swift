@@ -5,12 +5,22 @@ import FoundationNetworking
 
 /// Header rules of the request proxy: what a page may not set, and how responses read.
 enum ProxyHeaders {
-    /// Headers a page cannot set (the Fetch standard's forbidden names that matter here): the
-    /// proxy sets them, or the transport does.
+    /// Headers a page cannot set (the Fetch standard's forbidden request-header names): the
+    /// proxy sets them (`Cookie`, `Origin`, `Referer`), or the transport does.
     static let forbidden: Set<String> = [
-        "cookie", "cookie2", "host", "content-length", "connection", "keep-alive", "transfer-encoding",
-        "upgrade", "te", "trailer", "expect", "accept-encoding",
+        "accept-charset", "accept-encoding", "access-control-request-headers", "access-control-request-method",
+        "connection", "content-length", "cookie", "cookie2", "date", "dnt", "expect", "host", "keep-alive",
+        "origin", "referer", "set-cookie", "te", "trailer", "transfer-encoding", "upgrade", "via",
     ]
+
+    /// Whether the page may not set header `name` (the forbidden names, and `Proxy-…`/`Sec-…`).
+    static func isForbidden(_ name: String) -> Bool {
+        let lower = name.lowercased()
+        return forbidden.contains(lower) || lower.hasPrefix("proxy-") || lower.hasPrefix("sec-")
+    }
+
+    /// The headers a redirect that turns the request into a GET drops with the body.
+    static let requestBodyHeaders: Set<String> = ["content-encoding", "content-language", "content-location", "content-type"]
 
     /// Response headers a page never sees (as in a browser).
     static let hidden: Set<String> = ["set-cookie", "set-cookie2"]
@@ -23,12 +33,26 @@ enum ProxyHeaders {
         return nil
     }
 
-    /// The response's headers as `[name, value]` pairs, lower-case names, sorted, hidden ones left out.
+    /// The response's headers as `[name, value]` pairs, lower-case names, sorted (the order the
+    /// standard's "sort and combine" gives pages), hidden ones left out.
+    ///
+    /// Foundation hands over a dictionary: on Linux it has already joined repeated fields of one
+    /// spelling with `, `, and kept fields whose names differ only in case apart (`X-…` names) or
+    /// one of them only (other names: see docs/request-proxy.md). Fields of one name in several
+    /// spellings are joined here, in a stable order.
     static func pairs(_ response: HTTPURLResponse) -> [[String]] {
-        response.allHeaderFields.compactMap { key, value -> [String]? in
-            guard let name = (key as? String)?.lowercased(), let value = value as? String, !hidden.contains(name) else { return nil }
-            return [name, value]
-        }.sorted { $0[0] < $1[0] }
+        var combined: [String: [(spelling: String, value: String)]] = [:]
+        for (key, value) in response.allHeaderFields {
+            guard let spelling = key as? String, let value = value as? String else { continue }
+            let name = spelling.lowercased()
+            guard !hidden.contains(name) else { continue }
+            combined[name, default: []].append((spelling, value))
+        }
+        return combined.keys.sorted().map { name in
+            // Foundation's dictionary has no order: the spelling decides one that does not change
+            // from run to run (upper-case spellings first, as they sort first).
+            [name, combined[name]!.sorted { $0.spelling < $1.spelling }.map(\.value).joined(separator: ", ")]
+        }
     }
 
     /// Every `Set-Cookie` value of the response.

@@ -13,9 +13,13 @@ import Foundation
 /// configuration.engine.userScripts.append(ProxyModule.userScript(policy: policy))
 /// ```
 public struct ProxyModule: BridgeModule {
+    /// `proxy`, the name pages call.
     public static let moduleName = "proxy"
+    /// ``moduleName``.
     public let name = ProxyModule.moduleName
+    /// The origins whose pages may call the module.
     public let allowedOrigins: [OriginPattern]
+    /// The proxy that performs the requests.
     public let proxy: RequestProxy
     /// Where form POST responses are shown (connected by ``HybridWebView``).
     public let documents: ProxyDocumentTarget
@@ -29,6 +33,8 @@ public struct ProxyModule: BridgeModule {
         self.documents = documents
     }
 
+    /// `request` (fetch and XHR; streams when asked), `submit` (a form POST, shown as the new
+    /// document) and `policy` (the page script's configuration).
     public var actions: [BridgeAction] {
         let proxy = self.proxy
         return [
@@ -45,23 +51,27 @@ public struct ProxyModule: BridgeModule {
         ]
     }
 
-    /// Runs the request while a relay delivers its progress to the page in order; the reply
-    /// waits until every progress report has been handed to the bridge.
+    /// Runs the request while a relay delivers its progress to the page in order (upload
+    /// progress, and for a streamed request the response head and body chunks, see
+    /// ``ProxyStream``); the reply waits until every report has been handed to the bridge, and
+    /// carries the body bytes no report did.
     private static func perform(_ request: ProxyRequest, proxy: RequestProxy,
                                 context: BridgeCallContext) async throws -> ProxyResponse {
-        let (reports, sink) = AsyncStream.makeStream(of: ProxyProgress.self, bufferingPolicy: .bufferingNewest(64))
-        let relay = Task { @MainActor in
-            for await report in reports { await context.progress(report) }
+        let stream = ProxyStream { report in await context.progress(report) }
+        let streamed = request.stream == true && context.action == "request"
+        let upload: (@Sendable (ProxyProgress) -> Void)? = request.uploadProgress == false ? nil : { @Sendable report in stream.upload(report) }
+        do {
+            let response = try await withTaskCancellationHandler {
+                try await proxy.perform(request, origin: context.origin, progress: upload, events: streamed ? stream.events : nil)
+            } onCancel: {
+                stream.finish()
+            }
+            await stream.close()
+            return stream.reply(response)
+        } catch {
+            stream.finish()
+            throw error
         }
-        defer { sink.finish() }
-        let response = try await withTaskCancellationHandler {
-            try await proxy.perform(request) { sink.yield($0) }
-        } onCancel: {
-            sink.finish()
-        }
-        sink.finish()
-        await relay.value
-        return response
     }
 
     /// The page script that hooks `XMLHttpRequest`, `fetch` and form POSTs for `policy`: added

@@ -14,8 +14,11 @@ import Foundation
 public struct ProxyPolicy: Sendable, Hashable {
     /// Extra headers for proxied requests to some URLs (a login token for the app's API).
     public struct HeaderRule: Sendable, Hashable {
+        /// The request URLs the headers go to.
         public var pattern: ConfigURLPattern
+        /// Header names and values.
         public var headers: [String: String]
+        /// A rule adding `headers` to requests matching `pattern`.
         public init(_ pattern: ConfigURLPattern, headers: [String: String]) {
             self.pattern = pattern
             self.headers = headers
@@ -42,15 +45,28 @@ public struct ProxyPolicy: Sendable, Hashable {
     public var headerRules: [HeaderRule]
     /// Send the app's ``CookieJar`` cookies and store `Set-Cookie` replies in it (per redirect hop).
     public var usesCookieJar: Bool
+    /// Hosts the app trusts with every hooked page's requests: no CORS check (``ProxyCORS``).
+    ///
+    /// Off by default: a proxied cross-origin request gets the engine's CORS protocol, so the
+    /// proxy never lets a page read what the engine would hide. List here, explicitly, the app's
+    /// own API hosts that pages must reach whatever their origin — typically the hosts a page
+    /// from an offline package (`app://…`, an origin no server lists) talks to. A request to a
+    /// trusted host is sent without a preflight and without `Origin`, carries the jar's cookies
+    /// unless the page asked for `credentials: 'omit'`, and the page reads the whole response
+    /// (as `type` `cors`). Patterns as in ``requests`` (`https://api.example.com`,
+    /// `https://*.example.com`); only the scheme, host and port of a request are meant to be
+    /// matched, so leave the path out.
+    public var trustedHosts: [ConfigURLPattern]
 
     /// A policy.
     /// - Parameters:
     ///   - requests: Request URL patterns (`https://api.example.com`, `*://*.example.com/api/*`).
     ///   - pages: Page URL patterns where the hooks apply; empty for every page.
+    ///   - trustedHosts: Hosts exempt from the CORS check (``trustedHosts``); none by default.
     /// - Throws: ``ConfigFailure/invalidPattern(pattern:reason:)`` for a pattern that does not parse.
     public init(requests: [String], pages: [String] = [], proxiesForms: Bool = true, maxBodyBytes: Int = 10 << 20,
                 maxRedirects: Int = 20, defaultTimeout: Double = 60, headerRules: [HeaderRule] = [],
-                usesCookieJar: Bool = true, isEnabled: Bool = true) throws {
+                usesCookieJar: Bool = true, trustedHosts: [String] = [], isEnabled: Bool = true) throws {
         self.requests = try requests.map(ConfigURLPattern.init)
         self.pages = try pages.map(ConfigURLPattern.init)
         self.proxiesForms = proxiesForms
@@ -59,6 +75,7 @@ public struct ProxyPolicy: Sendable, Hashable {
         self.defaultTimeout = defaultTimeout
         self.headerRules = headerRules
         self.usesCookieJar = usesCookieJar
+        self.trustedHosts = try trustedHosts.map(ConfigURLPattern.init)
         self.isEnabled = isEnabled
     }
 

@@ -11,12 +11,34 @@ import FoundationNetworking
 /// session-level cookie store would get right. Bodies are counted as they arrive, so an
 /// oversized response is cut off instead of filling memory.
 final class ProxyTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    /// What to do with a response's body, decided when its head arrives.
+    enum Disposition {
+        /// Keep it, and return it when the transfer completes.
+        case collect
+        /// Hand each piece to the closure as it arrives; the transfer then returns no body.
+        case stream(@Sendable (Data) -> Void)
+        /// Stop: the transfer fails with this reason.
+        case fail(NetworkFailure)
+    }
+
+    /// The connection broke before any response arrived — typically a kept-alive connection the
+    /// server had closed, reused. Browsers send the request again on a new connection, once.
+    struct ConnectionLost: Error {
+        /// Foundation's description.
+        var message: String
+    }
+
+    /// Decides a response's ``Disposition`` when its head arrives (on the session's queue).
+    typealias Decision = @Sendable (HTTPURLResponse) -> Disposition
 
     private struct Pending {
         var continuation: CheckedContinuation<(HTTPURLResponse, Data), any Error>
         var data = Data()
+        var received = 0
         var limit: Int
         var progress: (@Sendable (ProxyProgress) -> Void)?
+        var decide: Decision?
+        var stream: (@Sendable (Data) -> Void)?
         var reportedDownload = 0
         var failure: NetworkFailure?
     }
@@ -44,17 +66,18 @@ final class ProxyTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendable
     }
 
     /// Runs one hop: no redirect is followed.
-    /// - Throws: ``NetworkFailure`` (`payload_too_large`, `timeout`, `network_error`) or
-    ///   `CancellationError` when the calling task is cancelled.
+    /// - Parameter decide: Called when the response head arrives; without it the body is collected.
+    /// - Throws: ``NetworkFailure`` (`payload_too_large`, `timeout`, `network_error`, or what
+    ///   `decide` failed with) or `CancellationError` when the calling task is cancelled.
     func run(_ request: URLRequest, limit: Int, timeout: Double,
-             progress: (@Sendable (ProxyProgress) -> Void)?) async throws -> (HTTPURLResponse, Data) {
+             progress: (@Sendable (ProxyProgress) -> Void)?, decide: Decision? = nil) async throws -> (HTTPURLResponse, Data) {
         let task = session.dataTask(with: request)
         let id = task.taskIdentifier
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 lock.withLock {
                     precondition(pending[id] == nil, "ProxyTransfer: task identifier \(id) is already pending")
-                    pending[id] = Pending(continuation: continuation, limit: limit, progress: progress)
+                    pending[id] = Pending(continuation: continuation, limit: limit, progress: progress, decide: decide)
                 }
                 // URLRequest's timeout is an idle timeout; the page's is for the whole request.
                 DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak self, weak task] in
@@ -96,24 +119,39 @@ final class ProxyTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendable
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                     completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
         let id = dataTask.taskIdentifier
-        let limit = lock.withLock { pending[id]?.limit } ?? 0
+        let (limit, decide) = lock.withLock { (pending[id]?.limit ?? 0, pending[id]?.decide) }
         if response.expectedContentLength > Int64(limit) {
             fail(id, task: dataTask, .payloadTooLarge(size: Int(response.expectedContentLength), limit: limit))
             completionHandler(.cancel)
             return
+        }
+        if let decide, let http = response as? HTTPURLResponse {
+            switch decide(http) {
+            case .collect: break
+            case .stream(let sink): lock.withLock { pending[id]?.stream = sink }
+            case .fail(let reason):
+                fail(id, task: dataTask, reason)
+                completionHandler(.cancel)
+                return
+            }
         }
         completionHandler(.allow)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let id = dataTask.taskIdentifier
-        let (report, over) = lock.withLock { () -> ((@Sendable (ProxyProgress) -> Void, ProxyProgress)?, (Int, Int)?) in
-            guard var entry = pending[id], entry.failure == nil else { return (nil, nil) }
-            entry.data.append(data)
-            if entry.data.count > entry.limit {
+        let (report, over, sink) = lock.withLock { () -> ((@Sendable (ProxyProgress) -> Void, ProxyProgress)?, (Int, Int)?, (@Sendable (Data) -> Void)?) in
+            guard var entry = pending[id], entry.failure == nil else { return (nil, nil, nil) }
+            entry.received += data.count
+            if entry.received > entry.limit {
                 pending[id] = entry
-                return (nil, (entry.data.count, entry.limit))
+                return (nil, (entry.received, entry.limit), nil)
             }
+            if let stream = entry.stream {
+                pending[id] = entry
+                return (nil, nil, stream)
+            }
+            entry.data.append(data)
             var report: ((@Sendable (ProxyProgress) -> Void, ProxyProgress))?
             // One report per 64 KB keeps a large download from flooding the bridge.
             if let progress = entry.progress, entry.data.count - entry.reportedDownload >= 65_536 {
@@ -122,10 +160,11 @@ final class ProxyTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendable
                 report = (progress, ProxyProgress(phase: "download", loaded: Int64(entry.data.count), total: total))
             }
             pending[id] = entry
-            return (report, nil)
+            return (report, nil, nil)
         }
         if let (size, limit) = over { fail(id, task: dataTask, .payloadTooLarge(size: size, limit: limit)) }
         if let (progress, value) = report { progress(value) }
+        sink?(data)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
@@ -136,6 +175,8 @@ final class ProxyTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendable
             let nsError = error as NSError
             if nsError.code == NSURLErrorCancelled {
                 entry.continuation.resume(throwing: CancellationError())
+            } else if nsError.code == NSURLErrorNetworkConnectionLost && task.response == nil {
+                entry.continuation.resume(throwing: ConnectionLost(message: nsError.localizedDescription))
             } else if nsError.code == NSURLErrorTimedOut {
                 entry.continuation.resume(throwing: HybridError.network(.timedOut(milliseconds: Int(task.originalRequest?.timeoutInterval ?? 0) * 1000)))
             } else {

@@ -8,21 +8,36 @@ import FoundationNetworking
 /// Why: a page served from a custom scheme (an offline package) cannot send cookies or bodies
 /// the server would accept, and the engine's network process never sees the app's jar or
 /// tokens. The page script (`hybrid-proxy.js`) hands such requests over the bridge to
-/// ``ProxyModule``, which calls ``perform(_:progress:)``.
+/// ``ProxyModule``, which calls ``perform(_:origin:progress:)``.
 ///
 /// Redirects are followed here, hop by hop: each hop's `Set-Cookie` goes into the jar and the
-/// next hop gets the next host's cookies; 301/302 after POST and 303 become GET, 307/308 keep
-/// method and body, `Authorization` never crosses to another origin, and more than
-/// ``ProxyPolicy/maxRedirects`` hops fail with `too_many_redirects`.
+/// next hop gets the next host's cookies; 301/302 after POST and 303 become GET (dropping the
+/// body and its headers), 307/308 keep method and body, `Authorization` never crosses to another
+/// origin, and more than ``ProxyPolicy/maxRedirects`` hops fail with `too_many_redirects`.
+/// Cross-origin requests get the engine's CORS protocol (``ProxyCORS``): `Origin`, preflights,
+/// the `Access-Control-Allow-*` checks, credentials modes and header exposure, except to the
+/// policy's ``ProxyPolicy/trustedHosts``.
 public final class RequestProxy: Sendable {
     /// Sees every proxied request once it is over (``ProxyRecord``), on a background thread.
     public typealias Observer = @Sendable (ProxyRecord) -> Void
 
+    /// What is proxied, limits, extra headers, trusted hosts.
     public let policy: ProxyPolicy
     /// The jar requests read and responses write; `nil` sends no cookies.
     public let jar: CookieJar?
     private let observer: Observer?
     private let transfer = ProxyTransfer()
+    private let preflights = ProxyPreflightCache()
+
+    /// What a streamed request reports as it runs (``ProxyModule`` relays it to the page).
+    struct Events: Sendable {
+        /// Bytes sent.
+        var upload: @Sendable (ProxyProgress) -> Void
+        /// The final response's head (its body empty), once, before any ``data``.
+        var head: @Sendable (ProxyResponse) -> Void
+        /// Body bytes as they arrive.
+        var data: @Sendable (Data) -> Void
+    }
 
     /// A proxy.
     /// - Parameters:
@@ -38,19 +53,47 @@ public final class RequestProxy: Sendable {
     deinit { transfer.invalidate() }
 
     /// Performs `request`, following redirects.
-    /// - Parameter progress: Called with upload and download progress, from any thread.
-    /// - Returns: The final response, its body as base64.
-    /// - Throws: `HybridError.network` — `proxy_denied`, `payload_too_large`,
+    /// - Parameters:
+    ///   - origin: The page's origin (``BridgeCallContext/origin``): cross-origin requests are
+    ///     CORS-checked against it. `nil` (the app's own code) checks nothing.
+    ///   - progress: Called with upload progress, and for a ``ProxyRequest/stream`` request with
+    ///     the response head and body chunks (the returned response then has no body), from any thread.
+    /// - Returns: The final response.
+    /// - Throws: `HybridError.network` — `proxy_denied`, `cors_denied`, `payload_too_large`,
     ///   `too_many_redirects`, `timeout`, `network_error` — or `CancellationError`.
-    public func perform(_ request: ProxyRequest,
+    public func perform(_ request: ProxyRequest, origin: BridgeOrigin? = nil,
                         progress: (@Sendable (ProxyProgress) -> Void)? = nil) async throws -> ProxyResponse {
+        var events: Events?
+        if request.stream == true, let progress {
+            let received = ByteCount()
+            events = Events(upload: progress, head: { progress(ProxyProgress(phase: "head", loaded: 0, total: -1, head: $0)) },
+                            data: { data in
+                                let loaded = received.add(data.count)
+                                progress(ProxyProgress(phase: "data", loaded: Int64(loaded), total: -1, chunk: data.base64EncodedString()))
+                            })
+        }
+        return try await perform(request, origin: origin, progress: progress, events: events)
+    }
+
+    /// Performs `request`; with `events`, the final response's head and body are reported as
+    /// they arrive and the returned response carries no body.
+    func perform(_ request: ProxyRequest, origin: BridgeOrigin?, progress: (@Sendable (ProxyProgress) -> Void)?,
+                 events: Events?) async throws -> ProxyResponse {
         let started = Date()
         var record = ProxyRecord(method: request.method.uppercased(), url: URL(string: request.url) ?? URL(fileURLWithPath: "/"),
                                  requestHeaders: request.headers.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil },
                                  requestBodyBytes: 0, hops: [], status: nil, responseHeaders: [], responseBodyBytes: 0,
                                  failure: nil, duration: 0)
+        let streamed = ByteCount()
+        var relay = events
+        relay?.data = { [events] data in
+            streamed.add(data.count)
+            events?.data(data)
+        }
         do {
-            let response = try await follow(request, record: &record, progress: progress)
+            let response = try await follow(request, origin: origin, record: &record,
+                                            upload: events?.upload ?? progress, events: relay)
+            record.responseBodyBytes += streamed.value
             record.duration = Date().timeIntervalSince(started)
             observer?(record)
             return response
@@ -62,8 +105,8 @@ public final class RequestProxy: Sendable {
         }
     }
 
-    private func follow(_ original: ProxyRequest, record: inout ProxyRecord,
-                        progress: (@Sendable (ProxyProgress) -> Void)?) async throws -> ProxyResponse {
+    private func follow(_ original: ProxyRequest, origin: BridgeOrigin?, record: inout ProxyRecord,
+                        upload: (@Sendable (ProxyProgress) -> Void)?, events: Events?) async throws -> ProxyResponse {
         guard var url = URL(string: original.url), policy.proxies(url) else {
             throw HybridError.network(.proxyDenied(String(original.url.prefix(200))))
         }
@@ -77,67 +120,217 @@ public final class RequestProxy: Sendable {
             body = data
         }
         record.requestBodyBytes = body?.count ?? 0
-        var method = original.method.uppercased()
-        var headers = original.headers.compactMap { $0.count == 2 ? (name: $0[0], value: $0[1]) : nil }
-        let firstOrigin = BridgeOrigin(url: url)
+        var method = Self.normalize(method: original.method)
+        var headers = original.headers.compactMap { $0.count == 2 && !ProxyHeaders.isForbidden($0[0]) ? (name: $0[0], value: $0[1]) : nil }
         let timeout = (original.timeout ?? 0) > 0 ? original.timeout! / 1000 : policy.defaultTimeout
         let deadline = Date().addingTimeInterval(timeout)
         let mode = original.redirect ?? "follow"
+        var cors = ProxyCORS(origin: origin, mode: original.mode, credentials: original.credentials, trusted: policy.trustedHosts)
+        cors.originFromFirstHop = original.quirks?.contains("origin-from-first-hop") ?? false
+        let forced = original.preflight ?? false
+        var crossSite = false
         while true {
             record.hops.append(url)
+            let hopURL = url
             let remaining = deadline.timeIntervalSinceNow
             guard remaining > 0 else { throw HybridError.network(.timedOut(milliseconds: Int(timeout * 1000))) }
-            let request = urlRequest(url: url, method: method, headers: headers, body: body, timeout: remaining)
-            let (response, data) = try await transfer.run(request, limit: policy.maxBodyBytes, timeout: remaining,
-                                                          progress: progress)
+            let preflights = self.preflights
+            let hop = try cors.plan(url: url, method: method, headers: headers, forcePreflight: forced, redirect: mode) { [cors] method, names in
+                preflights.allows(origin: cors.serializedOrigin, url: hopURL, credentials: cors.credentials == .include,
+                                  method: method, names: names)
+            }
+            let referrer = ProxyReferrer.header(source: original.referrer, policy: original.referrerPolicy, target: url)
+            if hop.preflight {
+                try await preflight(url: url, method: method, headers: headers, cors: cors, referrer: referrer,
+                                    userAgent: original.userAgent, forced: forced, timeout: remaining)
+            }
+            let cookies = hop.cookies && policy.usesCookieJar
+            // What the engine adds of its own: its User-Agent, Fetch Metadata.
+            var engineHeaders = original.userAgent.map { [("User-Agent", $0)] } ?? []
+            if let origin, ProxyFetchMetadata.site(url: url, origin: origin, crossSite: crossSite) == "cross-site" { crossSite = true }
+            engineHeaders += ProxyFetchMetadata.headers(url: url, origin: origin, mode: original.mode, crossSite: crossSite)
+            let request = urlRequest(url: url, method: method, headers: headers, body: body, timeout: deadline.timeIntervalSinceNow,
+                                     cookies: cookies, origin: hop.origin, referrer: referrer, engineHeaders: engineHeaders)
+            // A final response's head goes to the page as soon as it arrives, its body as it comes.
+            var decide: ProxyTransfer.Decision?
+            if let events {
+                let hops = record.hops.count
+                decide = { [cors] response in
+                    if Self.isRedirect(response, mode: mode) { return .collect }
+                    do {
+                        let head = try Self.head(response, url: hopURL, hops: hops, cors: cors, checked: hop.checked, mode: mode)
+                        events.head(head)
+                        return head.type == "opaque" || head.type == "opaqueredirect" ? .collect : .stream(events.data)
+                    } catch let error as HybridError {
+                        if case .network(let reason) = error { return .fail(reason) }
+                        return .fail(.internalError("\(error)"))
+                    } catch {
+                        return .fail(.internalError("\(error)"))
+                    }
+                }
+            }
+            let (response, data) = try await send(request, limit: policy.maxBodyBytes, timeout: deadline, progress: upload, decide: decide)
             let setCookies = ProxyHeaders.setCookieValues(response)
-            if policy.usesCookieJar, let jar, !setCookies.isEmpty { _ = jar.setCookies(fromHeaders: setCookies, for: url) }
-            let status = response.statusCode
-            if [301, 302, 303, 307, 308].contains(status), mode != "manual",
-               let location = ProxyHeaders.value("Location", in: response), let next = URL(string: location, relativeTo: url)?.absoluteURL {
+            if cookies, let jar, !setCookies.isEmpty { _ = jar.setCookies(fromHeaders: setCookies, for: url) }
+            if Self.isRedirect(response, mode: mode), let next = Self.location(response, url: url) {
+                if hop.checked, let reason = cors.check(status: response.statusCode, headers: ProxyHeaders.pairs(response)) {
+                    throw HybridError.network(.corsDenied(reason))
+                }
                 guard mode != "error" else { throw HybridError.network(.requestFailed("redirected to \(next.absoluteString) with redirect: 'error'")) }
                 guard record.hops.count <= policy.maxRedirects else { throw HybridError.network(.tooManyRedirects(limit: policy.maxRedirects)) }
                 guard let scheme = next.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
                     throw HybridError.network(.proxyDenied("redirect to \(next.absoluteString.prefix(200))"))
                 }
-                if status == 303 && method != "HEAD" || (status == 301 || status == 302) && method == "POST" {
+                try cors.redirect(from: url, to: next)
+                let status = response.statusCode
+                if (status == 301 || status == 302) && method == "POST" || status == 303 && method != "GET" && method != "HEAD" {
                     method = "GET"
                     body = nil
-                    headers.removeAll { ["content-type", "content-length", "content-encoding"].contains($0.name.lowercased()) }
+                    headers.removeAll { ProxyHeaders.requestBodyHeaders.contains($0.name.lowercased()) }
                 }
-                if BridgeOrigin(url: next) != firstOrigin {
+                if BridgeOrigin(url: next) != BridgeOrigin(url: url) {
                     headers.removeAll { $0.name.lowercased() == "authorization" }
                 }
                 url = next
                 continue
             }
-            let responseHeaders = ProxyHeaders.pairs(response)
-            record.status = status
-            record.responseHeaders = responseHeaders.map { ($0[0], $0[1]) }
+            let head = try Self.head(response, url: url, hops: record.hops.count, cors: cors, checked: hop.checked, mode: mode)
+            record.status = response.statusCode
+            record.responseHeaders = ProxyHeaders.pairs(response).map { ($0[0], $0[1]) }
             record.responseBodyBytes = data.count
-            return ProxyResponse(status: status, statusText: ProxyHeaders.reasonPhrase(status),
-                                 url: url.absoluteString, redirected: record.hops.count > 1,
-                                 headers: responseHeaders, body: data)
+            let masked = head.type == "opaque" || head.type == "opaqueredirect"
+            if events != nil {
+                // The head went out already; what is left of the body is what was collected (none when streamed).
+                var rest = head
+                rest.setBody(masked ? Data() : data)
+                return rest
+            }
+            var full = head
+            full.setBody(masked ? Data() : data)
+            return full
         }
     }
 
-    /// The request for one hop: the page's headers, the policy's extra headers, the jar's cookies.
+    /// The page's view of a final response, without its body: CORS-checked, typed, its headers
+    /// filtered, masked when opaque.
+    private static func head(_ response: HTTPURLResponse, url: URL, hops: Int, cors: ProxyCORS, checked: Bool,
+                             mode: String) throws -> ProxyResponse {
+        let pairs = ProxyHeaders.pairs(response)
+        if checked, let reason = cors.check(status: response.statusCode, headers: pairs) {
+            throw HybridError.network(.corsDenied(reason))
+        }
+        var address = URLComponents(url: url, resolvingAgainstBaseURL: true)
+        address?.fragment = nil
+        let location = address?.url?.absoluteString ?? url.absoluteString
+        let manual = mode == "manual" && [301, 302, 303, 307, 308].contains(response.statusCode)
+        let type = cors.responseType(manualRedirect: manual)
+        switch type {
+        case "opaque":
+            return ProxyResponse(status: 0, statusText: "", url: "", redirected: false, type: type, headers: [], body: Data())
+        case "opaqueredirect":
+            return ProxyResponse(status: 0, statusText: "", url: location, redirected: false, type: type, headers: [], body: Data())
+        default:
+            return ProxyResponse(status: response.statusCode, statusText: ProxyHeaders.reasonPhrase(response.statusCode),
+                                 url: location, redirected: hops > 1, type: type, headers: cors.exposed(pairs), body: Data())
+        }
+    }
+
+    /// The CORS preflight for a hop: an `OPTIONS` request without cookies or the page's headers.
+    private func preflight(url: URL, method: String, headers: [(name: String, value: String)], cors: ProxyCORS,
+                           referrer: String?, userAgent: String?, forced: Bool, timeout: Double) async throws {
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: max(timeout, 0.001))
+        request.httpMethod = "OPTIONS"
+        request.setValue("*/*", forHTTPHeaderField: "Accept")
+        request.setValue(method, forHTTPHeaderField: "Access-Control-Request-Method")
+        let names = ProxyCORS.unsafeHeaderNames(headers)
+        if !names.isEmpty { request.setValue(names.joined(separator: ","), forHTTPHeaderField: "Access-Control-Request-Headers") }
+        request.setValue(cors.serializedOrigin, forHTTPHeaderField: "Origin")
+        if let referrer { request.setValue(referrer, forHTTPHeaderField: "Referer") }
+        if let agent = userAgent { request.setValue(agent, forHTTPHeaderField: "User-Agent") }
+        let (response, _) = try await send(request, limit: 1 << 20, timeout: Date().addingTimeInterval(timeout), progress: nil, decide: nil)
+        let allowed = try cors.checkPreflight(status: response.statusCode, headers: ProxyHeaders.pairs(response), method: method,
+                                              requestHeaders: headers, forced: forced)
+        preflights.store(origin: cors.serializedOrigin, url: url, credentials: cors.credentials == .include, allowed)
+    }
+
+    /// Runs one hop, sending it again once on a new connection when the connection broke before
+    /// any response (a kept-alive connection the server had closed), as browsers do.
+    private func send(_ request: URLRequest, limit: Int, timeout deadline: Date, progress: (@Sendable (ProxyProgress) -> Void)?,
+                      decide: ProxyTransfer.Decision?) async throws -> (HTTPURLResponse, Data) {
+        do {
+            return try await transfer.run(request, limit: limit, timeout: deadline.timeIntervalSinceNow, progress: progress, decide: decide)
+        } catch is ProxyTransfer.ConnectionLost {
+            do {
+                return try await transfer.run(request, limit: limit, timeout: deadline.timeIntervalSinceNow, progress: progress, decide: decide)
+            } catch let lost as ProxyTransfer.ConnectionLost {
+                throw HybridError.network(.requestFailed(lost.message))
+            }
+        }
+    }
+
+    private static func isRedirect(_ response: HTTPURLResponse, mode: String) -> Bool {
+        [301, 302, 303, 307, 308].contains(response.statusCode) && mode != "manual" && ProxyHeaders.value("Location", in: response) != nil
+    }
+
+    /// The redirect's target; a `Location` without a fragment keeps the request's.
+    private static func location(_ response: HTTPURLResponse, url: URL) -> URL? {
+        guard let location = ProxyHeaders.value("Location", in: response),
+              var next = URL(string: location, relativeTo: url)?.absoluteURL else { return nil }
+        if next.fragment == nil, let fragment = url.fragment, var parts = URLComponents(url: next, resolvingAgainstBaseURL: true) {
+            parts.fragment = fragment
+            next = parts.url ?? next
+        }
+        return next
+    }
+
+    /// A byte count shared with transfer callbacks.
+    private final class ByteCount: @unchecked Sendable {
+        private let lock = NSLock()
+        private var count = 0
+        /// Adds `bytes`; returns the new total.
+        @discardableResult func add(_ bytes: Int) -> Int { lock.withLock { count += bytes; return count } }
+        var value: Int { lock.withLock { count } }
+    }
+
+    /// The Fetch standard's method normalization: the standard methods upper-cased, others as written.
+    static func normalize(method: String) -> String {
+        let upper = method.uppercased()
+        return ["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT"].contains(upper) ? upper : method
+    }
+
+    /// The request for one hop: the page's headers, the policy's extra headers, the jar's cookies,
+    /// the engine's `Origin` and `Referer`.
     private func urlRequest(url: URL, method: String, headers: [(name: String, value: String)], body: Data?,
-                            timeout: Double) -> URLRequest {
+                            timeout: Double, cookies: Bool, origin: String?, referrer: String?,
+                            engineHeaders: [(String, String)]) -> URLRequest {
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: max(timeout, 0.001))
         request.httpMethod = method
         var present = Set<String>()
-        for (name, value) in headers where !ProxyHeaders.forbidden.contains(name.lowercased()) {
+        for (name, value) in headers {
             present.insert(name.lowercased())
             request.addValue(value, forHTTPHeaderField: name)
         }
         for (name, value) in policy.extraHeaders(for: url) where !present.contains(name.lowercased()) {
+            present.insert(name.lowercased())
             request.setValue(value, forHTTPHeaderField: name)
         }
-        if policy.usesCookieJar, let cookie = jar?.cookieHeader(for: url) {
+        for (name, value) in engineHeaders where !present.contains(name.lowercased()) {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        if cookies, let cookie = jar?.cookieHeader(for: url) {
             request.setValue(cookie, forHTTPHeaderField: "Cookie")
         }
-        if let body, method != "GET", method != "HEAD" { request.httpBody = body }
+        if let origin { request.setValue(origin, forHTTPHeaderField: "Origin") }
+        if let referrer { request.setValue(referrer, forHTTPHeaderField: "Referer") }
+        if let body, method != "GET", method != "HEAD" {
+            request.httpBody = body
+            // Foundation on Linux adds `Content-Type: application/x-www-form-urlencoded` to a body
+            // without one; the engine sends none (an ArrayBuffer body). A blank value reaches curl
+            // as `Content-Type:  `, which curl takes as "leave this header out".
+            #if canImport(FoundationNetworking)
+            if !present.contains("content-type") { request.setValue(" ", forHTTPHeaderField: "Content-Type") }
+            #endif
+        }
         return request
     }
 }

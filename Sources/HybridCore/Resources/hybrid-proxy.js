@@ -8,6 +8,13 @@
 // the engine's own Request/Response body extraction, so FormData boundaries, Blob types and
 // URLSearchParams encodings are the engine's), and form POST submissions (the response is
 // loaded natively as the new document). Bodies cross as base64.
+//
+// What the page sees follows the Fetch and XMLHttpRequest standards as the engine implements
+// them: the response head arrives first (a progress report of the bridge call) and the body in
+// chunks, so `fetch` resolves at the headers with a live `response.body` and XHR goes through
+// LOADING; `type`/`url`/`redirected` are the network response's; an abort errors the body; XHR
+// events fire in the standard's order, upload events only when listeners were registered at
+// send(). The CORS check of cross-origin requests is made natively (ProxyCORS).
 (function () {
   'use strict';
   var config = window.__hybridkitProxy;
@@ -66,7 +73,30 @@
     } catch (e) { return null; }
   }
 
-  // ---- bodies ----------------------------------------------------------------------------
+  // ---- where the engines differ ----------------------------------------------------------
+  // Measured against each engine's own networking (ProxyFidelityTests); the proxy does what the
+  // engine it runs in does. Blink's user agent names Chrome, WebKit's (GTK and Apple) does not.
+  var blink = /\bChrome\//.test(navigator.userAgent);
+  var quirks = {
+    // WebKit keeps responseURL after abort(); Blink clears it, as the standard says.
+    urlAfterAbort: !blink,
+    // An XHR blob's type: Blink gives the final MIME type's essence, WebKit the whole type.
+    xhrBlobEssence: blink,
+    // Response.blob() of a network response: WebKit gives the essence, Blink the whole Content-Type.
+    fetchBlobEssence: !blink,
+    // WebKit gives an opaque-redirect response an empty body, Blink none.
+    opaqueRedirectBody: !blink,
+    // WebKit's fetch and body reads reject with its own AbortError ("Fetch is aborted")
+    // whatever the signal's reason; Blink's with the reason.
+    abortIgnoresReason: !blink,
+    // WebKit takes an XHR's timeout at send(); Blink, as the standard says, also one set later.
+    timeoutAtSend: !blink,
+    // Native rules (ProxyRequest.quirks): Blink decides at the first hop whether a request has
+    // an Origin header, so a same-origin GET redirected to another origin has none.
+    native: blink ? ['origin-from-first-hop'] : []
+  };
+
+  // ---- bytes -----------------------------------------------------------------------------
   function toBase64(buffer) {
     var bytes = new Uint8Array(buffer);
     if (typeof bytes.toBase64 === 'function') return bytes.toBase64();
@@ -83,6 +113,23 @@
     for (var i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
     return bytes;
   }
+  var utf8 = new TextEncoder();
+  function concat(chunks, length) {
+    if (chunks.length === 1) return chunks[0];
+    var out = new Uint8Array(length);
+    var offset = 0;
+    chunks.forEach(function (chunk) { out.set(chunk, offset); offset += chunk.length; });
+    return out;
+  }
+  // The body bytes a reply or a progress report carries: as text, or base64 (`body` in a
+  // reply, `chunk` in a report).
+  function replyBytes(reply) {
+    if (typeof reply.text === 'string') return utf8.encode(reply.text);
+    var base64 = reply.body || reply.chunk;
+    return base64 ? fromBase64(base64) : new Uint8Array(0);
+  }
+
+  // ---- request bodies ---------------------------------------------------------------------
   // FormData as a multipart Blob, encoded here: WebKit cannot read a FormData body that holds
   // files back out of a Request/Response ("Unable to read form data blob"), but it can read a
   // Blob made of those same files.
@@ -103,69 +150,392 @@
     parts.push('--' + boundary + '--\r\n');
     return new Blob(parts, { type: 'multipart/form-data; boundary=' + boundary });
   }
-  // Any XHR/fetch body as bytes plus the Content-Type the engine would send with it.
-  function extractBody(body) {
-    if (body === null || body === undefined) return Promise.resolve(null);
+  // An XHR/form body, at once: its size and the Content-Type the engine would send with it
+  // (both are needed synchronously, in send(), for the upload events), and a way to read it.
+  function prepareBody(body) {
+    if (body === null || body === undefined) return null;
     if (body instanceof FormData) body = multipartBody(body);
+    var kind = 'other';
     if (typeof Document !== 'undefined' && body instanceof Document) {
       body = new Blob([new XMLSerializer().serializeToString(body)],
         { type: body instanceof HTMLDocument ? 'text/html;charset=UTF-8' : 'application/xml;charset=UTF-8' });
+      kind = 'text';
+    } else if (typeof body !== 'object' || body instanceof String) {
+      body = String(body);
+      kind = 'text';
     }
-    var wrapper = new Response(body);
-    var type = wrapper.headers.get('content-type');
-    return wrapper.arrayBuffer().then(function (buffer) { return { buffer: buffer, type: type }; });
-  }
-  function charsetOf(type) {
-    var match = /charset\s*=\s*"?([^";\s]+)/i.exec(type || '');
-    return match ? match[1] : 'utf-8';
-  }
-  function decodeText(bytes, type) {
-    try { return new TextDecoder(charsetOf(type)).decode(bytes); } catch (e) { return new TextDecoder().decode(bytes); }
+    var type = new Response(body).headers.get('content-type');
+    var bytes = null;
+    if (typeof body === 'string') bytes = utf8.encode(body);
+    else if (body instanceof URLSearchParams) bytes = utf8.encode(body.toString());
+    else if (body instanceof ArrayBuffer) bytes = new Uint8Array(body.slice(0));
+    else if (ArrayBuffer.isView(body)) bytes = new Uint8Array(body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength));
+    var blob = bytes ? null : (body instanceof Blob ? body : null);
+    var size = bytes ? bytes.byteLength : blob ? blob.size : 0;
+    return {
+      type: type, size: size, kind: kind,
+      read: function () {
+        if (bytes) return Promise.resolve(bytes);
+        if (blob) return blob.arrayBuffer().then(function (buffer) { return new Uint8Array(buffer); });
+        return new Response(body).arrayBuffer().then(function (buffer) { return new Uint8Array(buffer); });
+      }
+    };
   }
 
+  // ---- MIME types (the MIME Sniffing standard's parse/serialize, Fetch's extract) -------
+  var TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+  var HTTP_WS = /[\t\n\r ]/;
+  function trimHTTP(text) { return String(text).replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, ''); }
+  function parseMime(input) {
+    input = trimHTTP(input);
+    var slash = input.indexOf('/');
+    if (slash < 0) return null;
+    var type = input.slice(0, slash);
+    var rest = input.slice(slash + 1);
+    var semi = rest.indexOf(';');
+    var subtype = (semi < 0 ? rest : rest.slice(0, semi)).replace(/[\t\n\r ]+$/, '');
+    if (!TOKEN.test(type) || !TOKEN.test(subtype)) return null;
+    var mime = { essence: type.toLowerCase() + '/' + subtype.toLowerCase(), params: [] };
+    var at = semi < 0 ? rest.length : semi;
+    while (at < rest.length) {
+      at++;
+      while (at < rest.length && HTTP_WS.test(rest[at])) at++;
+      var start = at;
+      while (at < rest.length && rest[at] !== ';' && rest[at] !== '=') at++;
+      var name = rest.slice(start, at).toLowerCase();
+      if (at < rest.length) {
+        if (rest[at] === ';') continue;
+        at++;
+      }
+      if (at >= rest.length) break;
+      var value = '';
+      if (rest[at] === '"') {
+        at++;
+        while (at < rest.length) {
+          var ch = rest[at];
+          if (ch === '\\') {
+            at++;
+            if (at >= rest.length) { value += '\\'; break; }
+            value += rest[at++];
+          } else if (ch === '"') { at++; break; } else { value += ch; at++; }
+        }
+        while (at < rest.length && rest[at] !== ';') at++;
+      } else {
+        start = at;
+        while (at < rest.length && rest[at] !== ';') at++;
+        value = rest.slice(start, at).replace(/[\t\n\r ]+$/, '');
+        if (!value) continue;
+      }
+      if (name && TOKEN.test(name) && /^[\t\u0020-\u007E\u0080-\u00FF]*$/.test(value) &&
+          !mime.params.some(function (p) { return p[0] === name; })) {
+        mime.params.push([name, value]);
+      }
+    }
+    return mime;
+  }
+  function serializeMime(mime) {
+    var text = mime.essence;
+    mime.params.forEach(function (p) {
+      var value = p[1];
+      if (!value || !TOKEN.test(value)) value = '"' + value.replace(/(["\\])/g, '\\$1') + '"';
+      text += ';' + p[0] + '=' + value;
+    });
+    return text;
+  }
+  function mimeParam(mime, name) {
+    var found = mime && mime.params.filter(function (p) { return p[0] === name; })[0];
+    return found ? found[1] : null;
+  }
+  // Splits a header value on commas outside quoted strings (Fetch's "get, decode, and split").
+  function splitValues(value) {
+    var values = [], current = '', quoted = false;
+    for (var i = 0; i < value.length; i++) {
+      var ch = value[i];
+      if (quoted && ch === '\\' && i + 1 < value.length) { current += ch + value[++i]; continue; }
+      if (ch === '"') quoted = !quoted;
+      if (ch === ',' && !quoted) { values.push(trimHTTP(current)); current = ''; continue; }
+      current += ch;
+    }
+    values.push(trimHTTP(current));
+    return values;
+  }
+  // Fetch's "extract a MIME type" from a combined Content-Type value; null on failure.
+  function extractMime(value) {
+    if (value === null || value === undefined) return null;
+    var charset = null, essence = null, mime = null;
+    splitValues(value).forEach(function (item) {
+      var parsed = parseMime(item);
+      if (!parsed || parsed.essence === '*/*') return;
+      mime = parsed;
+      if (mime.essence !== essence) {
+        charset = mimeParam(mime, 'charset');
+        essence = mime.essence;
+      } else if (mimeParam(mime, 'charset') === null && charset !== null) {
+        mime.params.push(['charset', charset]);
+      }
+    });
+    return mime;
+  }
+  function isXML(mime) { return mime.essence === 'text/xml' || mime.essence === 'application/xml' || /\+xml$/.test(mime.essence); }
+  function isHTML(mime) { return mime.essence === 'text/html'; }
+  function decoderFor(label) {
+    if (!label) return null;
+    try { return new TextDecoder(label); } catch (e) { return null; }
+  }
+  // The Encoding standard's decode: a byte order mark wins over the label.
+  function decode(bytes, label) {
+    if (bytes.length >= 3 && bytes[0] === 0xEF && bytes[1] === 0xBB && bytes[2] === 0xBF) label = 'utf-8';
+    else if (bytes.length >= 2 && bytes[0] === 0xFE && bytes[1] === 0xFF) label = 'utf-16be';
+    else if (bytes.length >= 2 && bytes[0] === 0xFF && bytes[1] === 0xFE) label = 'utf-16le';
+    return (decoderFor(label) || new TextDecoder()).decode(bytes);
+  }
+
+  // ---- the bridge ------------------------------------------------------------------------
   function failure(code, message) {
     var error = new Error(message);
     error.code = code;
     return error;
   }
 
-  // Sends one request over the bridge (not named `send`: XHR.send's own name would shadow it). `request.body` is an ArrayBuffer or null.
-  function transmit(request, options) {
-    var body = request.body;
-    if (body && body.byteLength > config.maxBodyBytes) {
-      return Promise.reject(failure('payload_too_large', 'request body of ' + body.byteLength +
-        ' bytes exceeds the proxy limit of ' + config.maxBodyBytes + ' bytes'));
-    }
-    if (!window.hybrid) return Promise.reject(failure('unavailable', 'the HybridKit bridge is not available'));
-    var params = { url: request.url, method: request.method, headers: request.headers,
-      body: body && body.byteLength ? toBase64(body) : null, timeout: request.timeout || null,
-      redirect: request.redirect || 'follow' };
-    var budget = Math.min((request.timeout || config.timeout) + 2000, 600000);
-    return window.hybrid.call('proxy', options.action || 'request', params,
-      { onProgress: options.onProgress, signal: options.signal, timeout: budget });
+  // Where the Referer comes from (native applies the referrer policy per hop): the document,
+  // or the URL `fetch` was given; null for none.
+  function referrerSource(referrer) {
+    if (referrer === '') return null;
+    return referrer && referrer !== 'about:client' ? referrer : document.URL;
   }
 
-  function headerPairs(headers) {
-    var pairs = [];
-    headers.forEach(function (value, name) { pairs.push([name, value]); });
-    return pairs;
+  // One request over the bridge. `request.body` is a Uint8Array or null. `events`:
+  //   upload(loaded, total)  bytes sent
+  //   head(head)             status, headers, url, type… — before any body
+  //   chunk(bytes)           body bytes as they arrive
+  //   end(reply)             the rest of the body (`text` or base64 `body`)
+  //   fail(error)            a failure before or after the head (not an abort)
+  function transmit(request, events, signal, action) {
+    var body = request.body;
+    if (body && body.byteLength > config.maxBodyBytes) {
+      events.fail(failure('payload_too_large', 'request body of ' + body.byteLength +
+        ' bytes exceeds the proxy limit of ' + config.maxBodyBytes + ' bytes'));
+      return;
+    }
+    if (!window.hybrid) { events.fail(failure('unavailable', 'the HybridKit bridge is not available')); return; }
+    var params = { url: request.url, method: request.method, headers: request.headers,
+      body: body && body.byteLength ? toBase64(body) : null, timeout: request.timeout || null,
+      redirect: request.redirect || 'follow', mode: request.mode || 'cors',
+      credentials: request.credentials || 'same-origin', referrer: request.referrer || null,
+      referrerPolicy: request.referrerPolicy || null, preflight: !!request.preflight, stream: true,
+      uploadProgress: !!events.upload,
+      userAgent: navigator.userAgent, quirks: quirks.native };
+    var budget = Math.min((request.timeout || config.timeout) + 2000, 600000);
+    var headSeen = false;
+    window.hybrid.call('proxy', action || 'request', params, { signal: signal, timeout: budget, onProgress: function (p) {
+      if (!p) return;
+      if (p.phase === 'upload') {
+        if (events.upload) events.upload(p.loaded, p.total);
+      } else if (p.phase === 'head') {
+        headSeen = true;
+        events.head(p.head);
+        if (typeof p.text === 'string' || p.chunk) events.chunk(replyBytes(p));
+      } else if (p.phase === 'data') {
+        events.chunk(replyBytes(p));
+      }
+    } }).then(function (reply) {
+      if (!headSeen && reply && reply.status !== undefined) events.head(reply, true);
+      events.end(reply || {});
+    }, function (error) {
+      if (signal && signal.aborted) return;
+      events.fail(error);
+    });
   }
 
   // ---- fetch -----------------------------------------------------------------------------
   var nativeFetch = window.fetch;
   var nullBodyStatus = [101, 103, 204, 205, 304];
-  function makeResponse(reply) {
+  var byteStreams = (function () {
+    try { new ReadableStream({ type: 'bytes' }); return true; } catch (e) { return false; }
+  })();
+  function abortError(signal) {
+    if (quirks.abortIgnoresReason || !signal || signal.reason === undefined) return new DOMException('Fetch is aborted', 'AbortError');
+    return signal.reason;
+  }
+  function fetchError(error) {
+    var typeError = new TypeError('Load failed: ' + (error && error.code ? error.code + ': ' : '') +
+      (error && error.message || error));
+    if (error && error.code) typeError.code = error.code;
+    return typeError;
+  }
+  function getter(object, name, value, computed) {
+    Object.defineProperty(object, name, { configurable: true, enumerable: false,
+      get: computed ? value : function () { return value; } });
+  }
+  // A network response's headers cannot be changed by the page (their guard is "immutable").
+  function immutable(headers) {
+    ['append', 'set', 'delete'].forEach(function (name) {
+      Object.defineProperty(headers, name, { configurable: true, value: function () {
+        throw new TypeError("Failed to execute '" + name + "' on 'Headers': Headers are immutable");
+      } });
+    });
+    return headers;
+  }
+  // What a Response built by script lacks of a network response: type, url, redirected, the
+  // masking of opaque responses and immutable headers, kept by clone().
+  var bodyMethods = ['arrayBuffer', 'blob', 'bytes', 'formData', 'json', 'text'];
+  function decorate(response, head, sink) {
+    var masked = head.type === 'opaque' || head.type === 'opaqueredirect';
     var headers = new Headers();
-    reply.headers.forEach(function (pair) { try { headers.append(pair[0], pair[1]); } catch (e) { /* skip */ } });
-    var body = nullBodyStatus.indexOf(reply.status) >= 0 ? null : typeof reply.text === 'string' ? reply.text : fromBase64(reply.body);
-    var response = new Response(body, { status: reply.status, statusText: reply.statusText, headers: headers });
-    Object.defineProperty(response, 'url', { value: reply.url });
-    Object.defineProperty(response, 'redirected', { value: reply.redirected });
+    if (!masked) head.headers.forEach(function (pair) { try { headers.append(pair[0], pair[1]); } catch (e) { /* skip */ } });
+    getter(response, 'type', head.type || 'basic');
+    getter(response, 'url', head.type === 'opaque' ? '' : head.url);
+    getter(response, 'redirected', head.type === 'opaque' ? false : !!head.redirected);
+    getter(response, 'headers', immutable(headers));
+    if (masked) {
+      getter(response, 'status', 0);
+      getter(response, 'ok', false);
+      getter(response, 'statusText', '');
+    }
+    Object.defineProperty(response, 'clone', { configurable: true, value: function clone() {
+      if (sink.stream && sink.stream.locked) throw new TypeError('Response body is locked');
+      var copy = Response.prototype.clone.call(this);
+      if (!sink.native) return decorate(copy, head, sink);
+      // A clone of a whole reply has a body of its own, errored with the original's by an abort.
+      var twin = { native: true, ended: true, drained: false, aborted: sink.aborted, controller: null, clones: [] };
+      (sink.clones = sink.clones || []).push(twin);
+      return decorate(copy, head, twin);
+    } });
+    // A body errored by an abort: the engines reject its reads with the abort's error, without
+    // reading (bodyUsed stays false); reading an errored stream of a built Response would give
+    // a TypeError instead.
+    if (sink.native) getter(response, 'body', function () { return lazyBody(this, sink); }, true);
+    bodyMethods.forEach(function (name) {
+      var original = Response.prototype[name];
+      if (typeof original !== 'function') return;
+      Object.defineProperty(response, name, { configurable: true, writable: true, value: function () {
+        var aborted = sink && sink.aborted;
+        if (aborted) return Promise.reject(aborted);
+        // The page holds a reader of the body we made: the engine's own body is not locked
+        // yet, but the page's body is.
+        if (sink.stream && sink.stream.locked) return Promise.reject(new TypeError('Body is locked'));
+        var read = original.call(this);
+        if (sink.native) read = read.then(function (value) { sink.drained = true; return value; });
+        if (name === 'blob' && quirks.fetchBlobEssence) {
+          read = read.then(function (value) {
+            var mime = parseMime(value.type);
+            return mime && mime.essence !== value.type ? value.slice(0, value.size, mime.essence) : value;
+          });
+        }
+        return read.catch(function (error) {
+          if (sink && sink.aborted) throw sink.aborted;
+          throw error;
+        });
+      } });
+    });
     return response;
   }
-  function abortError(signal) {
-    return signal && signal.reason !== undefined ? signal.reason : new DOMException('The operation was aborted.', 'AbortError');
+  // A body stream fed by `sink`: chunks wait in the sink until the page reads (pull), so the
+  // sink knows when the page has read it to the end (`drained`: an abort then changes nothing),
+  // and a page that cancels the stream cancels the transfer.
+  function bodyStream(sink) {
+    var pull = function (controller) {
+      if (sink.queue.length) { controller.enqueue(sink.queue.shift()); return; }
+      if (sink.ended) { sink.drained = true; controller.close(); return; }
+      return new Promise(function (resolve) {
+        sink.wake = function () {
+          try { pull(controller); } catch (e) { /* errored or cancelled meanwhile */ }
+          resolve();
+        };
+      });
+    };
+    var source = {
+      start: function (controller) { sink.controller = controller; },
+      pull: pull,
+      cancel: function () { sink.ended = true; sink.queue = []; if (sink.cancel) sink.cancel(); }
+    };
+    if (byteStreams) source.type = 'bytes';
+    return new ReadableStream(source);
   }
+  // The body of a whole reply: the engine's own body (its text() and json() are the fastest),
+  // seen by the page through a stream of ours made when `body` is first read, so an abort can
+  // still error it. Reading ours reads the engine's; an abort errors ours unless it was read to
+  // its end.
+  var bodyProperty = Object.getOwnPropertyDescriptor(Response.prototype, 'body');
+  function lazyBody(response, sink) {
+    if (sink.stream !== undefined) return sink.stream;
+    var inner = bodyProperty.get.call(response);
+    if (!inner) { sink.stream = null; return null; }
+    var reader = null;
+    sink.stream = new ReadableStream({
+      start: function (controller) {
+        sink.controller = controller;
+        if (sink.aborted) controller.error(sink.aborted);
+      },
+      pull: function (controller) {
+        if (!reader) reader = inner.getReader();
+        return reader.read().then(function (result) {
+          if (result.done) { sink.drained = true; controller.close(); } else { controller.enqueue(result.value); }
+        });
+      },
+      cancel: function (reason) { return (reader || inner.getReader()).cancel(reason); }
+    });
+    return sink.stream;
+  }
+  // The Response for a head: its body a stream fed by `sink` as chunks arrive. Both engines give
+  // a network response to HEAD, or with status 204/205/304, an empty body rather than none; a
+  // Response built by script cannot have one with those statuses, so `body` is an own getter.
+  // `whole`: the reply that carries the head also carries the whole body.
+  function makeResponse(head, whole) {
+    var sink = { controller: null, queue: [], ended: false, drained: false, wake: null, aborted: null, cancel: null };
+    var masked = head.type === 'opaque' || head.type === 'opaqueredirect';
+    var headers = new Headers();
+    if (!masked) head.headers.forEach(function (pair) { try { headers.append(pair[0], pair[1]); } catch (e) { /* skip */ } });
+    if (whole && !masked && nullBodyStatus.indexOf(head.status) < 0) {
+      // A string body would get a default Content-Type the network response may not have.
+      var content = typeof head.text === 'string' && headers.has('content-type') ? head.text : replyBytes(head);
+      sink.native = true;
+      sink.ended = true;
+      var built = new Response(content, { status: head.status, statusText: head.statusText, headers: headers });
+      return { response: decorate(built, head, sink), sink: sink };
+    }
+    var stream = null, emptyBody = null;
+    if (head.type === 'opaqueredirect') {
+      if (quirks.opaqueRedirectBody) emptyBody = bodyStream(sink);
+    } else if (head.type !== 'opaque') {
+      if (nullBodyStatus.indexOf(head.status) >= 0) emptyBody = bodyStream(sink); else stream = bodyStream(sink);
+    }
+    var response = new Response(stream, { status: masked ? 200 : head.status, statusText: masked ? '' : head.statusText, headers: headers });
+    if (emptyBody) getter(response, 'body', emptyBody);
+    return { response: decorate(response, head, sink), sink: sink };
+  }
+  function wake(sink) {
+    var waiting = sink.wake;
+    sink.wake = null;
+    if (waiting) waiting();
+  }
+  function feed(sink, bytes) {
+    if (sink.ended || !bytes.length) return;
+    sink.queue.push(bytes);
+    wake(sink);
+  }
+  function close(sink) {
+    if (sink.ended) return;
+    sink.ended = true;
+    wake(sink);
+  }
+  // Errors the body unless the page has read it to its end (the standard's "abort fetch" errors
+  // a body only while it is readable).
+  function error(sink, reason) {
+    if (sink.drained) return;
+    sink.ended = true;
+    sink.queue = [];
+    sink.wake = null;
+    if (sink.controller) { try { sink.controller.error(reason); } catch (e) { /* already closed */ } }
+  }
+  // An abort after the response: the body errors unless it was read to its end.
+  function abortBody(sink, signal) {
+    (sink.clones || []).forEach(function (twin) { abortBody(twin, signal); });
+    if (sink.drained || !sink.native && sink.ended && !sink.queue.length && !sink.controller) return;
+    sink.aborted = abortError(signal);
+    error(sink, sink.aborted);
+  }
+
   window.fetch = function fetch(input, init) {
     var request;
     try {
@@ -176,17 +546,50 @@
     if (!url) return nativeFetch.apply(this, arguments);
     var signal = request.signal;
     if (signal && signal.aborted) return Promise.reject(abortError(signal));
-    return request.arrayBuffer().then(function (buffer) {
-      return transmit({ url: url.href, method: request.method, headers: headerPairs(request.headers),
-        body: buffer.byteLength ? buffer : null, redirect: request.redirect }, { signal: signal });
-    }).then(makeResponse, function (error) {
-      if (signal && signal.aborted) throw abortError(signal);
-      var typeError = new TypeError('Load failed: ' + (error && error.code ? error.code + ': ' : '') +
-        (error && error.message || error));
-      if (error && error.code) typeError.code = error.code;
-      throw typeError;
+    return new Promise(function (resolve, reject) {
+      var sink = null;
+      var settled = false;
+      // The bridge call ends with the page's signal, or when the page cancels the body.
+      var transfer = new AbortController();
+      if (signal) {
+        signal.addEventListener('abort', function () {
+          transfer.abort();
+          if (!settled) { settled = true; reject(abortError(signal)); }
+          if (sink) abortBody(sink, signal);
+        });
+      }
+      request.arrayBuffer().then(function (buffer) {
+        if (transfer.signal.aborted) return;
+        transmit({ url: url.href, method: request.method, headers: headerPairs(request.headers),
+          body: buffer.byteLength ? new Uint8Array(buffer) : null, redirect: request.redirect, mode: request.mode,
+          credentials: request.credentials, referrer: referrerSource(request.referrer), referrerPolicy: request.referrerPolicy }, {
+          head: function (head, whole) {
+            if (settled) return;
+            var made;
+            try { made = makeResponse(head, whole); } catch (e) { settled = true; reject(fetchError(e)); return; }
+            sink = made.sink;
+            sink.cancel = function () { transfer.abort(); };
+            settled = true;
+            resolve(made.response);
+          },
+          chunk: function (bytes) { if (sink) feed(sink, bytes); },
+          end: function (reply) {
+            if (!sink || sink.native) return;
+            feed(sink, replyBytes(reply));
+            close(sink);
+          },
+          fail: function (failed) {
+            if (!settled) { settled = true; reject(fetchError(failed)); } else if (sink) error(sink, fetchError(failed));
+          }
+        }, transfer.signal);
+      }, function (e) { if (!settled) { settled = true; reject(e); } });
     });
   };
+  function headerPairs(headers) {
+    var pairs = [];
+    headers.forEach(function (value, name) { pairs.push([name, value]); });
+    return pairs;
+  }
 
   // ---- XMLHttpRequest ----------------------------------------------------------------------
   var XHR = XMLHttpRequest.prototype;
@@ -195,8 +598,58 @@
     overrideMimeType: XHR.overrideMimeType };
   var states = new WeakMap();
   var shadowed = ['readyState', 'status', 'statusText', 'response', 'responseText', 'responseURL', 'responseXML'];
+  var FORBIDDEN = ['accept-charset', 'accept-encoding', 'access-control-request-headers', 'access-control-request-method',
+    'connection', 'content-length', 'cookie', 'cookie2', 'date', 'dnt', 'expect', 'host', 'keep-alive', 'origin', 'referer',
+    'set-cookie', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'via'];
+  var UNSENT = 0, OPENED = 1, HEADERS_RECEIVED = 2, LOADING = 3, DONE = 4;
 
   function invalidState(message) { return new DOMException(message, 'InvalidStateError'); }
+
+  // The upload listener flag is decided at send() by whether the upload object has listeners
+  // then; a page cannot ask an EventTarget that, so listeners added with addEventListener are
+  // counted here (event handler attributes are read at send()).
+  var uploadListeners = new WeakMap();
+  var uploadHandlers = ['onloadstart', 'onprogress', 'onabort', 'onerror', 'onload', 'ontimeout', 'onloadend'];
+  if (typeof XMLHttpRequestUpload !== 'undefined') {
+    var eventTarget = EventTarget.prototype;
+    var listenerKey = function (type, listener, options) {
+      var capture = typeof options === 'boolean' ? options : !!(options && options.capture);
+      return { type: String(type), listener: listener, capture: capture };
+    };
+    var sameListener = function (a, b) { return a.type === b.type && a.listener === b.listener && a.capture === b.capture; };
+    Object.defineProperty(XMLHttpRequestUpload.prototype, 'addEventListener', { configurable: true, writable: true,
+      value: function addEventListener(type, listener, options) {
+        var upload = this;
+        var result = eventTarget.addEventListener.apply(upload, arguments);
+        if (listener && (typeof listener === 'function' || typeof listener === 'object')) {
+          var signal = options && typeof options === 'object' ? options.signal : null;
+          if (!(signal && signal.aborted)) {
+            var list = uploadListeners.get(upload) || [];
+            var key = listenerKey(type, listener, options);
+            key.once = !!(options && typeof options === 'object' && options.once);
+            if (!list.some(function (k) { return sameListener(k, key); })) list.push(key);
+            uploadListeners.set(upload, list);
+            if (signal) signal.addEventListener('abort', function () { forget(upload, key); });
+          }
+        }
+        return result;
+      } });
+    Object.defineProperty(XMLHttpRequestUpload.prototype, 'removeEventListener', { configurable: true, writable: true,
+      value: function removeEventListener(type, listener, options) {
+        forget(this, listenerKey(type, listener, options));
+        return eventTarget.removeEventListener.apply(this, arguments);
+      } });
+  }
+  function forget(upload, key) {
+    var list = uploadListeners.get(upload);
+    if (list) uploadListeners.set(upload, list.filter(function (k) { return !sameListenerKey(k, key); }));
+  }
+  function sameListenerKey(a, b) { return a.type === b.type && a.listener === b.listener && a.capture === b.capture; }
+  function hasUploadListeners(upload) {
+    var list = uploadListeners.get(upload);
+    if (list && list.length) return true;
+    return uploadHandlers.some(function (name) { return upload[name] !== null && upload[name] !== undefined; });
+  }
 
   function shadow(xhr, state) {
     shadowed.forEach(function (name) {
@@ -206,61 +659,117 @@
   function unshadow(xhr) { shadowed.forEach(function (name) { delete xhr[name]; }); }
 
   function read(xhr, state, name) {
+    var ok = state.response && !state.error;
     switch (name) {
       case 'readyState': return state.readyState;
-      case 'status': return state.reply ? state.reply.status : 0;
-      case 'statusText': return state.reply ? state.reply.statusText : '';
-      case 'responseURL': return state.reply ? state.reply.url : '';
+      case 'status': return ok ? state.response.status : 0;
+      case 'statusText': return ok ? state.response.statusText : '';
+      case 'responseURL': return ok ? state.response.url.replace(/#.*$/, '') : state.keptURL || '';
       case 'responseText':
         if (xhr.responseType !== '' && xhr.responseType !== 'text') {
           throw invalidState("responseText is only available if responseType is '' or 'text'");
         }
-        return state.readyState === 4 && state.hasBody ? text(state) : '';
+        return textResponse(xhr, state);
       case 'responseXML':
-        if (state.readyState !== 4 || !state.hasBody) return null;
-        return documentOf(state);
+        if (xhr.responseType !== '' && xhr.responseType !== 'document') {
+          throw invalidState("responseXML is only available if responseType is '' or 'document'");
+        }
+        if (state.readyState !== DONE || !ok) return null;
+        return documentResponse(xhr, state);
       case 'response':
-        return response(xhr, state);
+        return responseValue(xhr, state);
     }
   }
-  // The reply's bytes, made on first use (a text reply needs none for responseText/json).
-  function bytesOf(state) {
-    if (!state.bytes) {
-      var reply = state.reply;
-      state.bytes = typeof reply.text === 'string' ? new TextEncoder().encode(reply.text) : fromBase64(reply.body);
-    }
+  function received(state) {
+    if (!state.bytes || state.bytes.length !== state.receivedLength) state.bytes = concat(state.chunks, state.receivedLength);
     return state.bytes;
   }
-  function contentType(state) { return headerValue(state, 'content-type') || ''; }
-  function text(state) {
-    if (state.text === undefined) state.text = decodeText(bytesOf(state), state.mime || contentType(state));
-    return state.text;
+  // The response's MIME type (text/xml when it has none) and the final one (overrideMimeType's).
+  function responseMime(state) {
+    return extractMime(headerValue(state, 'content-type')) || parseMime('text/xml');
   }
-  function documentOf(state) {
-    try {
-      var type = (state.mime || contentType(state)).split(';')[0].trim() || 'text/xml';
-      return new DOMParser().parseFromString(text(state), /html/.test(type) ? 'text/html' : 'application/xml');
-    } catch (e) { return null; }
+  function finalMime(state) { return state.override || responseMime(state); }
+  function finalCharset(state) {
+    var label = mimeParam(responseMime(state), 'charset');
+    var override = mimeParam(state.override, 'charset');
+    if (override !== null) label = override;
+    return label !== null && decoderFor(label) ? label : null;
   }
-  function response(xhr, state) {
+  // The text response, decoded as the bytes arrive (a streaming decoder, as the engines use: a
+  // character cut between two chunks waits for the rest instead of decoding twice).
+  function textResponse(xhr, state) {
+    if (state.readyState !== LOADING && state.readyState !== DONE) return '';
+    if (!state.response || state.error) return '';
+    var done = state.readyState === DONE;
+    var run = state.decoding;
+    if (!run) {
+      if (!done && state.receivedLength < 3) return '';
+      var head = received(state).subarray(0, 256);
+      var charset = finalCharset(state);
+      if (xhr.responseType === '' && charset === null && isXML(finalMime(state))) charset = xmlEncoding(head);
+      var label = charset || 'utf-8';
+      if (head.length >= 3 && head[0] === 0xEF && head[1] === 0xBB && head[2] === 0xBF) label = 'utf-8';
+      else if (head.length >= 2 && head[0] === 0xFE && head[1] === 0xFF) label = 'utf-16be';
+      else if (head.length >= 2 && head[0] === 0xFF && head[1] === 0xFE) label = 'utf-16le';
+      // A UTF-8 reply that crossed whole as text needs no decoding at all.
+      if (state.textWhole && /^utf-?8$/i.test(label)) {
+        state.decoding = { text: state.replyText.charCodeAt(0) === 0xFEFF ? state.replyText.slice(1) : state.replyText, whole: true };
+        return state.decoding.text;
+      }
+      run = state.decoding = { decoder: decoderFor(label) || new TextDecoder(), index: 0, text: '', flushed: false };
+    }
+    if (run.whole) return run.text;
+    while (run.index < state.chunks.length) run.text += run.decoder.decode(state.chunks[run.index++], { stream: true });
+    if (done && !run.flushed) { run.text += run.decoder.decode(); run.flushed = true; }
+    return run.text;
+  }
+
+  function xmlEncoding(bytes) {
+    var head = String.fromCharCode.apply(null, bytes.subarray(0, 256));
+    var match = /^<\?xml[^>]*encoding\s*=\s*["']([^"']+)["']/.exec(head);
+    return match ? match[1] : null;
+  }
+  function documentResponse(xhr, state) {
+    if ('document' in state) return state.document;
+    var mime = finalMime(state);
+    var doc = null;
+    if ((isHTML(mime) && xhr.responseType === 'document') || isXML(mime)) {
+      var charset = finalCharset(state) || (isXML(mime) ? xmlEncoding(received(state)) : null) || 'utf-8';
+      var text = state.textWhole && /^utf-?8$/i.test(charset) ? state.replyText : decode(received(state), charset);
+      try {
+        doc = new DOMParser().parseFromString(text, isHTML(mime) ? 'text/html' : 'application/xml');
+        if (!isHTML(mime) && doc.getElementsByTagName('parsererror').length) doc = null;
+      } catch (e) { doc = null; }
+    }
+    state.document = doc;
+    return doc;
+  }
+  function responseValue(xhr, state) {
     var type = xhr.responseType;
-    if (type === '' || type === 'text') return state.readyState >= 3 && state.hasBody ? text(state) : '';
-    if (state.readyState !== 4 || !state.hasBody || state.failed) return null;
+    if (type === '' || type === 'text') return textResponse(xhr, state);
+    if (state.readyState !== DONE || !state.response || state.error) return null;
     if (!('value' in state)) {
       switch (type) {
-        case 'json': try { state.value = JSON.parse(text(state)); } catch (e) { state.value = null; } break;
-        case 'arraybuffer': state.value = bytesOf(state).buffer; break;
-        case 'blob': state.value = new Blob([bytesOf(state)], { type: state.mime || contentType(state) }); break;
-        case 'document': state.value = documentOf(state); break;
+        case 'json':
+          try {
+            state.value = state.textWhole ? JSON.parse(state.replyText) : JSON.parse(decode(received(state), 'utf-8'));
+          } catch (e) { state.value = null; }
+          break;
+        case 'arraybuffer': var bytes = received(state); state.value = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength); break;
+        case 'blob':
+          state.value = new Blob([received(state)], { type: quirks.xhrBlobEssence ? finalMime(state).essence : serializeMime(finalMime(state)) });
+          break;
+        case 'document': state.value = documentResponse(xhr, state); break;
         default: state.value = null;
       }
     }
     return state.value;
   }
+  // The response's header values for `name`, combined (the standard's "get").
   function headerValue(state, name) {
-    if (!state.reply || state.readyState < 2) return null;
+    if (!state.response || state.error) return null;
     var lower = name.toLowerCase();
-    var values = state.reply.headers.filter(function (p) { return p[0] === lower; }).map(function (p) { return p[1]; });
+    var values = state.response.headers.filter(function (p) { return p[0].toLowerCase() === lower; }).map(function (p) { return p[1]; });
     return values.length ? values.join(', ') : null;
   }
 
@@ -269,64 +778,142 @@
       : new ProgressEvent(type, { lengthComputable: total > 0, loaded: loaded, total: total > 0 ? total : 0 });
     target.dispatchEvent(event);
   }
-  function setReadyState(xhr, state, value) {
+  function fireUpload(xhr, state, type, loaded, total) {
+    fire(xhr.upload, type, loaded, total);
+    var list = uploadListeners.get(xhr.upload);
+    if (list && list.some(function (k) { return k.once && k.type === type; })) {
+      uploadListeners.set(xhr.upload, list.filter(function (k) { return !(k.once && k.type === type); }));
+    }
+  }
+  function readyStateChange(xhr, state, value) {
     state.readyState = value;
     fire(xhr, 'readystatechange');
   }
-  // Ends a request that did not succeed: `type` is error, abort or timeout.
-  function end(xhr, state, type) {
-    var wasSending = state.sending;
-    state.sending = false;
-    state.failed = true;
-    state.reply = null;
-    state.bytes = null;
-    state.hasBody = false;
-    state.text = undefined;
-    if (state.timer) clearTimeout(state.timer);
-    setReadyState(xhr, state, 4);
-    if (wasSending && state.uploading) {
-      state.uploading = false;
-      fire(xhr.upload, type, 0, 0);
-      fire(xhr.upload, 'loadend', 0, 0);
+  // The standard's "request error steps": `type` is error, abort or timeout.
+  function requestError(xhr, state, type) {
+    if (type === 'abort' && quirks.urlAfterAbort && state.response && !state.error) state.keptURL = state.response.url.replace(/#.*$/, '');
+    state.readyState = DONE;
+    state.send = false;
+    state.error = true;
+    stopTimer(state);
+    fire(xhr, 'readystatechange');
+    if (!state.uploadComplete) {
+      state.uploadComplete = true;
+      if (state.uploadListener) {
+        fireUpload(xhr, state, type, 0, 0);
+        fireUpload(xhr, state, 'loadend', 0, 0);
+      }
     }
     fire(xhr, type, 0, 0);
     fire(xhr, 'loadend', 0, 0);
   }
+  function stopTimer(state) {
+    if (state.timer) clearTimeout(state.timer);
+    state.timer = null;
+  }
+  // A timeout counts from send(), and may be set or changed while the request runs.
+  function armTimer(xhr, state) {
+    stopTimer(state);
+    var timeout = state.timeout;
+    if (!state.send || !(timeout > 0)) return;
+    var generation = state.generation;
+    state.timer = setTimeout(function () {
+      if (!state.send || state.generation !== generation) return;
+      state.controller.abort();
+      requestError(xhr, state, 'timeout');
+    }, Math.max(0, state.sentAt + timeout - Date.now()));
+  }
+  var timeoutProperty = Object.getOwnPropertyDescriptor(XHR, 'timeout');
+  if (timeoutProperty && timeoutProperty.set) {
+    Object.defineProperty(XHR, 'timeout', { configurable: true, enumerable: timeoutProperty.enumerable,
+      get: timeoutProperty.get,
+      set: function (value) {
+        timeoutProperty.set.call(this, value);
+        var state = states.get(this);
+        if (!state || (state.send && quirks.timeoutAtSend)) return;
+        state.timeout = timeoutProperty.get.call(this);
+        if (state.send) armTimer(this, state);
+      } });
+  }
+  var responseTypeProperty = Object.getOwnPropertyDescriptor(XHR, 'responseType');
+  if (responseTypeProperty && responseTypeProperty.set) {
+    Object.defineProperty(XHR, 'responseType', { configurable: true, enumerable: responseTypeProperty.enumerable,
+      get: responseTypeProperty.get,
+      set: function (value) {
+        var state = states.get(this);
+        if (state && (state.readyState === LOADING || state.readyState === DONE)) {
+          throw invalidState('responseType cannot be set once the response is loading or done');
+        }
+        responseTypeProperty.set.call(this, value);
+      } });
+  }
 
   XHR.open = function open(method, url) {
     var previous = states.get(this);
+    var target = arguments.length > 1 ? proxiedURL(url) : null;
     if (previous) {
+      // open() ends the previous request silently.
+      previous.generation++;
       if (previous.controller) previous.controller.abort();
-      if (previous.timer) clearTimeout(previous.timer);
-      states.delete(this);
-      unshadow(this);
+      stopTimer(previous);
+      previous.send = false;
+      if (!target) { states.delete(this); unshadow(this); }
     }
-    var target = proxiedURL(url);
     if (!target) return nativeXHR.open.apply(this, arguments);
     if (arguments.length > 2 && !arguments[2]) {
       throw new DOMException('HybridKit: a synchronous XMLHttpRequest to ' + target.href +
         ' cannot go through the request proxy; make it asynchronous', 'NotSupportedError');
     }
-    var state = { method: String(method).toUpperCase(), url: target.href, headers: [], readyState: 0,
-      sending: false, uploading: false, failed: false, reply: null, bytes: null, mime: null };
-    states.set(this, state);
-    shadow(this, state);
-    setReadyState(this, state, 1);
+    var normalized = String(method);
+    if (!TOKEN.test(normalized)) throw new DOMException("'" + normalized + "' is not a valid HTTP method.", 'SyntaxError');
+    if (/^(connect|trace|track)$/i.test(normalized)) throw new DOMException("'" + normalized + "' HTTP method is unsupported.", 'SecurityError');
+    if (/^(delete|get|head|options|post|put)$/i.test(normalized)) normalized = normalized.toUpperCase();
+    var state = previous || { readyState: UNSENT, generation: 0, override: null };
+    state.method = normalized;
+    state.url = target.href;
+    state.headers = [];
+    state.send = false;
+    state.uploadListener = false;
+    state.uploadComplete = false;
+    state.error = true;
+    state.response = null;
+    state.keptURL = null;
+    state.chunks = [];
+    state.receivedLength = 0;
+    state.bytes = null;
+    state.replyText = undefined;
+    state.textWhole = false;
+    state.decoding = null;
+    delete state.value;
+    delete state.document;
+    state.timeout = timeoutProperty && timeoutProperty.get ? timeoutProperty.get.call(this) : this.timeout;
+    if (!previous) {
+      states.set(this, state);
+      shadow(this, state);
+    }
+    if (state.readyState !== OPENED) readyStateChange(this, state, OPENED);
   };
 
   XHR.setRequestHeader = function setRequestHeader(name, value) {
     var state = states.get(this);
     if (!state) return nativeXHR.setRequestHeader.apply(this, arguments);
-    if (state.readyState !== 1 || state.sending) throw invalidState('setRequestHeader before open() or after send()');
-    var lower = String(name).toLowerCase();
+    if (state.readyState !== OPENED || state.send) throw invalidState('setRequestHeader before open() or after send()');
+    name = String(name);
+    value = trimHTTP(value);
+    if (!TOKEN.test(name)) throw new DOMException("'" + name + "' is not a valid HTTP header field name.", 'SyntaxError');
+    if (/[\0\r\n]/.test(value)) throw new DOMException("'" + value + "' is not a valid HTTP header field value.", 'SyntaxError');
+    var lower = name.toLowerCase();
+    // The engines ignore what a page may not set (the Fetch standard's forbidden names).
+    if (FORBIDDEN.indexOf(lower) >= 0 || /^(proxy|sec)-/.test(lower)) return;
     var existing = state.headers.filter(function (p) { return p[0].toLowerCase() === lower; })[0];
-    if (existing) existing[1] += ', ' + value; else state.headers.push([String(name), String(value)]);
+    if (existing) existing[1] += ', ' + value; else state.headers.push([name, value]);
   };
 
   XHR.overrideMimeType = function overrideMimeType(mime) {
     var state = states.get(this);
     if (!state) return nativeXHR.overrideMimeType.apply(this, arguments);
-    state.mime = String(mime);
+    if (state.readyState === LOADING || state.readyState === DONE) throw invalidState('overrideMimeType after the response started');
+    state.override = parseMime(String(mime)) || parseMime('application/octet-stream');
   };
 
   XHR.getResponseHeader = function getResponseHeader(name) {
@@ -335,84 +922,157 @@
     return headerValue(state, String(name));
   };
 
+  // Lower-case names, sorted, values of one name combined in order (the standard's "sort and combine").
   XHR.getAllResponseHeaders = function getAllResponseHeaders() {
     var state = states.get(this);
     if (!state) return nativeXHR.getAllResponseHeaders.apply(this, arguments);
-    if (!state.reply || state.readyState < 2) return '';
-    return state.reply.headers.map(function (p) { return p[0] + ': ' + p[1] + '\r\n'; }).join('');
+    if (!state.response || state.error) return '';
+    var names = [], values = {};
+    state.response.headers.forEach(function (p) {
+      var name = p[0].toLowerCase();
+      if (!(name in values)) { names.push(name); values[name] = []; }
+      values[name].push(p[1]);
+    });
+    names.sort(function (a, b) { return a < b ? -1 : a > b ? 1 : 0; });
+    return names.map(function (name) { return name + ': ' + values[name].join(', ') + '\r\n'; }).join('');
   };
 
   XHR.abort = function abort() {
     var state = states.get(this);
     if (!state) return nativeXHR.abort.apply(this, arguments);
-    if (state.sending) {
-      state.controller.abort();
-      end(this, state, 'abort');
+    if (state.controller) state.controller.abort();
+    if ((state.readyState === OPENED && state.send) || state.readyState === HEADERS_RECEIVED || state.readyState === LOADING) {
+      requestError(this, state, 'abort');
     }
-    if (state.readyState === 4) state.readyState = 0;
+    if (state.readyState === DONE) {
+      if (quirks.urlAfterAbort && state.response && !state.error) state.keptURL = state.response.url.replace(/#.*$/, '');
+      state.readyState = UNSENT;
+      state.error = true;
+    }
   };
 
   XHR.send = function send(body) {
     var xhr = this;
     var state = states.get(xhr);
     if (!state) return nativeXHR.send.apply(xhr, arguments);
-    if (state.readyState !== 1 || state.sending) throw invalidState('send() needs an opened, unsent request');
+    if (state.readyState !== OPENED || state.send) throw invalidState('send() needs an opened, unsent request');
     if (state.method === 'GET' || state.method === 'HEAD') body = null;
-    state.sending = true;
-    state.controller = new AbortController();
-    var controller = state.controller;
-    var timeout = xhr.timeout;
+    var prepared = prepareBody(body);
+    var headers = state.headers.slice();
+    if (prepared) {
+      var typeHeader = headers.filter(function (p) { return p[0].toLowerCase() === 'content-type'; })[0];
+      if (!typeHeader && prepared.type) headers.push(['Content-Type', prepared.type]);
+      else if (typeHeader && prepared.kind === 'text') {
+        // A text body is sent as UTF-8: a charset the page named is corrected to say so.
+        var mime = parseMime(typeHeader[1]);
+        var charset = mimeParam(mime, 'charset');
+        if (mime && charset !== null && charset.toLowerCase() !== 'utf-8') {
+          typeHeader[1] = typeHeader[1].replace(/(;\s*charset\s*=\s*)("[^"]*"|[^;]*)/i, '$1UTF-8');
+        }
+      }
+    }
+    state.uploadListener = hasUploadListeners(xhr.upload);
+    state.uploadComplete = !prepared;
+    state.error = false;
+    state.response = null;
+    state.keptURL = null;
+    state.send = true;
+    state.sentAt = Date.now();
+    state.generation++;
+    var generation = state.generation;
+    var controller = state.controller = new AbortController();
+    var total = prepared ? prepared.size : 0;
+    var live = function () { return state.send && state.generation === generation; };
     fire(xhr, 'loadstart', 0, 0);
-    extractBody(body).then(function (extracted) {
-      if (controller.signal.aborted) return;
-      var buffer = extracted && extracted.buffer.byteLength ? extracted.buffer : null;
-      var headers = state.headers.slice();
-      var hasType = headers.some(function (p) { return p[0].toLowerCase() === 'content-type'; });
-      if (buffer && extracted.type && !hasType) headers.push(['Content-Type', extracted.type]);
-      state.uploading = !!buffer;
-      var total = buffer ? buffer.byteLength : 0;
-      if (state.uploading) fire(xhr.upload, 'loadstart', 0, total);
-      if (timeout > 0) {
-        state.timer = setTimeout(function () {
-          if (!state.sending) return;
-          controller.abort();
-          end(xhr, state, 'timeout');
-        }, timeout);
+    if (!state.uploadComplete && state.uploadListener) fireUpload(xhr, state, 'loadstart', 0, total);
+    if (!live()) return;
+    armTimer(xhr, state);
+    var credentials = xhr.withCredentials ? 'include' : 'same-origin';
+    var length = 0;
+    var finishUpload = function () {
+      if (state.uploadComplete) return;
+      state.uploadComplete = true;
+      if (!state.uploadListener) return;
+      fireUpload(xhr, state, 'progress', total, total);
+      fireUpload(xhr, state, 'load', total, total);
+      fireUpload(xhr, state, 'loadend', total, total);
+    };
+    // LOADING's readystatechange and progress, throttled as the engines do: the first at once,
+    // then at most one pair per 50 ms, a deferred one at the end of the window (or at the end of
+    // the body). The progress follows the readystatechange even when its handler aborted.
+    var throttle = { last: 0, timer: null, deferred: false };
+    var loading = function () {
+      throttle.last = Date.now();
+      throttle.deferred = false;
+      if (state.readyState === HEADERS_RECEIVED) state.readyState = LOADING;
+      fire(xhr, 'readystatechange');
+      fire(xhr, 'progress', state.receivedLength, length);
+    };
+    var chunk = function (bytes) {
+      if (!live() || !bytes.length) return;
+      state.chunks.push(bytes);
+      state.receivedLength += bytes.length;
+      var wait = 50 - (Date.now() - throttle.last);
+      if (state.readyState === HEADERS_RECEIVED || (wait <= 0 && !throttle.timer)) { loading(); return; }
+      throttle.deferred = true;
+      if (!throttle.timer) {
+        throttle.timer = setTimeout(function () {
+          throttle.timer = null;
+          if (live() && throttle.deferred) loading();
+        }, Math.max(wait, 0));
       }
-      function finishUpload() {
-        if (!state.uploading) return;
-        state.uploading = false;
-        fire(xhr.upload, 'progress', total, total);
-        fire(xhr.upload, 'load', total, total);
-        fire(xhr.upload, 'loadend', total, total);
-      }
-      return transmit({ url: state.url, method: state.method, headers: headers, body: buffer, timeout: timeout || null },
-        { signal: controller.signal, onProgress: function (p) {
-          if (!state.sending) return;
-          if (p.phase === 'upload' && state.uploading) fire(xhr.upload, 'progress', p.loaded, p.total);
-          if (p.phase === 'download') { finishUpload(); fire(xhr, 'progress', p.loaded, p.total); }
-        } }).then(function (reply) {
-        if (!state.sending || controller.signal.aborted) return;
-        if (state.timer) clearTimeout(state.timer);
-        finishUpload();
-        state.sending = false;
-        state.reply = reply;
-        state.hasBody = true;
-        // A UTF-8 text reply arrives as text: no base64 either way, no decoding here.
-        if (typeof reply.text === 'string' && !state.mime) state.text = reply.text;
-        var length = reply.size;
-        setReadyState(xhr, state, 2);
-        setReadyState(xhr, state, 3);
-        fire(xhr, 'progress', length, length);
-        setReadyState(xhr, state, 4);
-        fire(xhr, 'load', length, length);
-        fire(xhr, 'loadend', length, length);
-      });
-    }).catch(function (error) {
-      if (!state.sending || controller.signal.aborted) return;
-      if (error && error.code) state.errorCode = error.code;
-      try { console.warn('HybridKit proxy: ' + state.method + ' ' + state.url + ' failed: ' + (error && error.message)); } catch (e) { /* ignore */ }
-      end(xhr, state, error && error.code === 'timeout' ? 'timeout' : 'error');
+    };
+    (prepared ? prepared.read() : Promise.resolve(null)).then(function (bytes) {
+      if (!live()) return;
+      transmit({ url: state.url, method: state.method, headers: headers, body: bytes && bytes.byteLength ? bytes : null,
+        timeout: state.timeout || null, mode: 'cors', credentials: credentials,
+        referrer: document.URL, preflight: state.uploadListener && !!prepared }, {
+        upload: !state.uploadListener ? null : function (loaded, sent) {
+          if (!live() || state.uploadComplete) return;
+          fireUpload(xhr, state, 'progress', loaded, sent);
+        },
+        head: function (head) {
+          if (!live()) return;
+          finishUpload();
+          if (!live()) return;
+          state.response = head;
+          var contentLength = Number(headerValue(state, 'content-length'));
+          length = isFinite(contentLength) && contentLength > 0 ? contentLength : 0;
+          readyStateChange(xhr, state, HEADERS_RECEIVED);
+        },
+        chunk: chunk,
+        end: function (reply) {
+          if (!live()) return;
+          if (typeof reply.text === 'string' && state.chunks.length === 0) { state.replyText = reply.text; state.textWhole = true; }
+          chunk(replyBytes(reply));
+          if (!live()) return;
+          stopTimer(state);
+          if (throttle.timer) { clearTimeout(throttle.timer); throttle.timer = null; }
+          // The standard's "handle response end-of-body"; a pending progress goes first, as the
+          // engines flush it (WebKit with readyState already DONE).
+          if (throttle.deferred) {
+            fire(xhr, 'readystatechange');
+            if (!live()) return;
+            state.readyState = DONE;
+            fire(xhr, 'progress', state.receivedLength, length);
+            if (!live()) return;
+          }
+          state.readyState = DONE;
+          state.send = false;
+          fire(xhr, 'readystatechange');
+          fire(xhr, 'load', state.receivedLength, length);
+          fire(xhr, 'loadend', state.receivedLength, length);
+        },
+        fail: function (error) {
+          if (!live()) return;
+          if (error && error.code) state.errorCode = error.code;
+          try { console.warn('HybridKit proxy: ' + state.method + ' ' + state.url + ' failed: ' + (error && error.message)); } catch (e) { /* ignore */ }
+          requestError(xhr, state, error && error.code === 'timeout' ? 'timeout' : 'error');
+        }
+      }, controller.signal);
+    }, function (error) {
+      if (!live()) return;
+      requestError(xhr, state, 'error');
     });
   };
 
@@ -436,13 +1096,16 @@
     if (method !== 'post' || (target && target !== '_self')) return false;
     var url = proxiedURL((submitter && submitter.hasAttribute('formaction')) ? submitter.formAction : form.action);
     if (!url) return false;
-    var body = formBody(form, submitter);
-    extractBody(body).then(function (extracted) {
-      return transmit({ url: url.href, method: 'POST', headers: extracted.type ? [['Content-Type', extracted.type]] : [],
-        body: extracted.buffer.byteLength ? extracted.buffer : null }, { action: 'submit' });
-    }).catch(function (error) {
+    var prepared = prepareBody(formBody(form, submitter));
+    var warn = function (error) {
       try { console.warn('HybridKit proxy: form POST to ' + url.href + ' failed: ' + (error && error.message)); } catch (e) { /* ignore */ }
-    });
+    };
+    prepared.read().then(function (bytes) {
+      transmit({ url: url.href, method: 'POST', headers: prepared.type ? [['Content-Type', prepared.type]] : [],
+        body: bytes.byteLength ? bytes : null, mode: 'navigate', credentials: 'include',
+        referrer: document.URL },
+        { head: function () {}, chunk: function () {}, end: function () {}, fail: warn }, null, 'submit');
+    }).catch(warn);
     return true;
   }
   if (config.forms) {

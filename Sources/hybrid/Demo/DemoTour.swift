@@ -40,7 +40,10 @@ final class DemoTour: DemoHost, HybridWebViewDelegate {
     func makeConfiguration() async throws -> HybridWebViewConfiguration {
         let package = OriginPattern(stringLiteral: "\(DemoPublisher.scheme)://demo.hybridkit.invalid")
         let origins = [package] + origin.origins
-        let policy = try ProxyPolicy(requests: origin.origins.map { "\($0)/*" }, pages: ["\(package)/*"])
+        // The package's pages (an origin no server lists) reach the demo's own API hosts: the app
+        // trusts those hosts explicitly, so the proxy's CORS check does not apply to them.
+        let policy = try ProxyPolicy(requests: origin.origins.map { "\($0)/*" }, pages: ["\(package)/*"],
+                                     trustedHosts: origin.origins.map { "\($0)" })
         let log = proxied
         let proxy = RequestProxy(policy: policy, jar: jar) { record in log.append(record) }
         let storage = publisher.work.appendingPathComponent("storage", isDirectory: true)
