@@ -1,7 +1,7 @@
 # HybridKit: `make demo` runs the demo tour in the container; `make test` runs every test.
 # Both install what they need first (scripts/bootstrap.sh; a no-op when all is present).
 
-.PHONY: all bootstrap build lint test unit-tests engine-tests demo clean
+.PHONY: all bootstrap build lint test unit-tests engine-tests example quickstart-check demo clean
 
 all: build
 
@@ -16,14 +16,16 @@ build: bootstrap
 # Always every product's sources: a LINT_DOCS_PATHS left in the environment does not narrow it.
 lint: bootstrap
 	@LINT_DOCS_PATHS= bash scripts/lint-docs.sh
+	@bash scripts/check-layering.sh
 
 # Unit, server and package tests run under `swift test`; the end-to-end suite on the real engine
 # is the `hybrid-engine-tests` executable (WebKit must own the main thread: see docs/architecture-notes.md).
 test: bootstrap
-	$(MAKE) --no-print-directory lint
+	$(MAKE) --no-print-directory lint quickstart-check
 	swift build --build-tests
 	swift build --product hybrid-engine-tests
 	$(MAKE) --no-print-directory unit-tests engine-tests
+	$(MAKE) --no-print-directory example
 
 unit-tests:
 	xvfb-run -a swift test --skip-build --no-parallel
@@ -31,9 +33,21 @@ unit-tests:
 engine-tests:
 	xvfb-run -a .build/debug/hybrid-engine-tests --no-parallel
 
+# The app outside the package (docs/adopting.md): Examples/QuickStart depends on HybridKit by path
+# and links its products only, so a missing product or an internal symbol fails its build. Its
+# App.swift is the README's Swift quick start (checked byte for byte); the smoke test publishes a
+# shop on loopback and runs that code in the real engine (exit 0 ok, 1 failed, 2 timed out).
+# Its build lives in Examples/QuickStart/.build.
+example: bootstrap quickstart-check
+	swift build --package-path Examples/QuickStart
+	xvfb-run -a Examples/QuickStart/.build/debug/QuickStart --smoke --timeout 60
+
+quickstart-check:
+	@bash scripts/check-quickstart.sh
+
 demo: bootstrap
 	swift build --product hybrid
 	.build/debug/hybrid demo Examples/demo --out demo-out
 
 clean:
-	rm -rf .build demo-out
+	rm -rf .build Examples/QuickStart/.build demo-out

@@ -1,4 +1,6 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
+// 6.2 is what the sources need, on every platform: `isolated deinit` (SE-0371) and
+// `nonisolated(nonsending)` (SE-0461) first compile with Swift 6.2 (Xcode 26).
 import PackageDescription
 
 // Strict settings for every target, in one place (as swift-log does).
@@ -10,7 +12,7 @@ let linux = TargetDependencyCondition.when(platforms: [.linux])
 
 var targets: [Target] = [
     // Policy and protocols: Foundation + Dispatch only, compiles on Linux and Apple.
-    .target(name: "HybridCore", resources: [.copy("Resources/hybrid.js"), .copy("Resources/hybrid.d.ts"), .copy("Resources/hybrid-proxy.js")]),
+    .target(name: "HybridCore", resources: [.copy("Resources/hybrid.js"), .copy("Resources/hybrid.d.ts"), .copy("Resources/hybrid-proxy.js"), .copy("Resources/hybrid-prefetch.js")]),
 
     // WebKitGTK 6.0 (engine, GTK 4, libsoup 3, GLib) through pkg-config.
     .systemLibrary(
@@ -23,6 +25,12 @@ var targets: [Target] = [
         name: "CSodium",
         pkgConfig: "libsodium",
         providers: [.apt(["libsodium-dev"])]
+    ),
+    // libzstd: byte-level patches between package versions (zstd with the old file as a raw prefix).
+    .systemLibrary(
+        name: "CZstd",
+        pkgConfig: "libzstd",
+        providers: [.apt(["libzstd-dev"])]
     ),
     // The tiny C shim: GObject macros, variadic constructors, libdispatch main-queue hooks, and
     // the X11 move that keeps a pooled view rendered off-screen (Xlib, which GTK's X11 backend uses).
@@ -49,10 +57,12 @@ var targets: [Target] = [
             .target(name: "CHybridGTK", condition: linux),
         ]
     ),
-    // Cryptography on libsodium (Linux); CryptoKit on Apple platforms.
+    // Cryptography on libsodium (Linux); CryptoKit on Apple platforms. Also the zstd delta codec
+    // for byte-level package patches where libzstd is linked (Linux); Apple builds without it
+    // fall back to full blobs, or plug in their own `DeltaCodec` (docs/offline-packages.md).
     .target(
         name: "HybridCrypto",
-        dependencies: ["HybridCore", .target(name: "CSodium", condition: linux)]
+        dependencies: ["HybridCore", .target(name: "CSodium", condition: linux), .target(name: "CZstd", condition: linux)]
     ),
     .target(
         name: "HybridTestSupport",
@@ -69,12 +79,12 @@ var targets: [Target] = [
         dependencies: [
             "HybridCore",
             "HybridCrypto",
-            "HybridTestSupport",  // page and image fixtures for `hybrid bench`
+            // Page, image and server fixtures for `hybrid bench` and `hybrid demo` only: no
+            // other command reaches test support (docs/adopting.md).
+            "HybridTestSupport",
             .target(name: "HybridBlink", condition: linux),
             .target(name: "HybridGTK", condition: linux),
             .target(name: "HybridServer", condition: linux),
-            .target(name: "CWebKitGTK", condition: linux),
-            .target(name: "CHybridGTK", condition: linux),
         ]
     ),
     .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridCrypto"]),
@@ -101,22 +111,39 @@ var targets: [Target] = [
     ),
 ]
 
-// The Apple engine: WKWebView adapter and a UIKit screen. Their sources compile only where
-// WebKit/UIKit exist (`#if canImport`), so on Linux these are empty modules.
+// The Apple engine: WKWebView adapter and a UIKit screen. Each file compiles where it can import
+// its Apple modules (`#if canImport(WebKit)`; UIKit files also `canImport(UIKit)`).
+var appleStandIns: [Target.Dependency] = []
+#if os(Linux)
+// Linux only: stand-ins named like Apple's modules (WebKit, UIKit, and FoundationAppleOnly for the
+// Apple-only Foundation API they re-export), declaring exactly the Apple symbols the adapters use.
+// HybridWK and HybridUIKit build against them as the separate modules they are on Xcode, each
+// file with its own imports, so a missing import or a cross-module use of an internal symbol
+// fails every Linux build. Proves Swift consistency, not runtime behaviour (docs/apple.md).
+// No other target depends on them: an app that links HybridCore, HybridGTK or HybridBlink never
+// builds them.
 targets += [
-    .target(name: "HybridWK", dependencies: ["HybridCore"]),
-    .target(name: "HybridUIKit", dependencies: ["HybridCore", "HybridWK"]),
+    .target(name: "FoundationAppleOnly", path: "Sources/AppleStandIns/FoundationAppleOnly"),
+    .target(name: "UIKit", dependencies: ["FoundationAppleOnly"], path: "Sources/AppleStandIns/UIKit"),
+    .target(name: "WebKit", dependencies: ["FoundationAppleOnly", "UIKit"], path: "Sources/AppleStandIns/WebKit"),
+]
+appleStandIns = [.target(name: "WebKit", condition: linux), .target(name: "UIKit", condition: linux)]
+#endif
+targets += [
+    .target(name: "HybridWK", dependencies: ["HybridCore"] + appleStandIns),
+    .target(name: "HybridUIKit", dependencies: ["HybridCore", "HybridWK"] + appleStandIns),
 ]
 #if os(Linux)
-// Linux only: compiles the HybridWK and HybridUIKit sources (symlinked into the target) against
-// a declared surface of Apple's WebKit/UIKit/Foundation symbols, so every Linux build
-// type-checks the Apple adapter. Proves Swift consistency, not runtime behaviour (docs/apple.md).
+// docs/apple.md's example as an app module of its own: only products' modules and UIKit.
 targets.append(.target(
-    name: "HybridAppleCheck", dependencies: ["HybridCore"],
-    swiftSettings: [.define("HYBRID_APPLE_CHECK")]
+    name: "HybridAppleExample",
+    dependencies: ["HybridCore", "HybridWK", "HybridUIKit", .target(name: "UIKit", condition: linux)]
 ))
 // The adapter's pure translations (URL patterns, script values, errors, requests, cookies).
-targets.append(.testTarget(name: "HybridAppleCheckTests", dependencies: ["HybridAppleCheck", "HybridCore"]))
+targets.append(.testTarget(
+    name: "HybridAppleCheckTests",
+    dependencies: ["HybridWK", "HybridCore", .target(name: "WebKit", condition: linux)]
+))
 #endif
 
 for target in targets where target.type != .system {
@@ -128,9 +155,15 @@ for target in targets where target.type != .system {
 let package = Package(
     name: "HybridKit",
     platforms: [.macOS(.v13), .iOS(.v15)],
+    // What an app links (docs/adopting.md): the core, an engine or two, the crypto that verifies
+    // packages and config, and the server for those who host a repository. `Examples/QuickStart`
+    // builds against these alone, so a missing product fails CI before it fails an adopter.
     products: [
         .library(name: "HybridCore", targets: ["HybridCore"]),
+        .library(name: "HybridCrypto", targets: ["HybridCrypto"]),
         .library(name: "HybridGTK", targets: ["HybridGTK"]),
+        .library(name: "HybridBlink", targets: ["HybridBlink"]),
+        .library(name: "HybridServer", targets: ["HybridServer"]),
         .library(name: "HybridWK", targets: ["HybridWK"]),
         .library(name: "HybridUIKit", targets: ["HybridUIKit"]),
         .executable(name: "hybrid", targets: ["hybrid"]),

@@ -3,7 +3,7 @@
 # A no-op when everything is present: `apt-get update` runs once, only if something is missing.
 set -euo pipefail
 
-packages=(libwebkitgtk-6.0-dev libsodium-dev zlib1g-dev xvfb xauth chromium nginx fonts-dejavu-core)
+packages=(libwebkitgtk-6.0-dev libsodium-dev zlib1g-dev libzstd-dev bsdiff xvfb xauth chromium nginx fonts-dejavu-core)
 
 missing=()
 for package in "${packages[@]}"; do

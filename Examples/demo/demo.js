@@ -57,3 +57,7 @@ window.demo = {
     await hybrid.call('demo', 'report', { feature, ok, figure, details });
   },
 };
+
+// Boot health: a newly installed version of the demo package is on trial until one of its pages
+// says it works; only the package's own origin may say so.
+hybrid.call('app', 'ready').catch(() => {});

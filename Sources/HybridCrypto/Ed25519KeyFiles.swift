@@ -96,3 +96,14 @@ public enum Ed25519KeyFiles {
         }
     }
 }
+
+extension TrustedKeySet {
+    /// A key set of Ed25519 root keys, verified with libsodium (Linux) or CryptoKit (Apple).
+    /// - Parameters:
+    ///   - roots: the keys the app ships with, each with its validity window.
+    ///   - revoked: public keys refused whatever any rotation says.
+    ///   - stateURL: where applied rotations are saved (e.g. `STORE/state/keys.json`); `nil`: memory only.
+    public static func ed25519(roots: [TrustedKey], revoked: [Data] = [], stateURL: URL? = nil) -> TrustedKeySet {
+        TrustedKeySet(roots: roots, revoked: revoked, stateURL: stateURL) { try Ed25519Verifier(publicKey: $0) }
+    }
+}

@@ -6,15 +6,22 @@ import HybridCore
 /// `EngineCookieStore` on a network session's `WebKitCookieManager` (libsoup's RFC 6265 jar).
 @MainActor
 final class GTKCookieStore: EngineCookieStore {
-    private let manager: OpaquePointer  // WebKitCookieManager*, owned by the network session
+    private let session: OpaquePointer  // WebKitNetworkSession*, one ref of ours
+    private let manager: OpaquePointer  // WebKitCookieManager*, owned by the session
     private var connections: [SignalConnection] = []
 
-    init(manager: OpaquePointer) {
-        self.manager = manager
+    /// The store of `session`'s cookie manager. It keeps the session alive: a CookieSync (and so
+    /// this store) can outlive the provider that made the session (a view released by a pending
+    /// task after the app dropped its provider), and the manager cannot outlive its session.
+    init(session: OpaquePointer) {
+        g_object_ref(UnsafeMutableRawPointer(session))
+        self.session = session
+        manager = webkit_network_session_get_cookie_manager(session)
     }
 
     isolated deinit {
         for connection in connections { connection.disconnect() }
+        g_object_unref(UnsafeMutableRawPointer(session))
     }
 
     func cookies(for url: URL) async throws -> [Cookie] {
@@ -75,8 +82,11 @@ final class GTKCookieStore: EngineCookieStore {
             UnsafeMutableRawPointer(manager), "changed", thunk: unsafeBitCast(thunk, to: UnsafeRawPointer.self), handler: handler)
         connections.append(connection)
         return ObservationToken { [weak self] in
+            // A store already gone disconnected every connection in its deinit and released the
+            // session, so the manager may be freed: touch it only while the store is alive.
+            guard let self else { return }
             connection.disconnect()
-            self?.connections.removeAll { $0.id == connection.id }
+            connections.removeAll { $0.id == connection.id }
         }
     }
 

@@ -25,7 +25,7 @@ public final class GTKEngineProvider: WebEngineProvider {
     private var registeredSchemes: Set<String> = []
     /// Live views by their `WebKitWebView*`, for routing custom-scheme requests to their handler.
     private var views: [UnsafeMutableRawPointer: Weak<GTKWebEngine>] = [:]
-    private lazy var sharedCookieStore = GTKCookieStore(manager: webkit_network_session_get_cookie_manager(session))
+    private lazy var sharedCookieStore = GTKCookieStore(session: session)
 
     /// - Parameters:
     ///   - session: ephemeral (memory only) or persistent in a directory (cookies survive restarts).

@@ -264,7 +264,7 @@ public final class GTKWebEngine: WebEngine {
 
     /// The provider's shared cookie store (the network session's cookie manager).
     public var cookieStore: any EngineCookieStore {
-        provider?.cookieStore ?? GTKCookieStore(manager: webkit_network_session_get_cookie_manager(webkit_web_view_get_network_session(view)))
+        provider?.cookieStore ?? GTKCookieStore(session: webkit_web_view_get_network_session(view))
     }
 
     /// PNG data of the visible region (`webkit_web_view_get_snapshot`).

@@ -1,4 +1,5 @@
 import Foundation
+import HybridCore
 
 /// Serves a directory read-only: correct content types, `ETag`/`If-None-Match` → 304,
 /// `Last-Modified`/`If-Modified-Since`, single `Range` → 206/416, `HEAD`, `index.html` for
@@ -51,7 +52,7 @@ public struct StaticFiles: Sendable {
         else { return .status(404) }
         let modified = (attributes[.modificationDate] as? Date) ?? Date(timeIntervalSince1970: 0)
         return answer(request, file: resolved.path, data: data, modified: modified,
-                      contentType: MIMEType.forPath(resolved.lastPathComponent))
+                      contentType: MediaTypes.type(forPath: resolved.lastPathComponent))
     }
 
     private func answer(_ request: ServerRequest, file: String, data: Data, modified: Date, contentType: String) -> ServerResponse {

@@ -1,9 +1,7 @@
-#if (canImport(UIKit) && canImport(WebKit)) || HYBRID_APPLE_CHECK
+#if canImport(UIKit) && canImport(WebKit)
 import Foundation
 import HybridCore
-#if canImport(UIKit)
 import UIKit
-#endif
 
 /// Shows a page's `alert`/`confirm`/`prompt` as a `UIAlertController` and answers it exactly once.
 ///

@@ -1,12 +1,9 @@
-#if (canImport(UIKit) && canImport(WebKit)) || HYBRID_APPLE_CHECK
+#if canImport(UIKit) && canImport(WebKit)
 import Foundation
 import HybridCore
-#if canImport(UIKit)
-import UIKit
-#endif
-#if !HYBRID_APPLE_CHECK
 import HybridWK
-#endif
+import UIKit
+import WebKit
 
 /// A screen that hosts one ``HybridWebView`` on WKWebView: the page's title, a progress bar,
 /// back/close items that follow the back policy (back through the page's history, else close
@@ -29,6 +26,8 @@ open class HybridViewController: UIViewController, HybridWebViewDelegate {
     /// Title shown until the page has one.
     public var placeholderTitle: String?
 
+    /// The load progress bar under the navigation bar, hidden when a load completes. Restyle it
+    /// freely; the screen sets only its frame, progress and visibility.
     public let progressView = UIProgressView(progressViewStyle: .bar)
     private lazy var backItem = UIBarButtonItem(
         title: nil, image: UIImage(systemName: "chevron.backward"),
@@ -57,6 +56,8 @@ open class HybridViewController: UIViewController, HybridWebViewDelegate {
         initialURL = url
     }
 
+    /// Not supported: the screen needs a container, which a storyboard cannot provide.
+    /// - Returns: nil, always.
     public required init?(coder: NSCoder) { return nil }
 
     /// The WKWebView to show, when the container runs on WKWebView.
@@ -159,32 +160,41 @@ open class HybridViewController: UIViewController, HybridWebViewDelegate {
 
     // MARK: HybridWebViewDelegate
 
+    /// Shows the page's dialog as an alert when the screen can present one; otherwise it is
+    /// answered with its safe default.
     public func webView(_ webView: HybridWebView, runDialog completion: ScriptDialogCompletion) {
         dialogs.present(completion, from: self)
     }
 
+    /// The back policy, the page (`navigation.close`) or `window.close()` asked to close the
+    /// container: the screen closes (``closeContainer()``).
     public func webViewRequestsClose(_ webView: HybridWebView) {
         closeContainer()
     }
 
+    /// Asks ``pageDelegate``; allows the navigation when there is none.
     public func webView(_ webView: HybridWebView, decidePolicyFor action: NavigationAction) async -> NavigationActionPolicy {
         guard let pageDelegate else { return .allow }
         return await pageDelegate.webView(webView, decidePolicyFor: action)
     }
 
+    /// Asks ``pageDelegate``; without one, shows what WebKit can show and cancels the rest.
     public func webView(_ webView: HybridWebView, decidePolicyFor response: NavigationResponse) async -> NavigationResponsePolicy {
         guard let pageDelegate else { return response.canShowMIMEType ? .allow : .cancel }
         return await pageDelegate.webView(webView, decidePolicyFor: response)
     }
 
+    /// Passes the page's new-window request to ``pageDelegate`` (nothing opens without one).
     public func webView(_ webView: HybridWebView, requestsNewWindow request: NewWindowRequest) {
         pageDelegate?.webView(webView, requestsNewWindow: request)
     }
 
+    /// Tells ``pageDelegate`` of a white screen the container detected (and already handled).
     public func webView(_ webView: HybridWebView, didDetectWhiteScreen event: WhiteScreenEvent) {
         pageDelegate?.webView(webView, didDetectWhiteScreen: event)
     }
 
+    /// Tells ``pageDelegate`` of a main-frame load that failed.
     public func webView(_ webView: HybridWebView, didFailLoad failure: LoadFailure) {
         pageDelegate?.webView(webView, didFailLoad: failure)
     }

@@ -1,13 +1,12 @@
-#if canImport(WebKit) || HYBRID_APPLE_CHECK
+#if canImport(WebKit)
 import Foundation
 import HybridCore
-#if canImport(WebKit)
 import WebKit
-#endif
 
-/// WKWebView's process pool and data store: one `WKProcessPool` and one `WKWebsiteDataStore`
-/// shared by every view it makes, so views share cookies, caches and content processes (the twin
-/// of `GTKEngineProvider`'s `WebKitWebContext` + `WebKitNetworkSession`).
+/// WKWebView's data store: one `WKWebsiteDataStore` shared by every view it makes, so views share
+/// cookies, caches and storage (the twin of `GTKEngineProvider`'s `WebKitWebContext` +
+/// `WebKitNetworkSession`). Content processes need no provider: since iOS 15 / macOS 12 WebKit
+/// shares one process pool per app by itself (`WKProcessPool` is deprecated and has no effect).
 ///
 /// ```swift
 /// let provider = WKEngineProvider(store: .shared)
@@ -26,21 +25,22 @@ public final class WKEngineProvider: WebEngineProvider {
         case profile(UUID)
     }
 
+    /// `wkwebview`, the name remote config and reports use for this engine.
     public let engineName = "wkwebview"
+    /// What WKWebView can do: ``WKWebEngine/webKitCapabilities``.
     public var capabilities: EngineCapabilities { WKWebEngine.webKitCapabilities }
+    /// Why WKWebView lacks the rest: ``WKWebEngine/webKitLimitations``.
     public var limitations: [EngineCapabilities: String] { WKWebEngine.webKitLimitations }
 
-    /// The pool every view's configuration names. WebKit has shared one pool per app since
-    /// iOS 15 anyway; naming it keeps older behaviour identical and costs nothing.
-    public let processPool: WKProcessPool
+    /// The `WKWebsiteDataStore` every view's configuration names (``store`` says which one).
     public let dataStore: WKWebsiteDataStore
+    /// The kind of store this provider was made with.
     public let store: Store
     private lazy var sharedCookieStore = WKCookieStore(store: dataStore.httpCookieStore)
 
     /// - Parameter store: the data store the views share (cookies, cache, local storage).
     public init(store: Store = .shared) {
         self.store = store
-        processPool = WKProcessPool()
         switch store {
         case .shared:
             dataStore = WKWebsiteDataStore.default()
@@ -67,6 +67,9 @@ public final class WKEngineProvider: WebEngineProvider {
     /// The store shared by every view this provider makes.
     public var cookieStore: any EngineCookieStore { sharedCookieStore }
 
+    /// A new `WKWebView` on this provider's data store, set up from `configuration` (user
+    /// content, scheme handlers, media policy), as a ``WKWebEngine``. It never throws: WebKit
+    /// makes views synchronously and cannot refuse one.
     public func makeEngine(_ configuration: EngineConfiguration) throws -> any WebEngine {
         makeWKEngine(configuration)
     }

@@ -1,12 +1,10 @@
-#if canImport(WebKit) || HYBRID_APPLE_CHECK
+#if canImport(WebKit)
 import Foundation
 import HybridCore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-#if canImport(WebKit)
 import WebKit
-#endif
 
 // Conversions between the seam's values and the Foundation/WebKit types WKWebView speaks.
 

@@ -1,9 +1,7 @@
-#if canImport(WebKit) || HYBRID_APPLE_CHECK
+#if canImport(WebKit)
 import Foundation
 import HybridCore
-#if canImport(WebKit)
 import WebKit
-#endif
 
 /// The script message handlers of one view: `WKScriptMessageHandlerWithReply` for handlers that
 /// answer (the page's `postMessage` returns a Promise) and `WKScriptMessageHandler` for

@@ -1,13 +1,12 @@
-#if canImport(WebKit) || HYBRID_APPLE_CHECK
+#if canImport(WebKit)
 import Foundation
 import HybridCore
-#if canImport(WebKit)
 import WebKit
-#endif
 
 /// `WKUIDelegate`: the JavaScript panels become ``ScriptDialogCompletion``s (answered exactly
 /// once: by the delegate, or with the safe default when it drops them, the view closes or the
-/// process dies), and new windows become questions to the delegate.
+/// process dies), new windows become questions to the delegate, and `window.close()` a close
+/// request.
 extension WKNavigationProxy: WKUIDelegate {
     func webView(
         _ webView: WKWebView, runJavaScriptAlertPanelWithMessage message: String, initiatedByFrame frame: WKFrameInfo,
@@ -46,6 +45,13 @@ extension WKNavigationProxy: WKUIDelegate {
         action.isMainFrame = true
         Task { @MainActor [weak engine] in _ = await engine?.askDelegate(action) }
         return nil
+    }
+
+    /// The page called `window.close()` (and WebKit let it): the owner hears a close request; the
+    /// view stays open until the owner closes it.
+    func webViewDidClose(_ webView: WKWebView) {
+        guard let engine, !engine.closed else { return }
+        engine.delegate?.engineRequestsClose(engine)
     }
 
     private func present(

@@ -1,12 +1,10 @@
-#if canImport(WebKit) || HYBRID_APPLE_CHECK
+#if canImport(WebKit)
 import Foundation
 import HybridCore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-#if canImport(WebKit)
 import WebKit
-#endif
 
 /// The engine's `WKNavigationDelegate` (and `WKUIDelegate`, see `WKNavigationProxy+Dialogs`):
 /// load events, policy questions and process termination, carried to ``WKWebEngine`` and its
@@ -99,8 +97,9 @@ final class WKNavigationProxy: NSObject, WKNavigationDelegate {
             }
             switch policy {
             case .allow: decisionHandler(.allow)
-            case .cancel: decisionHandler(.cancel)
-            case .download: decisionHandler(.download)
+            // No WKDownloadDelegate is wired (the seam has no download callback), so a download
+            // would go nowhere: the response is cancelled, as `.downloads` is not claimed.
+            case .cancel, .download: decisionHandler(.cancel)
             }
         }
     }

@@ -1,12 +1,10 @@
-#if canImport(WebKit) || HYBRID_APPLE_CHECK
+#if canImport(WebKit)
 import Foundation
 import HybridCore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-#if canImport(WebKit)
 import WebKit
-#endif
 
 /// The `WKURLSchemeHandler` of one view: reads method, headers and body of each custom-scheme
 /// request, asks the view's ``URLSchemeHandler`` and answers WebKit exactly once.

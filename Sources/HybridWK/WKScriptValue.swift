@@ -1,17 +1,25 @@
-#if canImport(WebKit) || HYBRID_APPLE_CHECK
+#if canImport(WebKit)
 import Foundation
 import HybridCore
-#if canImport(WebKit)
 import WebKit
-#endif
 
 /// WebKit's Foundation values (what JavaScript values become in Swift) ↔ JSON, and WebKit's
 /// script errors → typed errors.
 enum WKScriptValue {
-    /// A script result as JSON. `undefined` (nil) and `null` (NSNull) are `null`.
+    /// What a script call's completion handler got, as the seam's result: the value as JSON, or
+    /// WebKit's error as ``hybridError(_:)`` makes it.
+    static func jsonResult(_ result: Result<Any, any Error>) -> Result<JSONValue, any Error> {
+        switch result {
+        case .success(let value): Result { try json(from: value) }
+        case .failure(let error): .failure(hybridError(error))
+        }
+    }
+
+    /// A script result as JSON. `undefined` (nil, or the `Optional<Any>.none` that WebKit's
+    /// Result-based completion forms box into `Any`) and `null` (NSNull) are `null`.
     /// - Throws: `HybridError.engine(.resultNotJSON)` for values JSON has no form for.
     static func json(from value: Any?) throws -> JSONValue {
-        guard let value else { return .null }
+        guard let value = unboxed(value) else { return .null }
         if value is NSNull { return .null }
         if let text = value as? String { return .string(text) }
         if let number = value as? NSNumber {
@@ -30,6 +38,14 @@ enum WKScriptValue {
             return .string(ISO8601DateFormatter().string(from: date))
         }
         throw HybridError.engine(.resultNotJSON(String(describing: value)))
+    }
+
+    /// `value` without the `Optional` layers `Any` can hide (`Optional<Any>.none as Any` is nil).
+    private static func unboxed(_ value: Any?) -> Any? {
+        guard let value else { return nil }
+        let mirror = Mirror(reflecting: value)
+        guard mirror.displayStyle == .optional else { return value }
+        return unboxed(mirror.children.first?.value)
     }
 
     /// A posted message body: strings as-is, anything else as JSON text (as on WebKitGTK).

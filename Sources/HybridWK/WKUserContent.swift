@@ -1,9 +1,7 @@
-#if canImport(WebKit) || HYBRID_APPLE_CHECK
+#if canImport(WebKit)
 import Foundation
 import HybridCore
-#if canImport(WebKit)
 import WebKit
-#endif
 
 /// User scripts, style sheets and message handlers of an ``EngineConfiguration``, installed in a
 /// `WKUserContentController`.

@@ -1,9 +1,7 @@
-#if canImport(WebKit) || HYBRID_APPLE_CHECK
+#if canImport(WebKit)
 import Foundation
 import HybridCore
-#if canImport(WebKit)
 import WebKit
-#endif
 #if canImport(UIKit)
 import UIKit
 #elseif canImport(AppKit)
@@ -13,42 +11,46 @@ import AppKit
 /// Scripts and snapshots: every asynchronous call is tracked, so a content-process crash or
 /// ``WKWebEngine/close()`` fails it exactly once and WebKit's late answer is ignored.
 extension WKWebEngine {
+    /// Evaluates `script` in `world` (the page's world or a named `WKContentWorld`).
+    /// - Returns: the completion value as JSON; `undefined` and `null` are `null`.
+    /// - Throws: `HybridError.engine(.javaScript)` with the exception's message, `.resultNotJSON`
+    ///   for a value JSON has no form for, `.closed` or `.contentProcessTerminated` when the view
+    ///   closes or its process dies first.
     public func evaluate(_ script: String, in world: ScriptWorld) async throws -> JSONValue {
-        // The async form (iOS 15) answers `undefined` with nil; the Result-based completion form
-        // of this API has no way to say "no value" and is avoided.
+        // The completion-handler form: the async form traps before iOS 18 when the value is
+        // `undefined` (webkit.org/b/282918); this one reports it as a boxed nil (JSON null).
         let webView = self.webView
         return try await track { done in
-            Task { @MainActor in
-                do {
-                    let value = try await webView.evaluateJavaScript(script, in: nil, contentWorld: world.contentWorld)
-                    done(Result { try WKScriptValue.json(from: value) })
-                } catch {
-                    done(.failure(WKScriptValue.hybridError(error)))
-                }
+            webView.evaluateJavaScript(script, in: nil, in: world.contentWorld) { result in
+                done(WKScriptValue.jsonResult(result))
             }
         }
     }
 
+    /// Runs `body` as the body of an async function whose parameters are `arguments`
+    /// (`callAsyncJavaScript`) and awaits the Promise it returns.
+    /// - Returns: the fulfilled value as JSON; `undefined` and `null` are `null`.
+    /// - Throws: `HybridError.engine(.javaScript)` when the function throws or its Promise
+    ///   rejects; otherwise as ``evaluate(_:in:)``.
     public func callAsync(_ body: String, arguments: [String: JSONValue], in world: ScriptWorld) async throws -> JSONValue {
         // Arguments travel as JSON text and are parsed first thing in the function, so every
         // JSON value arrives with its JavaScript type (as on WebKitGTK).
         let names = arguments.keys.sorted()
         let source = names.map { "\($0) = JSON.parse(\($0));\n" }.joined() + body
+        let texts: [String: Any] = arguments.mapValues { $0.jsonText }
         let webView = self.webView
         return try await track { done in
-            Task { @MainActor in
-                do {
-                    let texts: [String: Any] = arguments.mapValues { $0.jsonText }
-                    let value = try await webView.callAsyncJavaScript(
-                        source, arguments: texts, in: nil, contentWorld: world.contentWorld)
-                    done(Result { try WKScriptValue.json(from: value) })
-                } catch {
-                    done(.failure(WKScriptValue.hybridError(error)))
-                }
+            // The completion-handler form, for the same reason as in evaluate(_:in:).
+            webView.callAsyncJavaScript(source, arguments: texts, in: nil, in: world.contentWorld) { result in
+                done(WKScriptValue.jsonResult(result))
             }
         }
     }
 
+    /// The visible page as PNG data (`takeSnapshot(with:)`, without waiting for screen updates,
+    /// so a view that is not on screen still answers).
+    /// - Throws: `HybridError.engine(.snapshotFailed)` when WebKit makes no image; `.closed` or
+    ///   `.contentProcessTerminated` when the view closes or its process dies first.
     public func snapshot() async throws -> Data {
         let webView = self.webView
         return try await track { done in

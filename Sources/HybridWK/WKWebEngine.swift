@@ -1,12 +1,10 @@
-#if canImport(WebKit) || HYBRID_APPLE_CHECK
+#if canImport(WebKit)
 import Foundation
 import HybridCore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-#if canImport(WebKit)
 import WebKit
-#endif
 
 /// `WebEngine` on a `WKWebView`: translation only, no policy.
 ///
@@ -15,11 +13,12 @@ import WebKit
 @MainActor
 public final class WKWebEngine: WebEngine {
     /// What WKWebView can do. It cannot clear history, forward console messages (without a
-    /// script of our own), or take over http/https.
+    /// script of our own), or take over http/https; downloads are not claimed (see
+    /// ``webKitLimitations``).
     public static let webKitCapabilities: EngineCapabilities = [
         .scriptWorlds, .messageReplies, .schemeRequestBodies, .customSchemeNavigation, .streamedSchemeResponses,
         .userOriginStyleSheets, .documentElementAtDocumentStart, .windowOpenReturnsNull, .perViewMediaPolicy,
-        .downloads, .cookieChangeEvents, .crossSiteCookiesWithoutSameSite, .backForwardCache,
+        .cookieChangeEvents, .crossSiteCookiesWithoutSameSite, .backForwardCache,
     ]
 
     /// Why WKWebView lacks what it lacks (``WebEngineProvider/limitations``).
@@ -27,12 +26,18 @@ public final class WKWebEngine: WebEngine {
         .interceptsHTTP: "WKURLSchemeHandler cannot be registered for http/https",
         .clearsHistory: "WKWebView has no call that clears the back-forward list",
         .consoleMessages: "WKWebView forwards no console messages",
+        .downloads: "not wired: a WKDownload needs a WKDownloadDelegate to choose its file, and the seam has no download "
+            + "callback to hand it to: a .download response policy cancels the response",
         .requestBodyLoads: "not claimed: a loaded request's body is not verified to reach the server on every OS version",
         .secureCookiesOnLoopbackHTTP: "not claimed: unverified on WKWebView",
     ]
 
+    /// `wkwebview`.
     public let engineName = "wkwebview"
+    /// ``webKitCapabilities``.
     public var capabilities: EngineCapabilities { Self.webKitCapabilities }
+    /// Receives navigation and response policy questions, script dialogs and close requests;
+    /// held weakly.
     public weak var delegate: (any WebEngineDelegate)?
 
     /// The view to put on screen. Valid until ``close()``; afterwards it is detached and inert.
@@ -63,7 +68,6 @@ public final class WKWebEngine: WebEngine {
         // Everything below is read once, when the view is created: media policy and user
         // content cannot change afterwards (as on WebKitGTK).
         let viewConfiguration = WKWebViewConfiguration()
-        viewConfiguration.processPool = provider.processPool
         viewConfiguration.websiteDataStore = provider.dataStore
         viewConfiguration.applicationNameForUserAgent = configuration.applicationNameForUserAgent
         viewConfiguration.mediaTypesRequiringUserActionForPlayback = configuration.media.autoplayWithoutGesture ? [] : .all
@@ -98,6 +102,9 @@ public final class WKWebEngine: WebEngine {
 
     // MARK: Observation
 
+    /// Calls `handler` with every event in order: load events from `WKNavigationDelegate`, state
+    /// changes from KVO on the view, process terminations. Nothing arrives after ``close()``.
+    /// - Returns: a token that stops the calls when cancelled or released.
     public func observe(_ handler: @escaping @MainActor (EngineEvent) -> Void) -> ObservationToken {
         observers.add(handler)
     }
@@ -128,18 +135,24 @@ public final class WKWebEngine: WebEngine {
 
     // MARK: Loading
 
+    /// Loads `request` as a `URLRequest` with its method, headers and body (that the body reaches
+    /// the server is unverified: ``EngineCapabilities/requestBodyLoads`` is not claimed). Ignored
+    /// after ``close()``.
     public func load(_ request: EngineRequest) {
         guard !closed else { return }
         terminatedReason = nil
         webView.load(URLRequest(request))
     }
 
+    /// Shows `html` as if it came from `baseURL` (`loadHTMLString(_:baseURL:)`). Ignored after ``close()``.
     public func loadHTML(_ html: String, baseURL: URL?) {
         guard !closed else { return }
         terminatedReason = nil
         webView.loadHTMLString(html, baseURL: baseURL)
     }
 
+    /// Shows `data` as the response for `url` (`loadSimulatedRequest(_:response:responseData:)`),
+    /// with `url`'s history entry, origin and relative URLs. Ignored after ``close()``.
     public func loadSimulatedResponse(_ data: Data, mimeType: String, encoding: String?, for url: URL) {
         guard !closed else { return }
         terminatedReason = nil
@@ -148,28 +161,42 @@ public final class WKWebEngine: WebEngine {
         webView.loadSimulatedRequest(URLRequest(url: url), response: response, responseData: data)
     }
 
+    /// Stops the current load. Ignored after ``close()``.
     public func stopLoading() { if !closed { webView.stopLoading() } }
+    /// Reloads the page (also after the content process died). Ignored after ``close()``.
     public func reload() {
         guard !closed else { return }
         terminatedReason = nil
         webView.reload()
     }
+    /// One step back in the view's history, when there is one. Ignored after ``close()``.
     public func goBack() { if !closed { webView.goBack() } }
+    /// One step forward in the view's history, when there is one. Ignored after ``close()``.
     public func goForward() { if !closed { webView.goForward() } }
 
     // MARK: State
 
+    /// The view's current URL; nil before the first load and after ``close()``.
     public var url: URL? { closed ? nil : webView.url }
+    /// The document's title; nil when it has none (an empty title is none) or after ``close()``.
     public var title: String? {
         guard !closed, let title = webView.title, !title.isEmpty else { return nil }
         return title
     }
+    /// Whether a load is in progress (`isLoading`); false after ``close()``.
     public var isLoading: Bool { !closed && webView.isLoading }
+    /// WebKit's estimate of the current load, 0...1 (`estimatedProgress`); 0 after ``close()``.
     public var estimatedProgress: Double { closed ? 0 : webView.estimatedProgress }
+    /// Whether there is a page to go back to; false after ``close()``.
     public var canGoBack: Bool { !closed && webView.canGoBack }
+    /// Whether there is a page to go forward to; false after ``close()``.
     public var canGoForward: Bool { !closed && webView.canGoForward }
+    /// False once the view was closed or its content process terminated (until the next load
+    /// or reload starts a new one).
     public var isAlive: Bool { !closed && terminatedReason == nil }
 
+    /// The view's history: back items oldest first, the current item, forward items. Empty after
+    /// ``close()``.
     public var backForwardList: BackForwardList {
         guard !closed else { return BackForwardList() }
         let list = webView.backForwardList
@@ -181,6 +208,7 @@ public final class WKWebEngine: WebEngine {
 
     // MARK: Cookies, process, visibility
 
+    /// The cookie store of the view's data store: the provider's shared one while it lives.
     public var cookieStore: any EngineCookieStore {
         provider?.cookieStore ?? WKCookieStore(store: webView.configuration.websiteDataStore.httpCookieStore)
     }
@@ -194,11 +222,16 @@ public final class WKWebEngine: WebEngine {
         contentProcessDidTerminate(.terminatedByClient)
     }
 
+    /// Shows or hides the view (`isHidden`); WebKit may throttle a hidden page's timers and media.
+    /// Ignored after ``close()``.
     public func setVisible(_ visible: Bool) {
         guard !closed else { return }
         webView.isHidden = !visible
     }
 
+    /// Tears the view down: pending script calls fail with `.closed`, open dialogs get their safe
+    /// default, delegates, observers, message handlers and user scripts are removed, and the view
+    /// leaves its superview. Idempotent; nothing reaches the delegate or observers afterwards.
     public func close() {
         guard !closed else { return }
         failPending(.engine(.closed))

@@ -20,11 +20,14 @@ enum CommandLineTool {
         DoctorCommand.self,
         BenchCommand.self,
         KeygenCommand.self,
+        KeyCommand.self,
         PackCommand.self,
         VerifyCommand.self,
         UpdateCommand.self,
+        RepoCommand.self,
         ServeCommand.self,
         ConfigCommand.self,
+        HealthCommand.self,
     ] }
 
     static func run(_ argv: [String]) -> Int32 {

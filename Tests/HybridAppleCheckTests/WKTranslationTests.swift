@@ -1,13 +1,15 @@
 import Foundation
 import HybridCore
+@testable import HybridWK
 import Testing
-@testable import HybridAppleCheck
+import WebKit
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-// The WKWebView adapter's pure translations, run on Linux. Only code that touches no Apple
-// symbol at run time is exercised here (the surface's declarations never run).
+// The WKWebView adapter's pure translations, run on Linux against the WebKit stand-in. Only code
+// that touches no Apple symbol at run time is exercised here (the stand-ins' declarations never
+// run).
 
 @Suite("User scripts keep WebKit's URL pattern semantics when wrapped")
 struct WKUserScriptPatternTests {
@@ -50,6 +52,24 @@ struct WKScriptValueTests {
         #expect(try WKScriptValue.json(from: NSNumber(value: true)) == .bool(true))
         let nested: [String: Any] = ["a": [NSNumber(value: 1), "b"], "c": NSNull()]
         #expect(try WKScriptValue.json(from: nested) == .object(["a": .array([.number(1), .string("b")]), "c": .null]))
+    }
+
+    @Test func undefinedBoxedByTheCompletionFormsIsNull() throws {
+        // WebKit's Result-based forms report `undefined` as `.success(Optional<Any>.none as Any)`.
+        let undefined: Any = Optional<Any>.none as Any
+        #expect(try WKScriptValue.json(from: undefined) == .null)
+        #expect(try WKScriptValue.json(from: Optional<Any>.some("text") as Any) == .string("text"))
+        #expect(try WKScriptValue.jsonResult(.success(undefined)).get() == .null)
+        #expect(try WKScriptValue.jsonResult(.success(["a": NSNumber(value: 1)])).get() == .object(["a": .number(1)]))
+    }
+
+    @Test func completionFailuresBecomeTypedErrors() {
+        let exception = NSError(domain: WKErrorDomain, code: WKError.Code.javaScriptExceptionOccurred.rawValue,
+                                userInfo: ["WKJavaScriptExceptionMessage": "TypeError: y"])
+        #expect(throws: HybridError.engine(.javaScript(message: "TypeError: y"))) {
+            try WKScriptValue.jsonResult(.failure(exception)).get()
+        }
+        #expect(throws: HybridError.self) { try WKScriptValue.jsonResult(.success(NSObject())).get() }
     }
 
     @Test func valuesWithoutJSONFormAreRefused() {

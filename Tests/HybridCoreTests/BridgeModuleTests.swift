@@ -38,7 +38,7 @@ struct BridgeModuleTests {
     }
 
     @Test func hybridInfoReportsVersionAndTheCallersModules() async {
-        let host = BridgeHost(capabilities: .fake(), modules: [DeviceModule(), ProbeModule()])
+        let host = BridgeHost(capabilities: .fake(), modules: [DeviceModule(allowedOrigins: [.exact(Self.other)]), ProbeModule()])
         host.router.beginDocument()
         _ = await host.router.receive(Wire.hello(), origin: Self.other)
         let info = await call(host.router, "hybrid", "info", origin: Self.other)
@@ -48,8 +48,29 @@ struct BridgeModuleTests {
         #expect(await call(host.router, "hybrid", "ping", #"{"x":[1]}"#, origin: Self.other, id: 2)?["value"] == ["x": [1]])
     }
 
+    /// Default deny reaches the `hybrid` module too: an origin no module admits cannot even ask
+    /// what it may call; a module registered later widens it to that module's origins.
+    @Test func theHybridModuleAnswersOnlyOriginsSomeModuleAdmits() async {
+        let host = BridgeHost(capabilities: .fake(), modules: [DeviceModule(allowedOrigins: [.exact(Self.origin)])])
+        host.router.beginDocument()
+        _ = await host.router.receive(Wire.hello(), origin: Self.other)
+        #expect(await call(host.router, "hybrid", "info", origin: Self.other)?["error"]?["code"] == "denied")
+        #expect(await call(host.router, "hybrid", "ping", "1", origin: Self.other, id: 2)?["error"]?["code"] == "denied")
+        #expect(await call(host.router, "device", "info", origin: Self.other, id: 3)?["error"]?["code"] == "denied")
+        #expect(host.router.moduleNames(for: Self.other).isEmpty)
+        #expect(host.router.moduleNames(for: Self.origin) == ["device", "hybrid"])
+        // What a hello or an issued nonce tells that origin: only that it may call nothing.
+        #expect(host.router.info(for: Self.other) == ["modules": []])
+        #expect(host.router.info(for: Self.origin)["version"] == .string(BridgeRouter.version))
+        var probe = ProbeModule()
+        probe.allowedOrigins = [.exact(Self.other)]
+        host.router.register(probe)
+        #expect(await call(host.router, "hybrid", "ping", "1", origin: Self.other, id: 4)?["value"] == 1)
+        #expect(host.router.moduleNames(for: Self.other) == ["hybrid", "probe"])
+    }
+
     @Test func deviceInfoDescribesPlatformLocaleAndApp() async {
-        let router = await router([DeviceModule(appName: "Demo", appVersion: "2.1")])
+        let router = await router([DeviceModule(appName: "Demo", appVersion: "2.1", allowedOrigins: [.exact(Self.origin)])])
         let info = await call(router, "device", "info")?["value"]
         #expect(info?["appName"] == "Demo" && info?["appVersion"] == "2.1")
         #if os(Linux)

@@ -11,6 +11,8 @@ struct LifecycleFacadeTests {
         var newWindows: [URL] = []
         var whiteScreens: [WhiteScreenEvent] = []
         var decided: [URL] = []
+        var closeRequests = 0
+        func webViewRequestsClose(_ webView: HybridWebView) { closeRequests += 1 }
         func webView(_ webView: HybridWebView, runDialog completion: ScriptDialogCompletion) { dialogs.append(completion) }
         func webView(_ webView: HybridWebView, requestsNewWindow request: NewWindowRequest) { newWindows.append(request.url) }
         func webView(_ webView: HybridWebView, didDetectWhiteScreen event: WhiteScreenEvent) { whiteScreens.append(event) }
@@ -49,6 +51,16 @@ struct LifecycleFacadeTests {
         view.close()
         #expect(await view.engine(engine, decidePolicyFor: action("https://m.example.com/late")) == .cancel)
         #expect(engine.closed)
+    }
+
+    @Test func aPageClosingItsWindowAsksTheDelegateToCloseTheContainer() throws {
+        let (view, engine, delegate) = try make()
+        view.engineRequestsClose(engine)
+        #expect(delegate.closeRequests == 1)
+        #expect(!engine.closed)  // closing is the app's call
+        view.close()
+        view.engineRequestsClose(engine)
+        #expect(delegate.closeRequests == 1)
     }
 
     @Test func dialogsAreShownOnlyWhileTheViewCanShowThem() throws {

@@ -55,7 +55,8 @@ final class LifecycleFakeEngine: WebEngine {
 final class LifecycleFakeProvider: WebEngineProvider {
     let engineName = "fake"
     let capabilities: EngineCapabilities = [.scriptWorlds, .messageReplies, .schemeRequestBodies]
-    var cookieStore: any EngineCookieStore { fatalError("not used") }
+    let store = MemoryEngineCookieStore()
+    var cookieStore: any EngineCookieStore { store }
     var engines: [LifecycleFakeEngine] = []
     func makeEngine(_ configuration: EngineConfiguration) throws -> any WebEngine {
         let engine = LifecycleFakeEngine()

@@ -46,7 +46,11 @@ final class BridgeRig {
     /// Loads `path` from `origin` and waits for the load and for `hybrid.ready`.
     func open(_ path: String, host origin: String = "app", ready: Bool = true) async throws {
         try await engine.loadAndWait(kind.url(path, host: origin))
-        if ready { try await engine.waitUntil("window.__rigReady || (window.hybrid && hybrid.modules.length > 0)") }
+        if ready {
+            // Ready whatever the origin may call: a foreign origin's runtime is ready with no modules.
+            try await engine.waitUntil("window.hybrid !== undefined")
+            _ = try await page("await hybrid.ready; return true")
+        }
     }
 
     /// Runs `body` (an async function body) in the page and returns its JSON result.

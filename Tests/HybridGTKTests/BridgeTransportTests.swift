@@ -75,7 +75,7 @@ struct BridgeTransportTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hk-e2e-storage-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let modules: [any BridgeModule] = [
-            DeviceModule(appName: "E2E", appVersion: "9.9"),
+            DeviceModule(appName: "E2E", appVersion: "9.9", allowedOrigins: [kind.appOrigin]),
             StorageModule(store: BridgeKeyValueStore(directory: directory), allowedOrigins: [kind.appOrigin]),
         ]
         let rig = try BridgeRig(kind, pages: Self.pages, modules: modules)

@@ -99,6 +99,18 @@ final class OfflinePackageRig: @unchecked Sendable {
         return try writer.pack(site, options: .init(id: Self.id, version: version, origin: origin.absoluteString))
     }
 
+    /// A 60 KB minified-looking script of 600 one-line functions (`m0`…`m599`); its middle line sets
+    /// `window.bundleVersion`, so two versions differ by one line.
+    static func bundle(version: Int) -> Data {
+        let words = ["props", "state", "children", "dispatch", "payload", "current", "value", "target"]
+        var lines = (0..<600).map { index in
+            let hash = (index &* 2_654_435_761) % 1_000_003
+            return "function m\(index)(e,t,n){var r=n(\(hash % 997)),o=\(hash);return t.createElement(r.\(words[hash % 8]),o^\(index % 13),\"item-\(hash % 7919)\")}"
+        }
+        lines[300] += "\nwindow.bundleVersion=\(version);"
+        return Data(lines.joined(separator: "\n").utf8)
+    }
+
     /// A small shop page: HTML, CSS, JS, a PNG and a binary file for Range requests. Version 2
     /// changes the HTML, CSS and JS; the image and the binary stay (their blobs are reused).
     static func site(version: Int) -> [String: Data] {
@@ -115,6 +127,8 @@ final class OfflinePackageRig: @unchecked Sendable {
             "js/app.js": Data("""
                 window.appVersion = \(version);
                 window.evalProbe = (() => { try { eval('1'); return 'allowed'; } catch (e) { return e.name; } })();
+                // Boot health: in a container the version is on trial until its page says it works.
+                if (window.hybrid) hybrid.call('app', 'ready').catch(() => {});
 
                 """.utf8),
             "img/logo.png": TestPNG.rgb(width: 6, height: 4) { x, y in (UInt8(x * 40), UInt8(y * 60), 200) },

@@ -91,10 +91,14 @@ final class ProgressLog: @unchecked Sendable {
         let changed = v2.manifest.files.filter { $0.path.value.hasPrefix("js/m0") || $0.path.value.hasPrefix("js/m1") || $0.path.value.hasPrefix("js/m2") }
         #expect(second.bytesFetched == changed.reduce(0) { $0 + Int64($1.storedSize) })
         #expect(second.fetchedPaths == ["js/m0.js", "js/m1.js", "js/m2.js"])
-        // The ideal update: changed blobs as stored + pointer + manifest + their signatures, nothing more.
-        let documents = try ["packages/app/latest.json", "packages/app/latest.json.sig", "packages/app/2/manifest.json", "packages/app/2/manifest.json.sig"]
+        // The ideal update: changed blobs as stored + pointer + manifest (its compressed copy) + their
+        // signatures, nothing more; the plain manifest is never asked for.
+        let documents = try ["packages/app/latest.json", "packages/app/latest.json.sig", "packages/app/2/manifest.json.zlib", "packages/app/2/manifest.json.sig"]
             .reduce(Int64(0)) { $0 + Int64(try Data(contentsOf: fixture.repository.appendingPathComponent($1)).count) }
         #expect(second.documentBytes == documents)
+        #expect(!fixture.server.requests.map(\.path).contains("packages/app/2/manifest.json"))
+        #expect(try Data(contentsOf: fixture.repository.appendingPathComponent("packages/app/2/manifest.json.zlib")).count * 2
+                < Data(contentsOf: fixture.repository.appendingPathComponent("packages/app/2/manifest.json")).count)
         #expect(second.totalBytes == second.bytesFetched + documents)
 
         let third = try await fixture.updater.update("app")
@@ -137,9 +141,17 @@ final class ProgressLog: @unchecked Sendable {
         await #expect(throws: HybridError.package(.missingSignature("manifest"))) { _ = try await fixture.updater.update("app") }
         fixture.server.inject { path, _ in path == "packages/app/latest.json.sig" ? .status(404) : nil }
         await #expect(throws: HybridError.package(.missingSignature("pointer"))) { _ = try await fixture.updater.update("app") }
-        // A manifest swapped on the server no longer matches the signed pointer.
+        // A manifest swapped on the server (both its plain form and its compressed copy) no longer
+        // matches the signed pointer.
         let v1Manifest = try Data(contentsOf: fixture.repository.appendingPathComponent("packages/app/1/manifest.json"))
-        fixture.server.inject { path, _ in path == "packages/app/2/manifest.json" ? ServerResponse(body: v1Manifest) : nil }
+        let v1Compressed = try Data(contentsOf: fixture.repository.appendingPathComponent("packages/app/1/manifest.json.zlib"))
+        fixture.server.inject { path, _ in
+            switch path {
+            case "packages/app/2/manifest.json": ServerResponse(body: v1Manifest)
+            case "packages/app/2/manifest.json.zlib": ServerResponse(body: v1Compressed)
+            default: nil
+            }
+        }
         await #expect { _ = try await fixture.updater.update("app") } throws: { ($0 as? HybridError)?.code == "invalid_manifest" }
         #expect(fixture.store.activeVersion("app") == 1)
         fixture.server.inject(nil)

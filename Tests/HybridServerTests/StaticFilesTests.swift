@@ -1,4 +1,5 @@
 import Foundation
+import HybridCore
 import HybridTestSupport
 import HybridServer
 import Testing

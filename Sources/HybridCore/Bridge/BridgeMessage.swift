@@ -49,10 +49,18 @@ struct BridgeActionTable: Sendable {
     }
 
     var modules: [String: Entry] = [:]
+    /// Modules that answer exactly the origins some other module answers (the `hybrid` module):
+    /// a page the app gave nothing gets nothing, not even the list of what it lacks.
+    private var followers: Set<String> = []
 
     mutating func register(_ module: any BridgeModule) {
         var actions: [String: BridgeAction] = [:]
         for action in module.actions { actions[action.name] = action }
+        if module is HybridInfoModule { followers.insert(module.name) } else { followers.remove(module.name) }
         modules[module.name] = Entry(allowedOrigins: module.allowedOrigins, actions: actions)
+        let others = modules.filter { !followers.contains($0.key) }.values.flatMap(\.allowedOrigins)
+        for name in followers {
+            if let entry = modules[name] { modules[name] = Entry(allowedOrigins: others, actions: entry.actions) }
+        }
     }
 }

@@ -49,11 +49,16 @@ extension BridgeRouter {
     }
 
     /// What the runtime learns at hello: `hybrid.version`, `hybrid.capabilities`, the modules.
+    ///
+    /// An origin no module admits learns only that it may call nothing: no version, no
+    /// capabilities (default deny reaches what the container says about itself).
     public func info(for origin: BridgeOrigin?) -> JSONValue {
-        [
+        let modules = moduleNames(for: origin)
+        guard !modules.isEmpty else { return ["modules": []] }
+        return [
             "version": .string(Self.version),
             "capabilities": capabilities,
-            "modules": .array(moduleNames(for: origin).map(JSONValue.string)),
+            "modules": .array(modules.map(JSONValue.string)),
             "maxMessageBytes": .number(Double(limits.maxMessageBytes)),
         ]
     }

@@ -14,6 +14,12 @@ public enum ConfigFailure: HybridFailureReason {
     case badSignature
     /// The detached signature file is missing or empty.
     case missingSignature
+    /// The document is signed by a trusted key whose validity ended at `until` (a ``TrustedKeySet``).
+    case keyExpired(key: String, until: Date)
+    /// The document is signed by a trusted key valid only from `from`.
+    case keyNotYetValid(key: String, from: Date)
+    /// The document is signed by a revoked key.
+    case keyRevoked(key: String)
     /// A version lower than the highest accepted was offered (a replay or downgrade).
     case versionRollback(offered: Int, current: Int)
     /// The same version number was offered with different contents.
@@ -36,6 +42,9 @@ public enum ConfigFailure: HybridFailureReason {
         case .unknownEngine: "unknown_engine"
         case .badSignature: "bad_signature"
         case .missingSignature: "missing_signature"
+        case .keyExpired: "key_expired"
+        case .keyNotYetValid: "key_not_yet_valid"
+        case .keyRevoked: "key_revoked"
         case .versionRollback: "version_rollback"
         case .versionReused: "version_reused"
         case .expired: "expired"
@@ -54,6 +63,9 @@ public enum ConfigFailure: HybridFailureReason {
         case .unknownEngine(let rule, let engine): "rule '\(rule)' names engine '\(engine)', which the registry lacks"
         case .badSignature: "config signature does not verify with the trusted key"
         case .missingSignature: "config signature is missing"
+        case .keyExpired(let key, let until): "config signing key \(key) expired at \(PackageDates.format(until))"
+        case .keyNotYetValid(let key, let from): "config signing key \(key) is valid only from \(PackageDates.format(from))"
+        case .keyRevoked(let key): "config signing key \(key) is revoked"
         case .versionRollback(let offered, let current): "config version \(offered) is lower than the current \(current); refusing a downgrade"
         case .versionReused(let version): "config version \(version) was re-published with different contents"
         case .expired(let version, let expires): "config version \(version) expired at \(PackageDates.format(expires))"

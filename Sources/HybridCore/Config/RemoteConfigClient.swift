@@ -78,7 +78,7 @@ public final class RemoteConfigClient: @unchecked Sendable {
         configuration.urlCache = nil
         configuration.timeoutIntervalForRequest = options.timeout
         session = URLSession(configuration: configuration)
-        if let cached = options.cache.load(), let config = try? Self.verify(cached.document, signature: cached.signature, with: verifier) {
+        if let cached = options.cache.load(), let config = try? Self.verify(cached.document, signature: cached.signature, with: verifier, at: now()) {
             // An expired cached document is still held: its version keeps refusing downgrades.
             held = (config, cached.document)
         }
@@ -123,7 +123,7 @@ public final class RemoteConfigClient: @unchecked Sendable {
     /// - Throws: as ``refresh()`` does, minus the transfer errors.
     @discardableResult
     public func accept(document: Data, signature: Data?) throws -> RefreshOutcome {
-        let config = try Self.verify(document, signature: signature, with: verifier)
+        let config = try Self.verify(document, signature: signature, with: verifier, at: now())
         guard config.expires > now() else { throw HybridError.cfg(.expired(version: config.version, expires: config.expires)) }
         // Compare and store under one lock, so two refreshes racing cannot swap versions backwards.
         return try lock.withLock {
@@ -181,13 +181,22 @@ public final class RemoteConfigClient: @unchecked Sendable {
         }
     }
 
-    /// Verifies `signature` (a `.sig` file's bytes) over `document`, then decodes and validates it.
-    /// - Throws: ``ConfigFailure/missingSignature``, ``ConfigFailure/badSignature`` or a decoding failure.
-    public static func verify(_ document: Data, signature: Data?, with verifier: any SignatureVerifier) throws -> RemoteConfig {
+    /// Verifies `signature` (a `.sig` file's bytes) over `document` with the keys valid at `now`,
+    /// then decodes and validates it.
+    /// - Throws: ``ConfigFailure/missingSignature``, ``ConfigFailure/badSignature``, a key-validity
+    ///   failure (`key_expired`, `key_revoked`, `key_not_yet_valid`) or a decoding failure.
+    public static func verify(_ document: Data, signature: Data?, with verifier: any SignatureVerifier,
+                              at now: Date = Date()) throws -> RemoteConfig {
         do {
-            try DetachedSignature.verify(signature, of: document, what: "config", with: verifier)
+            try DetachedSignature.verify(signature, of: document, what: "config", with: verifier, at: now)
         } catch HybridError.package(.missingSignature) {
             throw HybridError.cfg(.missingSignature)
+        } catch HybridError.package(.keyExpired(let key, let until)) {
+            throw HybridError.cfg(.keyExpired(key: key, until: until))
+        } catch HybridError.package(.keyNotYetValid(let key, let from)) {
+            throw HybridError.cfg(.keyNotYetValid(key: key, from: from))
+        } catch HybridError.package(.keyRevoked(let key)) {
+            throw HybridError.cfg(.keyRevoked(key: key))
         } catch {
             throw HybridError.cfg(.badSignature)
         }

@@ -10,6 +10,10 @@ public protocol WebEngineDelegate: AnyObject {
     /// Present a script dialog; `completion` must be answered (it answers itself if dropped).
     /// Default: the safe default at once.
     func engine(_ engine: any WebEngine, runScriptDialog completion: ScriptDialogCompletion)
+    /// The page asked to close its window (`window.close()`, where the engine lets a script close
+    /// it). The engine stays open: closing it is the owner's call. Reported by WKWebView
+    /// (`webViewDidClose`); the WebKitGTK and Blink adapters do not report it yet. Default: nothing.
+    func engineRequestsClose(_ engine: any WebEngine)
 }
 
 extension WebEngineDelegate {
@@ -24,6 +28,8 @@ extension WebEngineDelegate {
     public func engine(_ engine: any WebEngine, runScriptDialog completion: ScriptDialogCompletion) {
         completion.completeWithSafeDefault()
     }
+    /// Does nothing: the engine stays open until its owner closes it.
+    public func engineRequestsClose(_ engine: any WebEngine) {}
 }
 
 /// The seam: the fewest verbs that every engine (WebKitGTK, WKWebView, Blink) can honour.

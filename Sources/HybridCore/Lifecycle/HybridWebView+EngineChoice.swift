@@ -41,20 +41,40 @@ extension HybridWebView {
                             configuration: HybridWebViewConfiguration = HybridWebViewConfiguration(),
                             packages: [String: PackageBinding] = [:]) throws -> HybridWebView {
         let decided = configuration.applying(decision, packages: packages)
-        let fallback = engines.defaultProvider
-        let chosen = (try? engines.provider(for: decision)) ?? fallback
+        return try engines.first(for: decision) { provider in
+            try HybridWebView(provider: provider, configuration: decided.fitted(to: provider.capabilities))
+        }
+    }
+}
+
+extension EngineRegistry {
+    /// The first view `make` makes on the providers to try for `decision`, in order: the one the
+    /// decision names (when registered and it starts), then the default provider.
+    /// - Throws: what `make` throws for the default provider.
+    func first<T>(for decision: FeatureDecision, _ make: (any WebEngineProvider) throws -> T) throws -> T {
+        let chosen = (try? provider(for: decision)) ?? defaultProvider
         do {
-            return try HybridWebView(provider: chosen, configuration: decided.fitted(to: chosen.capabilities))
-        } catch where chosen !== fallback {
-            return try HybridWebView(provider: fallback, configuration: decided.fitted(to: fallback.capabilities))
+            return try make(chosen)
+        } catch where chosen !== defaultProvider {
+            return try make(defaultProvider)
+        }
+    }
+
+    /// ``first(for:_:)`` for a `make` that awaits.
+    func first<T>(for decision: FeatureDecision, _ make: @MainActor (any WebEngineProvider) async throws -> T) async throws -> T {
+        let chosen = (try? provider(for: decision)) ?? defaultProvider
+        do {
+            return try await make(chosen)
+        } catch where chosen !== defaultProvider {
+            return try await make(defaultProvider)
         }
     }
 }
 
 extension HybridWebViewConfiguration {
     /// This configuration without the `http`/`https` handlers an engine with `capabilities`
-    /// cannot install (WebKit takes over custom schemes only).
-    func fitted(to capabilities: EngineCapabilities) -> HybridWebViewConfiguration {
+    /// cannot install (WebKit takes over custom schemes only; Blink intercepts HTTP).
+    public func fitted(to capabilities: EngineCapabilities) -> HybridWebViewConfiguration {
         guard !capabilities.contains(.interceptsHTTP) else { return self }
         var configuration = self
         configuration.engine.schemeHandlers["http"] = nil

@@ -52,6 +52,13 @@ extension HybridWebView: WebEngineDelegate {
         presentDialog(completion)
     }
 
+    /// The page's `window.close()`: the delegate closes the container, as for the bridge's
+    /// `navigation.close` (``HybridWebViewDelegate/webViewRequestsClose(_:)``).
+    public func engineRequestsClose(_ engine: any WebEngine) {
+        guard !isClosed else { return }
+        delegate?.webViewRequestsClose(self)
+    }
+
     // MARK: Load outcomes
 
     func pageDidFinish(_ url: URL?) {
@@ -69,8 +76,7 @@ extension HybridWebView: WebEngineDelegate {
         if packageFailed {
             rollBackPackage(package, url: url)
         } else if !isErrorPage {
-            // The version loaded once: the previous one can go (file work off the main thread).
-            Task.detached { try? package.installer.markLoaded(package.id) }
+            bootPackagePageLoaded(package)
         }
     }
 

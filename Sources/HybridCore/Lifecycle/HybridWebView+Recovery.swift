@@ -13,6 +13,7 @@ extension HybridWebView {
         guard !isClosed else { return }
         let failedURL = lastPageURL ?? engine.url
         let recovery = whiteScreenPolicy.decide(at: now)
+        if bootTrialFails(on: reason, recovery: recovery) { return }   // rolled back and reloaded instead
         pendingRecovery?.cancel()
         switch recovery {
         case .reload(let delay):

@@ -81,6 +81,8 @@ public final class HybridWebView {
     var lastGoodTitle: String?
     var backNavigationPending = false
     var packageFailed = false
+    /// The launch of a package version on trial, until it is healthy or rolled back.
+    var bootTrial: BootTrialSession?
     /// A load that failed: WebKit then shows its own error page for the same URL, whose
     /// load-finished must not count as that page loading.
     var failedLoadURL: URL?
@@ -101,13 +103,22 @@ public final class HybridWebView {
         if let origins = configuration.navigationModuleOrigins {
             modules.append(NavigationModule(allowedOrigins: origins, slot: navigationSlot))
         }
+        let bootSlot = BridgeDelegateSlot<any BridgeAppHealthDelegate>()
+        let boot = configuration.package.map { Self.bootHealthParts($0, slot: bootSlot) }
+        if let boot { modules.append(boot.module) }
         bridge = BridgeHost(capabilities: provider.capabilities, modules: modules,
                             limits: configuration.bridgeLimits, options: configuration.bridgeOptions)
-        engine = try provider.makeEngine(configuration.engineConfiguration(bridge: bridge))
+        var engineConfiguration = configuration.engineConfiguration(bridge: bridge)
+        if let boot {
+            engineConfiguration.userScripts.append(boot.script)
+            engineConfiguration.messageHandlers.append(boot.handler)
+        }
+        engine = try provider.makeEngine(engineConfiguration)
         progressModel = ProgressModel(options: configuration.progress)
         whiteScreenPolicy = configuration.whiteScreen
         engine.delegate = self
         navigationSlot.delegate = self
+        bootSlot.delegate = self
         bridge.attach(engine)
         // A proxied form POST's response is shown in this view.
         for case let proxy as ProxyModule in configuration.modules { proxy.documents.engine = engine }
@@ -127,6 +138,7 @@ public final class HybridWebView {
     /// Loads a request (method, headers and body where the engine allows).
     public func load(_ request: EngineRequest) {
         guard beginNavigation() else { return }
+        beginBootLaunch(request.url)
         engine.load(request)
     }
 
@@ -143,6 +155,7 @@ public final class HybridWebView {
     /// nothing usable.
     public func load(_ url: URL, preloaded: Task<PreloadedPage?, Never>) async {
         guard beginNavigation() else { return }
+        beginBootLaunch(url)
         if !isWarm { warmUp() }
         let page = await preloaded.value
         guard !isClosed else { return }
@@ -159,6 +172,7 @@ public final class HybridWebView {
     /// Reloads the page.
     public func reload() {
         guard beginNavigation() else { return }
+        beginBootLaunch(engine.url ?? lastPageURL)
         engine.reload()
     }
 
@@ -350,6 +364,7 @@ public final class HybridWebView {
         dismissDialogs()
         isClosed = true
         pendingRecovery?.cancel()
+        bootTrial?.cancel()
         progressTicker?.cancel()
         engineObservation?.cancel()
         observers.removeAll()

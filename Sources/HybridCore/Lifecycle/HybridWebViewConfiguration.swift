@@ -11,14 +11,21 @@ public struct PackageBinding: Sendable {
     public var scheme: String
     /// Serves the package's active version on ``scheme``.
     public var handler: PackageSchemeHandler
+    /// When a newly activated version counts as healthy, and when it is rolled back instead.
+    public var bootHealth: BootHealthPolicy
 
     /// Binds package `id` of `installer`'s store to `scheme`.
-    /// - Parameter network: Fetches what the package cannot answer from its real origin; by default
-    ///   ``PackageSchemeHandler/urlSessionFetch``.
-    public init(installer: PackageInstaller, id: String, scheme: String, network: PackageSchemeHandler.NetworkFetch? = nil) {
+    /// - Parameters:
+    ///   - network: Fetches what the package cannot answer from its real origin; by default
+    ///     ``PackageSchemeHandler/urlSessionFetch``.
+    ///   - bootHealth: By default a new version is on trial until its page calls
+    ///     `hybrid.call('app', 'ready')` (``BootHealthPolicy``).
+    public init(installer: PackageInstaller, id: String, scheme: String, network: PackageSchemeHandler.NetworkFetch? = nil,
+                bootHealth: BootHealthPolicy = BootHealthPolicy()) {
         self.installer = installer
         self.id = id
         self.scheme = scheme.lowercased()
+        self.bootHealth = bootHealth
         handler = PackageSchemeHandler(store: installer.store, id: id, customScheme: scheme, network: network)
     }
 }

@@ -50,7 +50,8 @@ public protocol HybridWebViewDelegate: AnyObject {
     func webView(_ webView: HybridWebView, runDialog completion: ScriptDialogCompletion)
     /// Open a new container for a page's new-window request. Default: ignore it.
     func webView(_ webView: HybridWebView, requestsNewWindow request: NewWindowRequest)
-    /// Close this container (the back policy found nowhere to go, or the page asked). Default: nothing.
+    /// Close this container (the back policy found nowhere to go, or the page asked: the bridge's
+    /// `navigation.close`, or `window.close()` where the engine reports it). Default: nothing.
     func webViewRequestsClose(_ webView: HybridWebView)
     /// A white screen was detected and handled as `event.recovery` says.
     func webView(_ webView: HybridWebView, didDetectWhiteScreen event: WhiteScreenEvent)
@@ -61,6 +62,10 @@ public protocol HybridWebViewDelegate: AnyObject {
     func webView(_ webView: HybridWebView, openExternal navigation: ExternalNavigation)
     /// The navigation policy refused a navigation (an unknown scheme). Default: nothing.
     func webView(_ webView: HybridWebView, didBlockNavigation navigation: BlockedNavigation)
+    /// Boot health rolled a package version back (``BootHealthPolicy``): `rollback.from` is blocked,
+    /// `rollback.to` serves and the page is loading again on it; `rollback.reason` says why.
+    /// Default: nothing.
+    func webView(_ webView: HybridWebView, didRollBack rollback: PackageRollback)
 }
 
 extension HybridWebViewDelegate {
@@ -86,4 +91,6 @@ extension HybridWebViewDelegate {
     public func webView(_ webView: HybridWebView, openExternal navigation: ExternalNavigation) {}
     /// Does nothing.
     public func webView(_ webView: HybridWebView, didBlockNavigation navigation: BlockedNavigation) {}
+    /// Does nothing; the view already shows the last confirmed version.
+    public func webView(_ webView: HybridWebView, didRollBack rollback: PackageRollback) {}
 }

@@ -62,6 +62,12 @@ final class PackageDownloader: NSObject, URLSessionDataDelegate, @unchecked Send
         var resumed = 0
         /// Another updater on the store fetched it while this one waited.
         var byAnotherUpdater = false
+        /// How it was obtained: the full blob, unless a patch made it.
+        var way: PackageUpdater.Way = .full
+        /// The patch's base when ``way`` is `.patch`.
+        var patchBase: String?
+        /// Why cheaper ways failed, in the order tried.
+        var fallbacks: [String] = []
     }
 
     /// Downloads one blob into the store (resuming a partial one), verified and decoded.

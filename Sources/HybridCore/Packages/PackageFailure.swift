@@ -14,6 +14,16 @@ public enum PackageFailure: HybridFailureReason {
     case badSignature(String)
     /// A signature file is missing or unreadable.
     case missingSignature(String)
+    /// The signature is by a trusted key whose validity ended at `until` (``TrustedKeySet``):
+    /// the publisher must sign with its successor (`hybrid key rotate`).
+    case keyExpired(key: String, until: Date)
+    /// The signature is by a trusted key whose validity starts at `from`.
+    case keyNotYetValid(key: String, from: Date)
+    /// The signature is by a key that was revoked (by the app, or by a rotation statement).
+    case keyRevoked(key: String)
+    /// A key rotation statement was refused (`reason` says why: out of sequence, signed by the
+    /// wrong key, not signed by its successor, malformed).
+    case badRotation(String)
     /// A version lower than the highest ever seen was offered (a replay or downgrade).
     case versionRollback(offered: Int, highestSeen: Int)
     /// The publisher tried to pack a version not above the repository's latest.
@@ -26,6 +36,9 @@ public enum PackageFailure: HybridFailureReason {
     case corruptBlob(sha256: String, reason: String)
     /// A blob the manifest references is not in the store or repository.
     case missingBlob(String)
+    /// A byte-level patch against the base with SHA-256 `base` could not be used (`reason` says why);
+    /// the updater falls back to the full blob.
+    case badPatch(base: String, reason: String)
     /// The server answered with an unexpected HTTP status.
     case httpStatus(url: String, status: Int)
     /// A transfer failed below HTTP (connection refused, reset, timeout).
@@ -56,12 +69,17 @@ public enum PackageFailure: HybridFailureReason {
         case .invalidManifest: "invalid_manifest"
         case .badSignature: "bad_signature"
         case .missingSignature: "missing_signature"
+        case .keyExpired: "key_expired"
+        case .keyNotYetValid: "key_not_yet_valid"
+        case .keyRevoked: "key_revoked"
+        case .badRotation: "bad_rotation"
         case .versionRollback: "version_rollback"
         case .versionNotIncreasing: "version_not_increasing"
         case .versionRejected: "version_rejected"
         case .expired: "expired"
         case .corruptBlob: "corrupt_blob"
         case .missingBlob: "missing_blob"
+        case .badPatch: "bad_patch"
         case .httpStatus: "http_status"
         case .downloadFailed: "download_failed"
         case .writeFailed: "write_failed"
@@ -84,12 +102,17 @@ public enum PackageFailure: HybridFailureReason {
         case .invalidManifest(let message): "invalid manifest: \(message)"
         case .badSignature(let what): "signature of \(what) does not verify with the trusted key"
         case .missingSignature(let what): "signature of \(what) is missing"
+        case .keyExpired(let key, let until): "signing key \(key) expired at \(PackageDates.format(until)); sign with its successor"
+        case .keyNotYetValid(let key, let from): "signing key \(key) is valid only from \(PackageDates.format(from))"
+        case .keyRevoked(let key): "signing key \(key) is revoked"
+        case .badRotation(let reason): "key rotation refused: \(reason)"
         case .versionRollback(let offered, let highest): "version \(offered) is lower than the highest seen (\(highest)); refusing a downgrade"
         case .versionNotIncreasing(let offered, let latest): "version \(offered) must be greater than the repository's latest (\(latest))"
         case .versionRejected(let version): "version \(version) was rolled back on this device; waiting for a newer one"
         case .expired(let id, let version, let expires): "\(id) version \(version) expired at \(PackageDates.format(expires))"
         case .corruptBlob(let sha, let reason): "blob \(sha.prefix(16))… is corrupt: \(reason)"
         case .missingBlob(let sha): "blob \(sha.prefix(16))… is missing"
+        case .badPatch(let base, let reason): "patch" + (base.isEmpty ? "" : " from \(base.prefix(16))…") + " is unusable: \(reason)"
         case .httpStatus(let url, let status): "HTTP \(status) for \(url)"
         case .downloadFailed(let url, let message): "download of \(url) failed: \(message)"
         case .writeFailed(let path, let message): "cannot write \(path): \(message)"

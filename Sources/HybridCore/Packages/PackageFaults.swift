@@ -11,6 +11,7 @@ public final class PackageFaults: @unchecked Sendable {
     // Guarded by `lock`: tests arm faults from one task while installers read them on others.
     private let lock = NSLock()
     private var crashSteps: Set<PackageInstaller.Step> = []
+    private var trialCrashSteps: Set<BootTrial.Step> = []
     private var writeBudget: Int?
     private var failingPathFragment: String?
 
@@ -20,6 +21,11 @@ public final class PackageFaults: @unchecked Sendable {
     /// Makes the next install "crash" at `step` (once).
     public func crash(at step: PackageInstaller.Step) {
         lock.withLock { _ = crashSteps.insert(step) }
+    }
+
+    /// Makes the next boot-trial operation "crash" at `step` (once).
+    public func crash(at step: BootTrial.Step) {
+        lock.withLock { _ = trialCrashSteps.insert(step) }
     }
 
     /// Lets `bytes` more bytes be written, then fails every write with ``PackageFailure/diskFull(path:)``.
@@ -36,6 +42,7 @@ public final class PackageFaults: @unchecked Sendable {
     public func reset() {
         lock.withLock {
             crashSteps = []
+            trialCrashSteps = []
             writeBudget = nil
             failingPathFragment = nil
         }
@@ -43,6 +50,11 @@ public final class PackageFaults: @unchecked Sendable {
 
     func checkpoint(_ step: PackageInstaller.Step) throws {
         let armed = lock.withLock { crashSteps.remove(step) != nil }
+        if armed { throw HybridError.pkg(.injectedCrash(step.rawValue)) }
+    }
+
+    func checkpoint(_ step: BootTrial.Step) throws {
+        let armed = lock.withLock { trialCrashSteps.remove(step) != nil }
         if armed { throw HybridError.pkg(.injectedCrash(step.rawValue)) }
     }
 

@@ -60,7 +60,7 @@ public struct PackageInstaller: Sendable {
     /// records the version as seen so that older manifests are refused from now on.
     /// - Throws: signature, manifest, expiry and version failures.
     public func accept(manifest data: Data, signature: Data?, now: Date = Date()) throws -> PackageManifest {
-        try DetachedSignature.verify(signature, of: data, what: "manifest", with: verifier)
+        try DetachedSignature.verify(signature, of: data, what: "manifest", with: verifier, at: now)
         let manifest = try PackageManifest.decode(data)
         guard manifest.expires > now else {
             throw HybridError.pkg(.expired(id: manifest.id, version: manifest.version, expires: manifest.expires))
@@ -127,36 +127,18 @@ public struct PackageInstaller: Sendable {
     /// Records that the active version loaded successfully once: the previous version is released.
     /// - Throws: ``PackageFailure/notInstalled(_:)`` or a write failure.
     public func markLoaded(_ id: String) throws {
-        try store.withLock {
-            guard var record = store.activeRecord(id) else { throw HybridError.pkg(.notInstalled(id)) }
-            guard !record.confirmed || record.previous != nil else { return }
-            record.confirmed = true
-            record.previous = nil
-            try writeActive(record, id: id, crashBeforeRename: false)
-            try removeUnkeptVersions(id, record: record)
-            _ = try? store.collectGarbageLocked(now: Date())
-        }
+        try store.withLock { try markLoadedLocked(id) }
     }
 
     /// Goes back to the previous version because the active one failed to load; the failed
     /// version is remembered as rejected and never installed again.
+    /// - Parameter rejecting: `false` when the version is not at fault (its files were damaged on
+    ///   this device, ``PackageIntegrity``): a later update may install it again.
     /// - Returns: the version now active.
     /// - Throws: ``PackageFailure/noPreviousVersion(_:)`` or a write failure.
     @discardableResult
-    public func rollback(_ id: String) throws -> Int {
-        try store.withLock {
-            guard let record = store.activeRecord(id) else { throw HybridError.pkg(.notInstalled(id)) }
-            guard let previous = record.previous else { throw HybridError.pkg(.noPreviousVersion(id)) }
-            var state = store.state(id)
-            if !state.rejected.contains(record.current) { state.rejected.append(record.current) }
-            state.highestSeen = max(state.highestSeen, record.current)
-            try store.atomicWrite(try JSONEncoder().encode(state), to: store.stateURL(id))
-            let next = PackageStore.ActiveRecord(current: previous, previous: nil, confirmed: true)
-            try writeActive(next, id: id, crashBeforeRename: false)
-            try removeUnkeptVersions(id, record: next)
-            _ = try? store.collectGarbageLocked(now: Date())
-            return previous
-        }
+    public func rollback(_ id: String, rejecting: Bool = true) throws -> Int {
+        try store.withLock { try rollbackLocked(id, rejecting: rejecting) }
     }
 
     /// Removes what an interrupted install left behind for `id`: staging, temporary files and
@@ -166,6 +148,30 @@ public struct PackageInstaller: Sendable {
     }
 
     // MARK: Internals (called with the lock held)
+
+    func markLoadedLocked(_ id: String) throws {
+        guard var record = store.activeRecord(id) else { throw HybridError.pkg(.notInstalled(id)) }
+        guard !record.confirmed || record.previous != nil else { return }
+        record.confirmed = true
+        record.previous = nil
+        try writeActive(record, id: id, crashBeforeRename: false)
+        try removeUnkeptVersions(id, record: record)
+        _ = try? store.collectGarbageLocked(now: Date())
+    }
+
+    func rollbackLocked(_ id: String, rejecting: Bool) throws -> Int {
+        guard let record = store.activeRecord(id) else { throw HybridError.pkg(.notInstalled(id)) }
+        guard let previous = record.previous else { throw HybridError.pkg(.noPreviousVersion(id)) }
+        var state = store.state(id)
+        if rejecting, !state.rejected.contains(record.current) { state.rejected.append(record.current) }
+        state.highestSeen = max(state.highestSeen, record.current)
+        try store.atomicWrite(try JSONEncoder().encode(state), to: store.stateURL(id))
+        let next = PackageStore.ActiveRecord(current: previous, previous: nil, confirmed: true)
+        try writeActive(next, id: id, crashBeforeRename: false)
+        try removeUnkeptVersions(id, record: next)
+        _ = try? store.collectGarbageLocked(now: Date())
+        return previous
+    }
 
     func recoverLocked(_ id: String) throws {
         let fm = FileManager.default

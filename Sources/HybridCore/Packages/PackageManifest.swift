@@ -127,9 +127,13 @@ public struct PackageFile: Codable, Sendable, Equatable {
     public var storedSize: Int
     /// `identity` or the compressor's encoding (`zlib`).
     public var encoding: String
+    /// Byte-level patches that make this file from its bytes in earlier versions (``DeltaPatch``),
+    /// smallest first; absent when there are none. Signed with the rest of the manifest.
+    public var patches: [PackagePatch]?
 
     /// A file entry, as ``PackageWriter`` records it.
-    public init(path: PackagePath, sha256: String, size: Int, type: String, blob: String, storedSize: Int, encoding: String) {
+    public init(path: PackagePath, sha256: String, size: Int, type: String, blob: String, storedSize: Int, encoding: String,
+                patches: [PackagePatch]? = nil) {
         self.path = path
         self.sha256 = sha256
         self.size = size
@@ -137,6 +141,7 @@ public struct PackageFile: Codable, Sendable, Equatable {
         self.blob = blob
         self.storedSize = storedSize
         self.encoding = encoding
+        self.patches = patches
     }
 
     func validate() throws {
@@ -145,6 +150,30 @@ public struct PackageFile: Codable, Sendable, Equatable {
         guard size >= 0, storedSize >= 0 else { throw bad("negative size") }
         guard !type.isEmpty, !type.contains(where: { $0 == "\r" || $0 == "\n" }) else { throw bad("bad type") }
         if encoding == Self.identity, blob != sha256 || storedSize != size { throw bad("identity blob differs from file") }
+        var bases = Set<String>()
+        for patch in patches ?? [] {
+            guard PackageDates.isSHA256Hex(patch.base), PackageDates.isSHA256Hex(patch.blob) else { throw bad("patch digest is not 64 hex digits") }
+            guard patch.base != sha256, bases.insert(patch.base).inserted else { throw bad("patch base repeated or the file itself") }
+            guard patch.size > DeltaPatch.headerSize else { throw bad("patch smaller than its header") }
+        }
+    }
+}
+
+/// One byte-level patch of a file (``DeltaPatch``, `dcz`): it turns the file's bytes in an earlier
+/// version, the base, into this version's bytes.
+public struct PackagePatch: Codable, Sendable, Equatable {
+    /// SHA-256 of the base's bytes: a client holding that blob can use the patch.
+    public var base: String
+    /// SHA-256 of the patch's bytes: its name under `blobs/` in the repository.
+    public var blob: String
+    /// The patch's size in bytes.
+    public var size: Int
+
+    /// A patch from `base` stored as `blob`, `size` bytes long.
+    public init(base: String, blob: String, size: Int) {
+        self.base = base
+        self.blob = blob
+        self.size = size
     }
 }
 

@@ -41,10 +41,23 @@ public protocol Signer: Sendable {
     func sign(_ message: Data) throws -> Data
 }
 
-/// Verifies detached Ed25519 signatures against one trusted public key.
+/// Verifies detached Ed25519 signatures against one trusted public key, or a set of them
+/// with validity windows (``TrustedKeySet``).
 public protocol SignatureVerifier: Sendable {
     /// Whether `signature` is a valid signature of `message` by the trusted key.
     func isValidSignature(_ signature: Data, of message: Data) -> Bool
+    /// Checks `signature` over `message` (a `what`: "pointer", "manifest", "config") at `now`.
+    /// The default checks ``isValidSignature(_:of:)``; a key set refuses keys outside their windows.
+    /// - Throws: ``PackageFailure/badSignature(_:)``, or a key-validity failure.
+    func verify(_ signature: Data, of message: Data, what: String, at now: Date) throws
+}
+
+extension SignatureVerifier {
+    /// Checks ``isValidSignature(_:of:)``; a single key has no validity window.
+    /// - Throws: ``PackageFailure/badSignature(_:)``.
+    public func verify(_ signature: Data, of message: Data, what: String, at now: Date) throws {
+        guard isValidSignature(signature, of: message) else { throw HybridError.pkg(.badSignature(what)) }
+    }
 }
 
 /// A lossless compressor for blobs (zlib, RFC 1950).
@@ -58,17 +71,22 @@ public protocol BlobCompressor: Sendable {
     func decompress(_ data: Data, expectedSize: Int) throws -> Data
 }
 
-/// The platform primitives the package code needs: SHA-256 and, optionally, compression.
+/// The platform primitives the package code needs: SHA-256 and, optionally, compression and a
+/// delta codec for byte-level patches.
 public struct PackagePlatform: Sendable {
     /// SHA-256 states.
     public var digests: any DigestFactory
     /// The compressor, when the platform has one; without it, blobs are stored as they are.
     public var compressor: (any BlobCompressor)?
+    /// The delta codec, when the platform has one: `hybrid pack` makes patches with it and the
+    /// updater applies them. Without it, packs publish and updaters fetch full blobs only.
+    public var delta: (any DeltaCodec)?
 
-    /// A platform with these digests and, optionally, a compressor.
-    public init(digests: any DigestFactory, compressor: (any BlobCompressor)?) {
+    /// A platform with these digests and, optionally, a compressor and a delta codec.
+    public init(digests: any DigestFactory, compressor: (any BlobCompressor)?, delta: (any DeltaCodec)? = nil) {
         self.digests = digests
         self.compressor = compressor
+        self.delta = delta
     }
 
     /// Decodes a stored blob to the file's bytes.

@@ -1,7 +1,8 @@
 import Foundation
 
-/// Checks a package repository on disk: every pointer, manifest, signature and blob
-/// (`hybrid verify REPO --key PUB`).
+/// Checks a package repository on disk: every pointer, manifest (and its compressed copy),
+/// signature, blob and patch (`hybrid verify REPO --key PUB`). A patch is applied to its base,
+/// when the platform has a delta codec, and must give the file the manifest describes.
 public struct PackageRepositoryAudit: Sendable {
     /// One problem found, with the repository-relative path it concerns.
     public struct Finding: Sendable, CustomStringConvertible {
@@ -21,6 +22,8 @@ public struct PackageRepositoryAudit: Sendable {
         public var manifestsChecked = 0
         /// Blobs read and hashed.
         public var blobsChecked = 0
+        /// Patches read, hashed and (with a delta codec) applied.
+        public var patchesChecked = 0
         /// Every problem found, in the order met.
         public var findings: [Finding] = []
         /// No problem was found.
@@ -46,6 +49,7 @@ public struct PackageRepositoryAudit: Sendable {
     public func run(now: Date = Date(), progress: ((Int, Int) -> Void)? = nil) -> Report {
         var report = Report()
         var blobs: [String: PackageFile] = [:]
+        var patches: [String: (patch: PackagePatch, target: PackageFile)] = [:]
         report.packages = packageIDs()
         for id in report.packages {
             let pointerPath = PackageRepositoryLayout.pointer(id: id)
@@ -73,8 +77,12 @@ public struct PackageRepositoryAudit: Sendable {
                     guard manifest.id == id, manifest.version == version else {
                         throw HybridError.pkg(.invalidManifest("names \(manifest.id)@\(manifest.version), stored as \(id)@\(version)"))
                     }
+                    try checkCompressedCopy(of: data, id: id, version: version)
                     report.manifestsChecked += 1
-                    for file in manifest.files { blobs[file.blob] = file }
+                    for file in manifest.files {
+                        blobs[file.blob] = file
+                        for patch in file.patches ?? [] { patches[patch.blob] = (patch, file) }
+                    }
                 } catch {
                     report.findings.append(Finding(path: path, error: Self.hybrid(error)))
                 }
@@ -92,7 +100,41 @@ public struct PackageRepositoryAudit: Sendable {
             report.blobsChecked += 1
             progress?(index + 1, ordered.count)
         }
+        let bases = Dictionary(blobs.values.map { ($0.sha256, $0) }, uniquingKeysWith: { first, _ in first })
+        for (blob, entry) in patches.sorted(by: { $0.key < $1.key }) {
+            let path = PackageRepositoryLayout.blob(blob)
+            do {
+                try check(entry.patch, of: entry.target, at: path, base: bases[entry.patch.base])
+            } catch {
+                report.findings.append(Finding(path: path, error: Self.hybrid(error)))
+            }
+            report.patchesChecked += 1
+        }
         return report
+    }
+
+    /// The compressed copy, when there is one, must inflate to exactly the signed manifest.
+    private func checkCompressedCopy(of manifest: Data, id: String, version: Int) throws {
+        guard let compressor = platform.compressor else { return }
+        let path = PackageRepositoryLayout.compressedManifest(id: id, version: version, encoding: compressor.encoding)
+        guard let packed = FileManager.default.contents(atPath: repository.appendingPathComponent(path).path) else { return }
+        guard (try? compressor.decompress(packed, expectedSize: manifest.count)) == manifest else {
+            throw HybridError.pkg(.invalidManifest("\(path) does not inflate to the signed manifest"))
+        }
+    }
+
+    private func check(_ patch: PackagePatch, of target: PackageFile, at path: String, base: PackageFile?) throws {
+        guard let data = FileManager.default.contents(atPath: repository.appendingPathComponent(path).path) else {
+            throw HybridError.pkg(.missingBlob(patch.blob))
+        }
+        guard data.count == patch.size, platform.digests.sha256Hex(data) == patch.blob else {
+            throw HybridError.pkg(.badPatch(base: patch.base, reason: "stored bytes do not match the manifest's size and SHA-256"))
+        }
+        // A base no manifest here lists any more (pruned) is fine: clients that hold it can still use the patch.
+        guard let codec = platform.delta, let base, let stored = FileManager.default.contents(atPath: repository.appendingPathComponent(PackageRepositoryLayout.blob(base.blob)).path) else { return }
+        let contents = try platform.decode(stored, encoding: base.encoding, expectedSize: base.size)
+        _ = try DeltaPatch.apply(data, to: contents, baseSHA256: patch.base, expectedSize: target.size, expectedSHA256: target.sha256,
+                                 codec: codec, digests: platform.digests)
     }
 
     private func check(_ file: PackageFile, at path: String) throws {

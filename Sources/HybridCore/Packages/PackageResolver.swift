@@ -127,11 +127,11 @@ public struct PackageResolver: Sendable {
         var range = 0..<file.size
         var status = 200
         if let header = request.header("Range"), request.header("If-Range").map({ $0 == etag }) ?? true {
-            switch ByteRangeRequest.parse(header, size: file.size) {
+            switch ByteRange(header: header, length: file.size) {
             case .whole: break
             case .unsatisfiable:
                 return SchemeResponse(status: 416, headers: headers + [("Content-Range", "bytes */\(file.size)")], body: .data(Data()))
-            case .range(let requested):
+            case .partial(let requested):
                 range = requested
                 status = 206
                 headers.append(("Content-Range", "bytes \(requested.lowerBound)-\(requested.upperBound - 1)/\(file.size)"))

@@ -5,11 +5,14 @@ import FoundationNetworking
 
 /// Brings packages in a ``PackageStore`` up to date from a static repository over HTTP.
 ///
-/// Fetches the signed pointer and manifest; refuses a bad or missing signature, a version
-/// below the highest ever seen, or an expired manifest; downloads only the blobs the store
-/// lacks, a bounded number at a time, each streamed through SHA-256 and size checks and resumed
-/// with `Range` when an earlier attempt was cut off; then hands the version to the
-/// ``PackageInstaller``. Any failure leaves the active version serving.
+/// Fetches the signed pointer and manifest (its compressed copy when the pointer names one);
+/// refuses a bad or missing signature, a version below the highest ever seen, or an expired
+/// manifest; then gets each file the store lacks the cheapest way that works (``Way``): already
+/// installed → a byte-level patch from a base the store holds (``DeltaPatch``, when the platform
+/// has a ``DeltaCodec``) → the full blob, streamed through SHA-256 and size checks and resumed
+/// with `Range` when an earlier attempt was cut off. Any failure of a way falls back to the next
+/// and never leaves a partial file. Finally hands the version to the ``PackageInstaller``. Any
+/// failure leaves the active version serving.
 public struct PackageUpdater: Sendable {
     /// Where an update is.
     public enum Phase: String, Sendable {
@@ -33,6 +36,32 @@ public struct PackageUpdater: Sendable {
         public var bytesExpected: Int64
     }
 
+    /// How a file of the new version was obtained, cheapest first.
+    public enum Way: String, Sendable, Codable {
+        /// The store already held the file's bytes (unchanged, or shared with another version).
+        case installed
+        /// A byte-level patch from a base the store held, checked against the manifest's SHA-256.
+        case patch
+        /// The full blob.
+        case full
+    }
+
+    /// How one file of the new version was obtained.
+    public struct FileReport: Sendable, Equatable {
+        /// The file's path in the package.
+        public var path: String
+        /// The way that delivered it.
+        public var way: Way
+        /// Bytes fetched for it, failed attempts included (0 for a file shared with another path).
+        public var bytesFetched: Int64
+        /// The full blob's stored size: what a file-level update fetches for it.
+        public var fullBytes: Int64
+        /// The base (SHA-256) of the patch that delivered it, when ``way`` is ``Way/patch``.
+        public var patchBase: String?
+        /// Why cheaper ways were given up (`bad_patch: …`, `missing_blob: …`), in the order tried.
+        public var fallbacks: [String] = []
+    }
+
     /// What an update did.
     public struct Report: Sendable {
         /// The package that was updated.
@@ -43,20 +72,30 @@ public struct PackageUpdater: Sendable {
         public var outcome: PackageInstaller.Outcome?
         /// `true` when the repository had nothing newer.
         public var upToDate: Bool
-        /// Blobs downloaded by this update.
+        /// Full blobs downloaded by this update.
         public var blobsFetched = 0
+        /// Files made by applying a byte-level patch.
+        public var patchesApplied = 0
         /// Blobs the store already held (shared with other versions or packages).
         public var blobsReused = 0
-        /// Blob bytes fetched over the network (stored form).
+        /// Blob and patch bytes fetched over the network (stored form), failed attempts included.
         public var bytesFetched: Int64 = 0
         /// Blob bytes a resumed download did not fetch again.
         public var bytesResumed: Int64 = 0
         /// Bytes of pointer, manifest and signatures.
         public var documentBytes: Int64 = 0
-        /// Paths of the files whose blobs were fetched, sorted.
+        /// Paths of the files whose blob or patch was fetched, sorted.
         public var fetchedPaths: [String] = []
+        /// The way each file of the new version took, sorted by path.
+        public var files: [FileReport] = []
+        /// What a full update (every blob of the version, no patches) would have transferred, documents included.
+        public var fullUpdateBytes: Int64 = 0
+        /// What a file-level update (the blobs the store lacked, no patches) would have transferred, documents included.
+        public var fileLevelBytes: Int64 = 0
+        /// Wall-clock time of the update, from the pointer request to activation (seconds).
+        public var duration: TimeInterval = 0
 
-        /// Everything this update transferred: blobs plus documents.
+        /// Everything this update transferred: blobs and patches plus documents.
         public var totalBytes: Int64 { bytesFetched + documentBytes }
     }
 
@@ -94,6 +133,7 @@ public struct PackageUpdater: Sendable {
     public func update(_ id: String, now: Date = Date(), progress: (@Sendable (Progress) -> Void)? = nil) async throws -> Report {
         guard PackageManifest.isValidID(id) else { throw HybridError.pkg(.invalidManifest("bad package id '\(id)'")) }
         let store = installer.store
+        let started = Date()
         let downloader = PackageDownloader(digests: installer.platform.digests, timeout: timeout)
         defer { downloader.invalidate() }
         var report = Report(id: id, previousVersion: store.activeVersion(id), upToDate: false)
@@ -106,20 +146,20 @@ public struct PackageUpdater: Sendable {
         }
         let pointerSignature = try await downloader.document(url(pointerPath + PackageRepositoryLayout.signatureSuffix))
         report.documentBytes += Int64(pointerData.count + (pointerSignature?.count ?? 0))
-        try DetachedSignature.verify(pointerSignature, of: pointerData, what: "pointer", with: installer.verifier)
+        try await catchUpKeyRotations(announcedIn: pointerData, downloader: downloader, report: &report)
+        try DetachedSignature.verify(pointerSignature, of: pointerData, what: "pointer", with: installer.verifier, at: now)
         let pointer = try PackagePointer.decode(pointerData, expectedID: id)
         if pointer.version == store.activeVersion(id) || store.state(id).rejected.contains(pointer.version) {
             report.upToDate = true
+            report.duration = Date().timeIntervalSince(started)
             meter.phase(.done)
             return report
         }
         try installer.admit(id: id, version: pointer.version)
 
-        guard let manifestData = try await downloader.document(url(pointer.manifest)) else {
-            throw HybridError.pkg(.httpStatus(url: url(pointer.manifest).absoluteString, status: 404))
-        }
+        let manifestData = try await fetchManifest(pointer, downloader: downloader, report: &report)
         let manifestSignature = try await downloader.document(url(pointer.manifest + PackageRepositoryLayout.signatureSuffix))
-        report.documentBytes += Int64(manifestData.count + (manifestSignature?.count ?? 0))
+        report.documentBytes += Int64(manifestSignature?.count ?? 0)
         guard installer.platform.digests.sha256Hex(manifestData) == pointer.manifestSHA256 else {
             throw HybridError.pkg(.invalidManifest("manifest does not match the pointer's SHA-256"))
         }
@@ -128,26 +168,42 @@ public struct PackageUpdater: Sendable {
             throw HybridError.pkg(.invalidManifest("manifest names \(manifest.id)@\(manifest.version), pointer \(id)@\(pointer.version)"))
         }
 
-        // One download per distinct blob the store lacks.
+        // One fetch per distinct file the store lacks.
         var missing: [String: PackageFile] = [:]
         var present = Set<String>()
+        var distinct: [String: Int64] = [:]
         for file in manifest.files {
+            distinct[file.sha256] = Int64(file.storedSize)
             if store.hasBlob(file.sha256) { present.insert(file.sha256) } else { missing[file.sha256] = file }
         }
         report.blobsReused = present.count
+        report.fullUpdateBytes = report.documentBytes + distinct.values.reduce(0, +)
+        report.fileLevelBytes = report.documentBytes + missing.values.reduce(0) { $0 + Int64($1.storedSize) }
         let queue = missing.values.sorted { $0.storedSize > $1.storedSize }   // big first: better overlap
-        meter.expect(blobs: queue.count, bytes: queue.reduce(Int64(0)) { $0 + Int64($1.storedSize) })
+        meter.expect(blobs: queue.count, bytes: queue.reduce(Int64(0)) { $0 + Int64(cheapestSize(of: $1, store: store)) })
         meter.phase(.downloading)
         let outcomes = try await download(queue, downloader: downloader, store: store, meter: meter)
         let fetched = outcomes.filter { !$0.value.byAnotherUpdater }
-        report.blobsFetched = fetched.count
+        report.blobsFetched = fetched.values.filter { $0.way == .full }.count
+        report.patchesApplied = fetched.values.filter { $0.way == .patch }.count
         report.blobsReused += outcomes.count - fetched.count
         report.fetchedPaths = manifest.files.filter { fetched[$0.sha256] != nil }.map(\.path.value)
         report.bytesFetched = fetched.values.reduce(0) { $0 + Int64($1.fetched) }
         report.bytesResumed = fetched.values.reduce(0) { $0 + Int64($1.resumed) }
+        var reported = Set<String>()
+        report.files = manifest.files.map { file in
+            let full = Int64(file.storedSize)
+            guard let outcome = outcomes[file.sha256], !outcome.byAnotherUpdater else {
+                return FileReport(path: file.path.value, way: .installed, bytesFetched: 0, fullBytes: full)
+            }
+            let first = reported.insert(file.sha256).inserted
+            return FileReport(path: file.path.value, way: outcome.way, bytesFetched: first ? Int64(outcome.fetched) : 0, fullBytes: full,
+                              patchBase: outcome.patchBase, fallbacks: outcome.fallbacks)
+        }
 
         meter.phase(.installing)
         report.outcome = try installer.install(manifest: manifestData, signature: manifestSignature, now: now)
+        report.duration = Date().timeIntervalSince(started)
         meter.phase(.done)
         return report
     }
@@ -165,8 +221,17 @@ public struct PackageUpdater: Sendable {
                 let file = files[next]
                 next += 1
                 group.addTask {
-                    let outcome = try await downloader.fetch(file, from: base.url(PackageRepositoryLayout.blob(file.blob)), into: store,
+                    // The cheaper way first; what a failed patch fetched still counts.
+                    let patched = await base.fetchByPatch(file, downloader: downloader, store: store, meter: meter)
+                    if var outcome = patched.outcome {
+                        outcome.fetched += patched.spent
+                        meter.blobDone()
+                        return (file.sha256, outcome)
+                    }
+                    var outcome = try await downloader.fetch(file, from: base.url(PackageRepositoryLayout.blob(file.blob)), into: store,
                                                              platform: platform, onBytes: { meter.received($0) })
+                    outcome.fetched += patched.spent
+                    outcome.fallbacks = patched.fallbacks
                     meter.received(outcome.resumed)
                     meter.blobDone()
                     return (file.sha256, outcome)

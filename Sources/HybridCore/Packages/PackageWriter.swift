@@ -4,8 +4,11 @@ import Foundation
 /// publisher side of `hybrid pack`.
 ///
 /// Blobs are content-addressed, so re-packing unchanged files adds nothing; text-like files are
-/// stored zlib-compressed when that saves at least a tenth. The manifest and the pointer are
-/// written last, pointer after manifest, so a reader never sees a version whose blobs are missing.
+/// stored zlib-compressed when that saves at least a tenth. With a delta codec, every file that
+/// differs from its counterpart in one of the last ``Options/patchDepth`` versions also gets a
+/// byte-level patch from that content (``DeltaPatch``), listed in the signed manifest. The manifest
+/// (and its compressed copy) and the pointer are written last, pointer after manifest, so a reader
+/// never sees a version whose blobs or patches are missing.
 public struct PackageWriter: Sendable {
     /// What to put in the manifest.
     public struct Options: Sendable {
@@ -25,10 +28,13 @@ public struct PackageWriter: Sendable {
         public var created: Date
         /// How long clients may install this version (default 30 days).
         public var lifetime: TimeInterval
+        /// How many earlier versions each changed file gets a patch from (default 3; 0 for none).
+        public var patchDepth: Int
 
         /// Options for version `version` of package `id`.
         public init(id: String, version: Int, origin: String, entry: String = "index.html", spaFallback: Bool = false,
-                    contentSecurityPolicy: String? = nil, created: Date = Date(), lifetime: TimeInterval = 30 * 86_400) {
+                    contentSecurityPolicy: String? = nil, created: Date = Date(), lifetime: TimeInterval = 30 * 86_400,
+                    patchDepth: Int = 3) {
             self.id = id
             self.version = version
             self.origin = origin
@@ -37,6 +43,7 @@ public struct PackageWriter: Sendable {
             self.contentSecurityPolicy = contentSecurityPolicy
             self.created = created
             self.lifetime = lifetime
+            self.patchDepth = patchDepth
         }
     }
 
@@ -66,6 +73,12 @@ public struct PackageWriter: Sendable {
         public var bytesAdded: Int64
         /// Files stored compressed.
         public var compressedFiles: Int
+        /// Patches written by this pack.
+        public var patchesAdded = 0
+        /// Patches the repository already had (the same base and result in an earlier pack).
+        public var patchesReused = 0
+        /// Bytes of the patches this pack added.
+        public var patchBytesAdded: Int64 = 0
     }
 
     /// Files smaller than this are stored as they are: zlib's header would eat the saving.
@@ -91,6 +104,7 @@ public struct PackageWriter: Sendable {
     /// - Throws: ``PackageFailure/invalidPath(path:reason:)``, ``PackageFailure/pathCollision(_:_:)``,
     ///   ``PackageFailure/versionNotIncreasing(offered:latest:)``, ``PackageFailure/invalidManifest(_:)``, write failures.
     public func pack(_ directory: URL, options: Options, progress: (@Sendable (Progress) -> Void)? = nil) throws -> Report {
+        try checkSignerIsCurrent()
         let sources = try Self.listFiles(in: directory)
         guard PackageManifest.isValidID(options.id) else {
             throw HybridError.pkg(.invalidManifest("id '\(options.id)' must be 1–128 of [A-Za-z0-9._-]"))
@@ -102,6 +116,7 @@ public struct PackageWriter: Sendable {
         let bytesTotal = sources.reduce(Int64(0)) { $0 + $1.size }
         var status = Progress(filesDone: 0, filesTotal: sources.count, bytesDone: 0, bytesTotal: bytesTotal)
         var files: [PackageFile] = []
+        let bases = PackagePatchBases(repository: repository, id: options.id, below: options.version, depth: options.patchDepth)
         var report = Report(manifest: PackageManifest(id: options.id, version: options.version, origin: options.origin, entry: entry,
                                                       created: options.created, expires: options.created, files: []),
                             manifestPath: "", blobsAdded: 0, blobsReused: 0, bytesAdded: 0, compressedFiles: 0)
@@ -110,7 +125,8 @@ public struct PackageWriter: Sendable {
             do { data = try Data(contentsOf: source.url, options: .mappedIfSafe) } catch {
                 throw HybridError.pkg(.invalidPath(path: source.path.value, reason: "unreadable: \(error.localizedDescription)"))
             }
-            let file = try store(data, path: source.path, report: &report)
+            var file = try store(data, path: source.path, report: &report)
+            file.patches = try patches(for: file, data: data, bases: bases, report: &report)
             files.append(file)
             status.filesDone += 1
             status.bytesDone += Int64(data.count)
@@ -121,23 +137,50 @@ public struct PackageWriter: Sendable {
                                        created: options.created, expires: options.created.addingTimeInterval(options.lifetime),
                                        files: files)
         try manifest.validate()
+        report.manifest = manifest
+        report.manifestPath = try publish(manifest)
+        return report
+    }
+
+    /// Writes `manifest` as its version's signed manifest, with a compressed copy when the
+    /// platform has a compressor, and points the package's signed pointer at it.
+    /// - Returns: the manifest's repository-relative path.
+    @discardableResult
+    func publish(_ manifest: PackageManifest) throws -> String {
         let manifestData = try manifest.encoded()
-        let manifestPath = PackageRepositoryLayout.manifest(id: options.id, version: options.version)
+        let manifestPath = PackageRepositoryLayout.manifest(id: manifest.id, version: manifest.version)
         try write(manifestData, to: manifestPath)
         try write(DetachedSignature.fileData(try signer.sign(manifestData)), to: manifestPath + PackageRepositoryLayout.signatureSuffix)
-        let pointer = PackagePointer(id: options.id, version: options.version, manifest: manifestPath,
-                                     manifestSHA256: platform.digests.sha256Hex(manifestData), created: options.created)
+        // The copy clients fetch: a manifest is mostly hex digests and repeated keys, and the
+        // uncompressed one would be most of a small update's bytes (15 KB for 60 files).
+        var compressed: (encoding: String, size: Int)?
+        if let compressor = platform.compressor, let packed = compressor.compress(manifestData), packed.count < manifestData.count {
+            try write(packed, to: PackageRepositoryLayout.compressedManifest(id: manifest.id, version: manifest.version, encoding: compressor.encoding))
+            compressed = (compressor.encoding, manifestData.count)
+        }
+        let rotations = try KeyRotation.Signed.chain(in: repository)
+        let pointer = PackagePointer(id: manifest.id, version: manifest.version, manifest: manifestPath,
+                                     manifestSHA256: platform.digests.sha256Hex(manifestData), created: manifest.created,
+                                     manifestSize: compressed?.size, manifestEncoding: compressed?.encoding,
+                                     keySequence: rotations.isEmpty ? nil : rotations.count)
         let pointerData = try pointer.encoded()
-        let pointerPath = PackageRepositoryLayout.pointer(id: options.id)
+        let pointerPath = PackageRepositoryLayout.pointer(id: manifest.id)
         try write(DetachedSignature.fileData(try signer.sign(pointerData)), to: pointerPath + ".next" + PackageRepositoryLayout.signatureSuffix)
         try write(pointerData, to: pointerPath + ".next")
         // Swap pointer and signature in as close together as two renames allow.
         try moveIntoPlace(pointerPath + ".next" + PackageRepositoryLayout.signatureSuffix, pointerPath + PackageRepositoryLayout.signatureSuffix)
         try moveIntoPlace(pointerPath + ".next", pointerPath)
-        try updateIndex(adding: options.id)
-        report.manifest = manifest
-        report.manifestPath = manifestPath
-        return report
+        try updateIndex(adding: manifest.id)
+        return manifestPath
+    }
+
+    /// Refuses a signer the repository's rotations moved away from: clients would refuse what it signs.
+    /// - Throws: ``PackageFailure/invalidKey(_:)``.
+    func checkSignerIsCurrent() throws {
+        guard let last = try KeyRotation.Signed.chain(in: repository).last, let rotation = try? KeyRotation.decode(last.statement) else { return }
+        guard rotation.next.publicKey == signer.publicKey else {
+            throw HybridError.pkg(.invalidKey("the repository's signing key was rotated to \(rotation.next.fingerprint) (keys/rotation-\(rotation.sequence).json); sign with it"))
+        }
     }
 
     /// The version the repository's pointer names for `id`, if any.
@@ -170,7 +213,7 @@ public struct PackageWriter: Sendable {
         return PackageFile(path: path, sha256: sha, size: data.count, type: type, blob: blob, storedSize: stored.count, encoding: encoding)
     }
 
-    private func write(_ data: Data, to relativePath: String) throws {
+    func write(_ data: Data, to relativePath: String) throws {
         let store = PackageStore(root: repository)
         try store.atomicWrite(data, to: repository.appendingPathComponent(relativePath))
     }

@@ -242,6 +242,15 @@ export interface Hybrid {
    */
   onSnapshot(capture: (() => string | Promise<string>) | null): void;
 
+  /**
+   * The response of the data request the app started for this page when it opened it (a
+   * `PrefetchRule` named `key`), as a `Response`; `null` when there is none: not declared,
+   * failed, expired, already taken, or started for another origin. Waits for one in flight.
+   * A page's own `fetch` of the same URL with the same credentials is answered from it too.
+   * `withCookies` asks only for a response made with (or without) the app's cookies.
+   */
+  prefetched(key: string, options?: { withCookies?: boolean }): Promise<Response | null>;
+
   /** Removes a listener; without `handler`, removes every listener of `event`. */
   off(event: string, handler?: (payload: any) => void): void;
 

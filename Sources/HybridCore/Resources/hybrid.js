@@ -59,6 +59,18 @@
     return bytes;
   }
 
+  // A prefetched reply (status, statusText, url, [name, value] headers, text or base64 body)
+  // as the Response the page's own fetch would have given it.
+  function prefetchedResponse(reply) {
+    var headers = new Headers();
+    (reply.headers || []).forEach(function (pair) { try { headers.append(pair[0], pair[1]); } catch (e) { /* skip */ } });
+    var empty = [101, 103, 204, 205, 304].indexOf(reply.status) >= 0;
+    var body = empty ? null : typeof reply.text === 'string' ? reply.text : fromBase64(reply.body || '');
+    var response = new Response(body, { status: reply.status, statusText: reply.statusText, headers: headers });
+    Object.defineProperty(response, 'url', { value: reply.url });
+    return response;
+  }
+
   function mayCarryBytes(text) {
     var at = text.indexOf('"value":');
     if (at < 0) at = text.indexOf('"payload":') + 2;
@@ -325,6 +337,12 @@
     onSnapshot: function (capture) {
       if (capture !== null && typeof capture !== 'function') throw new TypeError('capture must be a function or null');
       snapshotCapture = capture;
+    },
+    prefetched: function (key, options) {
+      if (typeof key !== 'string') return Promise.reject(new TypeError('key must be a string'));
+      var params = { key: key, page: location.href };
+      if (options && typeof options.withCookies === 'boolean') params.withCookies = options.withCookies;
+      return call('prefetch', 'take', params).then(function (reply) { return reply ? prefetchedResponse(reply) : null; });
     },
     get ready() { return ready; },
     get version() { return (info && info.version) || RUNTIME_VERSION; },

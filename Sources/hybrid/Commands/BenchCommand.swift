@@ -51,6 +51,8 @@ enum BenchCommand: HybridCommand {
         ServeBenchSuite.self,
         OfflineBenchSuite.self,
         ProxyBenchSuite.self,
+        UpdateBenchSuite.self,
+        FirstScreenBenchSuite.self,
     ] }
 
     static let name = "bench"
@@ -66,8 +68,8 @@ enum BenchCommand: HybridCommand {
         OPTIONS:
           --json            after the table, print one JSON object of every key as the last line
           --iterations N    repetitions per measurement (at least 10; each suite has its default)
-          --engine NAME     webkit (default) or blink, for every suite but serve (it uses no engine
-                            and refuses the option); a suite reports the same keys on either engine
+          --engine NAME     webkit (default) or blink, for every suite but serve and update (they use
+                            no engine and refuse the option); a suite reports the same keys on either engine
 
         SUITES:
         \(suites.map { "  \($0.name)\n" + $0.keys.split(separator: "\n").map { "      " + $0 }.joined(separator: "\n") }.joined(separator: "\n"))
@@ -89,7 +91,7 @@ enum BenchCommand: HybridCommand {
         }
         if let chosenEngine, !suite.usesEngine {
             throw Arguments.Error.invalid(option: "--engine", value: chosenEngine,
-                                          expected: "nothing: bench \(name) uses no engine (it measures the HTTP server)")
+                                          expected: "nothing: bench \(name) uses no engine")
         }
         if let iterations, iterations < 10 {
             throw Arguments.Error.invalid(option: "--iterations", value: "\(iterations)", expected: "at least 10")

@@ -24,10 +24,11 @@ enum OfflineBenchSuite: BenchSuite {
         speedup_vs_http, speedup_vs_http40   http(40)_load_ms / package_load_ms
         Then changes 3 of the 60 files (CSS, JS, PNG), packs version 2 and updates the store:
         update_bytes       response-body bytes the repository served the update (pointer, manifest,
-                           signatures, blobs; no transport gzip), checked equal to the updater's own count
+                           signatures, blobs and patches; no transport gzip), checked equal to the updater's own count
         full_bytes         the same for a full install of version 2 into an empty store
-        ideal_bytes        changed blobs as stored + manifest + pointer + both signatures
-        manifest_bytes     the version 2 manifest alone (most of an update's fixed cost)
+        ideal_bytes        per changed file its patch from version 1 or else its blob as stored,
+                           + the compressed manifest + pointer + both signatures
+        manifest_bytes     the version 2 manifest alone, uncompressed (clients fetch its zlib copy)
         update_efficiency  update_bytes / ideal_bytes (1.0 = nothing fetched that was not needed)
         loads, files, page_bytes, changed_files   what was measured
         """
@@ -128,10 +129,16 @@ enum OfflineBenchSuite: BenchSuite {
         _ = try await freshUpdater.update(id)
         let fullBytes = repositoryTally.bytes
 
-        let oldBlobs = Set(v1.manifest.files.map(\.blob))
-        var ideal = v2.manifest.files.filter { !oldBlobs.contains($0.blob) }.reduce(0) { $0 + $1.storedSize }
+        // The least this repository lets the update fetch: per changed file its patch from version 1's
+        // content when there is one (else the blob as stored), the compressed manifest, the pointer
+        // and both signatures.
+        let oldBlobs = Set(v1.manifest.files.map(\.blob)), oldContents = Set(v1.manifest.files.map(\.sha256))
+        var ideal = v2.manifest.files.filter { !oldBlobs.contains($0.blob) }.reduce(0) { total, file in
+            total + ((file.patches ?? []).filter { oldContents.contains($0.base) }.map(\.size) + [file.storedSize]).min()!
+        }
         let pointer = PackageRepositoryLayout.pointer(id: id), sig = PackageRepositoryLayout.signatureSuffix
-        for document in [v2.manifestPath, v2.manifestPath + sig, pointer, pointer + sig] {
+        let manifestCopy = platform.compressor.map { v2.manifestPath + "." + $0.encoding } ?? v2.manifestPath
+        for document in [manifestCopy, v2.manifestPath + sig, pointer, pointer + sig] {
             ideal += try fileSize(repository.appendingPathComponent(document))
         }
 

@@ -1,6 +1,6 @@
 import Foundation
 #if os(Linux)
-import CWebKitGTK
+import HybridGTK
 #endif
 
 /// `hybrid doctor`: what the container needs on this machine, what is there, and how to get the rest.
@@ -26,15 +26,11 @@ enum DoctorCommand: HybridCommand {
         _ = try arguments.finish(maxPositionals: 0)
         var checks: [Check] = []
         #if os(Linux)
-        checks.append(Check(
-            name: "WebKitGTK (engine)", found: "\(webkit_get_major_version()).\(webkit_get_minor_version()).\(webkit_get_micro_version())",
-            required: true, install: "apt-get install libwebkitgtk-6.0-dev"))
-        checks.append(Check(
-            name: "GTK", found: "\(gtk_get_major_version()).\(gtk_get_minor_version()).\(gtk_get_micro_version())",
-            required: true, install: "apt-get install libgtk-4-dev"))
-        checks.append(Check(
-            name: "libsoup (HTTP)", found: "\(soup_get_major_version()).\(soup_get_minor_version()).\(soup_get_micro_version())",
-            required: true, install: "apt-get install libsoup-3.0-dev"))
+        let versions = GTKLibraryVersions.loaded
+        checks.append(Check(name: "WebKitGTK (engine)", found: versions.webKit, required: true,
+                            install: "apt-get install libwebkitgtk-6.0-dev"))
+        checks.append(Check(name: "GTK", found: versions.gtk, required: true, install: "apt-get install libgtk-4-dev"))
+        checks.append(Check(name: "libsoup (HTTP)", found: versions.soup, required: true, install: "apt-get install libsoup-3.0-dev"))
         #endif
         checks.append(Check(name: "libsodium (Ed25519, SHA-256)", found: library("libsodium.so.23"), required: true, install: "apt-get install libsodium-dev"))
         checks.append(Check(name: "zlib (package compression)", found: library("libz.so.1"), required: false, install: "apt-get install zlib1g"))

@@ -9,8 +9,11 @@ enum UpdateCommand: HybridCommand {
         USAGE: hybrid update --repo URL --key PUB --store DIR [--id ID] [--parallel 4]
 
         Fetches each package's signed pointer and manifest from the repository at URL, refuses a
-        bad signature, a downgrade or an expired manifest, downloads only the blobs the store
-        lacks (resuming partial ones), and activates the new version atomically. Without --id,
+        bad signature, a downgrade or an expired manifest (following the repository's key rotations
+        from the root key PUB, saved in the store), downloads only the blobs the store
+        lacks, each the cheapest way that works (a byte-level patch from content the store holds,
+        else the full blob, resuming partial ones; a patch that fails falls back to the full blob),
+        and activates the new version atomically. Prints the way each fetched file took. Without --id,
         every package in the repository's index.json is updated. Exits 1 if any update failed;
         the previously active version keeps serving.
         """
@@ -26,8 +29,11 @@ enum UpdateCommand: HybridCommand {
         guard let repository = URL(string: repo), repository.scheme != nil else {
             throw Arguments.Error.invalid(option: "--repo", value: repo, expected: "a URL (https://…/repo/)")
         }
-        let verifier = try Ed25519KeyFiles.verifier(at: URL(fileURLWithPath: key))
+        let root = try Ed25519KeyFiles.verifier(at: URL(fileURLWithPath: key))
         let store = PackageStore(root: URL(fileURLWithPath: storePath))
+        // The root key, and the rotations this store has followed (replayed and re-checked each run).
+        let verifier = TrustedKeySet.ed25519(roots: [TrustedKey(publicKey: root.publicKey)],
+                                             stateURL: URL(fileURLWithPath: storePath).appendingPathComponent("state/keys.json"))
         let installer = PackageInstaller(store: store, platform: .native, verifier: verifier)
         let updater = PackageUpdater(repository: repository, installer: installer, parallelDownloads: parallel)
         return blockingRun { await update(updater, onlyID: onlyID) }
@@ -53,8 +59,14 @@ enum UpdateCommand: HybridCommand {
                 }
                 bar.finish()
                 print(describe(report))
-                for path in report.fetchedPaths.prefix(20) { print("  fetched \(path)") }
-                if report.fetchedPaths.count > 20 { print("  … and \(report.fetchedPaths.count - 20) more") }
+                let fetched = report.files.filter { $0.way != .installed }
+                for file in fetched.prefix(20) {
+                    var line = "  \(file.way.rawValue.padding(toLength: 5, withPad: " ", startingAt: 0)) \(file.path): \(TerminalProgress.bytes(file.bytesFetched))"
+                    if file.way == .patch { line += " (full blob \(TerminalProgress.bytes(file.fullBytes)))" }
+                    print(line)
+                    for reason in file.fallbacks { print("        fell back: \(reason)") }
+                }
+                if fetched.count > 20 { print("  … and \(fetched.count - 20) more") }
             } catch {
                 bar.finish()
                 failed += 1
@@ -76,7 +88,10 @@ enum UpdateCommand: HybridCommand {
         }
         line += "; fetched \(report.blobsFetched) blob(s), \(TerminalProgress.bytes(report.bytesFetched))"
         if report.bytesResumed > 0 { line += " (+\(TerminalProgress.bytes(report.bytesResumed)) resumed)" }
+        if report.patchesApplied > 0 { line += ", \(report.patchesApplied) file(s) by patch" }
         line += ", reused \(report.blobsReused), documents \(TerminalProgress.bytes(report.documentBytes))"
+        line += "; total \(TerminalProgress.bytes(report.totalBytes)) (file-level \(TerminalProgress.bytes(report.fileLevelBytes)),"
+            + " full \(TerminalProgress.bytes(report.fullUpdateBytes))) in \(String(format: "%.2f", report.duration)) s"
         return line
     }
 

@@ -8,9 +8,12 @@ enum VerifyCommand: HybridCommand {
     static let usage = """
         USAGE: hybrid verify REPO --key PUB
 
-        Verifies, with the public key PUB (a key file or a key directory), each package's signed
+        Verifies, with the public key PUB (a key file or a key directory) moved along the
+        repository's key rotations (keys/rotation-N.json, each checked), each package's signed
         pointer and every version's signed manifest, then re-hashes every blob (stored bytes and
-        decoded contents). Prints each problem; exits 1 when there is any.
+        decoded contents), the compressed manifest copies, and every patch (stored bytes, then
+        applied to its base where the repository still holds it: the result must be the file the
+        manifest describes). Prints each problem; exits 1 when there is any.
         """
 
     static func run(_ arguments: Arguments) throws -> Int32 {
@@ -18,13 +21,18 @@ enum VerifyCommand: HybridCommand {
         let key = try arguments.required("--key")
         let positionals = try arguments.finish(maxPositionals: 1)
         guard let repo = positionals.first else { throw Arguments.Error.missingRequired("REPO") }
-        let verifier = try Ed25519KeyFiles.verifier(at: URL(fileURLWithPath: key))
-        let audit = PackageRepositoryAudit(repository: URL(fileURLWithPath: repo), platform: .native, verifier: verifier)
+        // The root key, moved along the repository's key rotations (each checked as a client would).
+        let root = try Ed25519KeyFiles.verifier(at: URL(fileURLWithPath: key))
+        let keys = TrustedKeySet.ed25519(roots: [TrustedKey(publicKey: root.publicKey)])
+        let rotations = try KeyRotation.Signed.chain(in: URL(fileURLWithPath: repo))
+        for rotation in rotations { try keys.apply(rotation) }
+        if !rotations.isEmpty { print("key rotations: \(rotations.count), current key \(keys.currentKeys.map { TrustedKey(publicKey: $0).fingerprint }.joined())") }
+        let audit = PackageRepositoryAudit(repository: URL(fileURLWithPath: repo), platform: .native, verifier: keys)
         let bar = TerminalProgress(label: "verifying", counting: true)
         let report = audit.run { done, total in bar.show(done: Int64(done), total: Int64(total), detail: "\(done)/\(total) blobs") }
         bar.finish()
         for finding in report.findings { print("FAIL \(finding)") }
-        let summary = "\(report.packages.count) package(s), \(report.manifestsChecked) manifest(s), \(report.blobsChecked) blob(s)"
+        let summary = "\(report.packages.count) package(s), \(report.manifestsChecked) manifest(s), \(report.blobsChecked) blob(s), \(report.patchesChecked) patch(es)"
         if report.isClean {
             print("ok: \(summary)")
             return 0

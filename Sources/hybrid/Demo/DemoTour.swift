@@ -50,7 +50,7 @@ final class DemoTour: DemoHost, HybridWebViewDelegate {
         var configuration = HybridWebViewConfiguration(
             engine: EngineConfiguration(viewportSize: ViewportSize(width: 1024, height: 768)),
             modules: [
-                DeviceModule(appName: "HybridKit demo", appVersion: BridgeRouter.version),
+                DeviceModule(appName: "HybridKit demo", appVersion: BridgeRouter.version, allowedOrigins: origins),
                 StorageModule(store: BridgeKeyValueStore(directory: storage), allowedOrigins: origins),
                 ProxyModule(proxy: proxy, allowedOrigins: [package]),
                 DemoModule(allowedOrigins: origins, host: self),

@@ -6,8 +6,8 @@ import HybridGTK
 
 /// Makes `hybrid run`'s container: a ``HybridWebView`` with the bridge modules page authors get
 /// (device, storage, test), for the target, and — with `--config` — the engine and features
-/// the document decides for the target URL, applied as ``HybridWebView/make(for:engines:configuration:packages:)``
-/// applies them in an app.
+/// the document decides for the target URL, installed by the API an app calls
+/// (``HybridWebView/make(for:engines:configuration:packages:provisions:)``).
 @MainActor
 struct RunContainer {
     let options: RunOptions
@@ -29,33 +29,21 @@ struct RunContainer {
         base.package = target.package
         guard let config = options.config else {
             let provider = engines.defaultProvider
-            if !provider.capabilities.contains(.interceptsHTTP) {
-                base.engine.schemeHandlers["https"] = nil
-            }
-            return (try HybridWebView(provider: provider, configuration: base), nil)
+            return (try HybridWebView(provider: provider, configuration: base.fitted(to: provider.capabilities)), nil)
         }
         let decision = config.decision(for: target.url)
-        let features = decision.features
-        // The jar syncs with the store of the engine the decision picks (made once, cached).
-        let chosen = (try? engines.provider(for: decision)) ?? engines.defaultProvider
-        if features.cookieSync {
+        // The cookies file seeds the jar when the decision syncs it; otherwise it goes to the engine.
+        if decision.features.cookieSync {
             for cookie in options.cookies { jar.setCookie(cookie) }
-            let sync = CookieSync(jar: jar, store: chosen.cookieStore)
-            await sync.start()
-            base.cookieSync = sync
         }
-        if features.requestProxy {
-            let policy = try ProxyPolicy(requests: ["*"]).applying(features)
-            let verbose = options.verbose
-            let proxy = RequestProxy(policy: policy, jar: jar) { record in
-                if verbose { print("[proxy] \(record)") }
-            }
-            base.modules.append(ProxyModule(proxy: proxy, allowedOrigins: origins))
-            if let script = ProxyModule.userScript(policy: policy) { base.engine.userScripts.append(script) }
+        let verbose = options.verbose
+        let provisions = try FeatureProvisions(jar: jar, proxyOrigins: origins) { record in
+            if verbose { print("[proxy] \(record)") }
         }
-        if features.urlInterception { base.navigation = NavigationPolicy() }
         let packages = target.package.map { [$0.id: $0] } ?? [:]
-        return (try HybridWebView.make(for: decision, engines: engines, configuration: base, packages: packages), decision)
+        let view = try await HybridWebView.make(for: decision, engines: engines, configuration: base, packages: packages,
+                                                provisions: provisions)
+        return (view, decision)
     }
 
     /// Whether the cookies file must go straight into the engine's store (no cookie sync).

@@ -11,7 +11,7 @@ final class RunSession: HybridWebViewDelegate {
     private var outcome: RunOutcome?
     private var view: HybridWebView?
     private var token: ObservationToken?
-    private var shell: WindowShell?
+    private var shell: GTKWindowShell?
 
     init(options: RunOptions) { self.options = options }
 
@@ -36,7 +36,7 @@ final class RunSession: HybridWebViewDelegate {
         let storage = FileManager.default.temporaryDirectory.appendingPathComponent("hybrid-run-storage-\(getpid())")
         defer { try? FileManager.default.removeItem(at: storage) }
         let modules: [any BridgeModule] = [
-            DeviceModule(appName: "hybrid run", appVersion: BridgeRouter.version),
+            DeviceModule(appName: "hybrid run", appVersion: BridgeRouter.version, allowedOrigins: origins),
             StorageModule(store: BridgeKeyValueStore(directory: storage), allowedOrigins: origins),
             test,
         ]
@@ -47,8 +47,8 @@ final class RunSession: HybridWebViewDelegate {
         self.view = view
         if options.verbose { view.bridge.router.logger = { print("[bridge] \($0)") } }
         token = view.engine.observe { [weak self] event in self?.observe(event) }
-        if options.windowed, let engine = view.engine as? GTKWebEngine {
-            shell = WindowShell(view: view, engine: engine, size: options.viewport)
+        if options.windowed {
+            shell = GTKWindowShell(view: view, size: options.viewport)
             shell?.onClose = { [weak self] in self?.finish(RunOutcome(exitCode: 0, summary: "window closed")) }
         }
         defer {
@@ -82,7 +82,7 @@ final class RunSession: HybridWebViewDelegate {
     private func url(for target: RunTarget, in view: HybridWebView) -> URL {
         guard case .package(let id) = target.kind, view.configuration.package == nil,
               var components = URLComponents(url: target.url, resolvingAgainstBaseURL: false) else {
-            return target.url(onEngine: view.engineName)
+            return target.url(on: view.engine.capabilities)
         }
         components.scheme = "https"
         print("hybrid run: the config does not give this page the offline package '\(id)'; opening it from the network")

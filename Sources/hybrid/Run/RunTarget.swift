@@ -6,9 +6,9 @@ import HybridCore
 struct RunTarget: Sendable {
     /// The custom scheme a directory is served on (`hybrid-app://local/`).
     static let localScheme = "hybrid-app"
-    /// Where Blink serves a directory: it cannot navigate to a custom scheme, so the directory is
-    /// served at an https origin through Fetch interception (a reserved TLD, never a real site).
-    static let blinkLocalOrigin = "https://local.hybrid-run.invalid"
+    /// Where an engine that cannot navigate to a custom scheme (Blink) serves a directory: at an
+    /// https origin, through its HTTP interception (a reserved TLD, never a real site).
+    static let httpsLocalOrigin = "https://local.hybrid-run.invalid"
     /// The custom scheme an installed package is served on (`app://m.example.com/app/`).
     static let packageScheme = "app"
 
@@ -19,10 +19,11 @@ struct RunTarget: Sendable {
     }
 
     var kind: Kind
-    /// The URL to open on WebKit (and the one remote config decides for).
+    /// The URL to open (and the one remote config decides for).
     var url: URL
-    /// The URL to open on Blink when it differs (a directory's https stand-in origin).
-    var blinkURL: URL?
+    /// The URL to open instead on an engine without ``EngineCapabilities/customSchemeNavigation``
+    /// (a directory's https stand-in origin).
+    var httpsURL: URL?
     /// Custom scheme handlers the target needs (not the package's: its ``PackageBinding`` adds that).
     var schemeHandlers: [String: any URLSchemeHandler] = [:]
     /// The package binding for an installed package id.
@@ -40,9 +41,9 @@ struct RunTarget: Sendable {
             return RunTarget(
                 kind: .directory(root),
                 url: URL(string: "\(localScheme)://local/")!.appendingPathComponent(entry),
-                blinkURL: URL(string: "\(blinkLocalOrigin)/")!.appendingPathComponent(entry),
+                httpsURL: URL(string: "\(httpsLocalOrigin)/")!.appendingPathComponent(entry),
                 schemeHandlers: [localScheme: handler, "https": handler],
-                origins: [OriginPattern(stringLiteral: "\(localScheme)://local"), OriginPattern(stringLiteral: blinkLocalOrigin)])
+                origins: [OriginPattern(stringLiteral: "\(localScheme)://local"), OriginPattern(stringLiteral: httpsLocalOrigin)])
         }
         if let url = URL(string: target), let scheme = url.scheme, scheme.count > 1, url.host != nil || scheme == "about" || scheme == "data" {
             return RunTarget(kind: .url, url: url, origins: BridgeOrigin(url: url).map { [.exact($0)] } ?? [])
@@ -82,9 +83,9 @@ struct RunTarget: Sendable {
                          package: PackageBinding(installer: installer, id: id, scheme: packageScheme), origins: origins)
     }
 
-    /// The URL to open on the engine named `engineName`.
-    func url(onEngine engineName: String) -> URL {
-        engineName == "blink" ? (blinkURL ?? url) : url
+    /// The URL to open on an engine with `capabilities`.
+    func url(on capabilities: EngineCapabilities) -> URL {
+        capabilities.contains(.customSchemeNavigation) ? url : (httpsURL ?? url)
     }
 }
 

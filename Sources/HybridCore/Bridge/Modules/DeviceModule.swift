@@ -6,7 +6,7 @@ import Foundation
 public struct DeviceModule: BridgeModule {
     /// The name pages call the module by (`hybrid.call('device', …)`).
     public let name = "device"
-    /// The origins whose pages may ask (every origin by default).
+    /// The origins whose pages may ask (only those the app lists).
     public let allowedOrigins: [OriginPattern]
     private let appName: String
     private let appVersion: String
@@ -14,8 +14,10 @@ public struct DeviceModule: BridgeModule {
     /// - Parameters:
     ///   - appName: The host app's name (default: the process name).
     ///   - appVersion: The host app's version (default: the main bundle's short version, or `0`).
-    ///   - allowedOrigins: Who may ask (default: every origin; nothing here is secret).
-    public init(appName: String? = nil, appVersion: String? = nil, allowedOrigins: [OriginPattern] = [.any]) {
+    ///   - allowedOrigins: Who may ask. No default: like every built-in module, it answers only
+    ///     the origins the app lists (an app version and locale still tell a foreign page who
+    ///     you are).
+    public init(appName: String? = nil, appVersion: String? = nil, allowedOrigins: [OriginPattern]) {
         self.appName = appName ?? ProcessInfo.processInfo.processName
         self.appVersion = appVersion
             ?? (Bundle.main.object(forInfoDictionaryKey: "CFBundleShortVersionString") as? String) ?? "0"

@@ -10,8 +10,9 @@ public struct HybridInfoModule: BridgeModule {
     public static let moduleName = "hybrid"
     /// The name pages call the module by (``moduleName``).
     public let name = HybridInfoModule.moduleName
-    /// Every origin: the module tells a page nothing it could not learn by calling and failing.
-    public let allowedOrigins: [OriginPattern] = [.any]
+    /// None of its own: the router lets exactly the origins some other registered module admits
+    /// call it, so a page the app allowed nothing learns nothing (default deny).
+    public let allowedOrigins: [OriginPattern] = []
     private let info: @MainActor @Sendable (BridgeOrigin?) -> JSONValue
 
     /// - Parameter info: What to report for a caller's origin (``BridgeRouter/info(for:)``).

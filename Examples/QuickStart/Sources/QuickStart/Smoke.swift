@@ -1,0 +1,170 @@
+import Foundation
+import HybridCore
+import HybridCrypto
+import HybridServer
+
+/// The smoke test: what a publisher does (`hybrid keygen`, `hybrid pack`, `hybrid config sign`,
+/// `hybrid serve`), done with the products' public API in a fresh directory, then the quick
+/// start run against it. The shop's page (``Smoke/page``) checks what the quick start promises
+/// and reports to the `smoke` module, which only the smoke test adds to the container.
+struct Smoke {
+    /// Leave the work directory (keys, repository, the app's data) for a look afterwards.
+    var keep: Bool
+
+    let work = FileManager.default.temporaryDirectory
+        .appendingPathComponent("quickstart-smoke-\(UUID().uuidString.prefix(8))", isDirectory: true)
+
+    /// Publishes, runs the app until the page reports, and prints each check. `true` when all pass.
+    func run() throws -> Bool {
+        defer { if keep { log("kept \(work.path)") } else { try? FileManager.default.removeItem(at: work) } }
+        let repository = work.appendingPathComponent("repo", isDirectory: true)
+        let signer = try Ed25519KeyFiles.generate(into: work.appendingPathComponent("keys", isDirectory: true))
+        try publishPackage(into: repository, signer: signer)
+        try publishConfig(into: repository, signer: signer)
+        let server = try StaticSiteServer(root: repository)
+        defer { server.stop() }
+        log("serving \(repository.path) at \(server.url)")
+
+        let app = work.appendingPathComponent("app", isDirectory: true)
+        let report = try runShop(repository: server.url, publicKey: work.appendingPathComponent("keys/public"), data: app) { view in
+            // What the page cannot see: the update and the remote-config decision, installed on the
+            // container. Without them the page cannot load from the package: fail now, not at the timeout.
+            let container = Self.containerChecks(view, store: PackageStore(root: app.appendingPathComponent("packages")))
+            guard container.allSatisfy(\.ok) else { return SmokeModule.Report(ok: false, checks: container) }
+            let (reports, reported) = AsyncStream.makeStream(of: SmokeModule.Report.self)
+            view.bridge.router.register(SmokeModule { reported.yield($0) })
+            var page = SmokeModule.Report(ok: false, checks: [.init(name: "the page reported", ok: false, detail: "")])
+            for await report in reports {
+                page = report
+                break
+            }
+            return SmokeModule.Report(ok: page.ok, checks: page.checks + container)
+        }
+        for check in report.checks {
+            log("\(check.ok ? "ok    " : "FAILED") \(check.name)\(check.detail.isEmpty ? "" : ": \(check.detail)")")
+        }
+        let passed = report.ok && !report.checks.isEmpty && report.checks.allSatisfy(\.ok)
+        log(passed ? "passed (\(report.checks.count) checks)" : "FAILED")
+        return passed
+    }
+
+    /// The package's update (in the app's `store`) and the config's decision, as the quick start
+    /// installed them on `view`.
+    @MainActor
+    static func containerChecks(_ view: HybridWebView, store: PackageStore) -> [SmokeModule.Check] {
+        let package = view.configuration.package
+        let installed = store.activeVersion("shop")
+        return [
+            .init(name: "updater installed the package", ok: installed == 1,
+                  detail: installed.map { "shop v\($0)" } ?? "nothing installed"),
+            .init(name: "remote config chose the package", ok: package?.id == "shop", detail: "package \(package?.id ?? "none")"),
+            .init(name: "remote config turned cookie sync on", ok: view.configuration.cookieSync != nil,
+                  detail: view.configuration.cookieSync == nil ? "no cookie sync" : "synced with the app's jar"),
+            .init(name: "engine", ok: view.engineName == "webkitgtk", detail: view.engineName),
+        ]
+    }
+
+    /// `hybrid pack site --id shop --version 1 --origin https://m.example.com/shop/`.
+    private func publishPackage(into repository: URL, signer: Ed25519Signer) throws {
+        let site = work.appendingPathComponent("site", isDirectory: true)
+        try FileManager.default.createDirectory(at: site, withIntermediateDirectories: true)
+        for (name, text) in Self.page { try Data(text.utf8).write(to: site.appendingPathComponent(name)) }
+        let writer = PackageWriter(repository: repository, platform: .native, signer: signer)
+        let report = try writer.pack(site, options: .init(id: "shop", version: 1, origin: "https://m.example.com/shop/",
+                                                          lifetime: 86_400))
+        log("packed shop v\(report.manifest.version): \(report.manifest.files.count) files")
+    }
+
+    /// `hybrid config sign config.json --repo repo`: the shop's pages get the package and cookie sync.
+    private func publishConfig(into repository: URL, signer: Ed25519Signer) throws {
+        let now = Date()
+        let config = RemoteConfig(
+            version: 1, created: now, expires: now.addingTimeInterval(86_400),
+            engines: ["webkit": EngineProfile(kind: "webkit")],
+            rules: [
+                ConfigRule(id: "shop", match: try ConfigURLPattern("app://m.example.com/shop/*"),
+                           features: FeatureSet(offlinePackage: "shop", cookieSync: true, engine: "webkit")),
+                ConfigRule(id: "default", match: try ConfigURLPattern("*"), features: FeatureSet()),
+            ])
+        try config.validate()
+        let document = try config.encoded()
+        let target = repository.appendingPathComponent(ConfigRepositoryLayout.document)
+        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try document.write(to: target)
+        try DetachedSignature.fileData(try signer.sign(document))
+            .write(to: repository.appendingPathComponent(ConfigRepositoryLayout.signature))
+        log("signed config v\(config.version): \(config.rules.count) rules")
+    }
+
+    private func log(_ text: String) {
+        FileHandle.standardError.write(Data("quickstart smoke: \(text)\n".utf8))
+    }
+
+    /// The shop's H5 site: a page and a script that only the package has.
+    static let page: [String: String] = [
+        "index.html": """
+            <!doctype html>
+            <meta charset="utf-8">
+            <title>Shop</title>
+            <p>Shop</p>
+            <script src="shop.js"></script>
+            <script src="smoke.js"></script>
+
+            """,
+        "shop.js": "window.SHOP_PACKAGE_VERSION = 1;\n",
+        "smoke.js": """
+            // Checks what the quick start promises, then reports to the smoke test's `smoke` module.
+            const checks = [];
+            const check = (name, ok, detail) => checks.push({ name, ok: ok === true, detail: String(detail ?? '') });
+            const code = (promise) => promise.then(() => 'accepted', (error) => error.code);
+            hybrid.ready.then(async () => {
+              try {
+                check('served from the offline package',
+                      location.href === 'app://m.example.com/shop/' && window.SHOP_PACKAGE_VERSION === 1, location.href);
+                const info = await hybrid.call('device', 'info');
+                check('device.info', info.platform === 'linux' && info.appName === 'Shop', `${info.platform}, ${info.appName} ${info.appVersion}`);
+                check('confirm() answered by the delegate', confirm('Place the order?'), '');
+                const receipt = await hybrid.call('orders', 'place', { sku: 'tea', quantity: 2 });
+                check('orders.place', receipt.sku === 'tea' && receipt.quantity === 2 && receipt.number.length > 0, JSON.stringify(receipt));
+                const empty = await code(hybrid.call('orders', 'place', { sku: 'tea', quantity: 0 }));
+                check('orders.place refuses an empty order', empty === 'empty_order', empty);
+                const untyped = await code(hybrid.call('orders', 'place', { sku: 'tea' }));
+                check('orders.place params are typed', untyped === 'bad_params', untyped);
+                // Boot health: the new version is on trial until its page says it works.
+                const ready = await code(hybrid.call('app', 'ready'));
+                check('app.ready confirms the version', ready === 'accepted', ready);
+              } catch (error) {
+                check('no exception on the page', false, error && (error.code || error.message) || error);
+              }
+              await hybrid.call('smoke', 'done', { ok: checks.every((c) => c.ok), checks });
+            });
+
+            """,
+    ]
+}
+
+/// `smoke`: the page's report, for the smoke test only (the quick start knows nothing of it).
+struct SmokeModule: BridgeModule {
+    struct Check: Codable, Sendable {
+        var name: String
+        var ok: Bool
+        var detail: String
+    }
+    struct Report: Codable, Sendable {
+        var ok: Bool
+        var checks: [Check]
+    }
+
+    let name = "smoke"
+    let allowedOrigins: [OriginPattern] = ["app://m.example.com"]
+    let onDone: @Sendable (Report) -> Void
+
+    init(onDone: @escaping @Sendable (Report) -> Void) { self.onDone = onDone }
+
+    var actions: [BridgeAction] {
+        [Action("done") { (report: Report, _) in
+            onDone(report)
+            return BridgeEmpty()
+        }]
+    }
+}

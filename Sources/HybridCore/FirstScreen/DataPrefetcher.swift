@@ -1,0 +1,168 @@
+import Foundation
+
+/// A data request a page makes as soon as it runs, declared by the app (or a remote-config
+/// rule) so the container can start it when the app *opens* the page, in parallel with handing
+/// out the view and loading the package — the template/data split VasSonic made known.
+public struct PrefetchRule: Sendable, Hashable {
+    /// The pages that make this request.
+    public var pages: ConfigURLPattern
+    /// The name a page asks for it by: `hybrid.prefetched(key)`.
+    public var key: String
+    /// The request URL; `{query.NAME}` is replaced by the page URL's query parameter NAME
+    /// (percent-encoded; empty when the page has none), e.g. `https://api.example.com/item?id={query.id}`.
+    public var url: String
+    /// `[name, value]` request headers.
+    public var headers: [[String]]
+    /// Whether the request carries the app's cookies for its URL (as the page's own request would
+    /// with `credentials: 'include'`, or same-origin). A page request whose credentials differ is
+    /// never answered from it.
+    public var withCookies: Bool
+    /// Seconds a response may wait for its page; older ones are discarded.
+    public var maxAge: Double
+
+    /// A rule; a prefetch is always a `GET` without a body (it must be safe to make twice).
+    public init(pages: ConfigURLPattern, key: String, url: String, headers: [[String]] = [], withCookies: Bool = true,
+                maxAge: Double = 10) {
+        self.pages = pages
+        self.key = key
+        self.url = url
+        self.headers = headers
+        self.withCookies = withCookies
+        self.maxAge = maxAge
+    }
+
+    /// The request URL for `page`, or `nil` when the template does not make an http(s) URL.
+    public func requestURL(for page: URL) -> URL? {
+        let query = URLComponents(url: page, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        var text = url
+        while let open = text.range(of: "{query."), let close = text.range(of: "}", range: open.upperBound..<text.endIndex) {
+            let name = String(text[open.upperBound..<close.lowerBound])
+            let value = query.first { $0.name == name }?.value ?? ""
+            text.replaceSubrange(open.lowerBound..<close.upperBound, with: value.addingPercentEncoding(withAllowedCharacters: .prefetchValue) ?? "")
+        }
+        guard let result = URL(string: text), let scheme = result.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return nil }
+        return result
+    }
+}
+
+/// Starts the data requests a page will make when the app opens it, and hands each one to that
+/// page once: through `hybrid.prefetched(key)`, or transparently when the page's own `fetch`
+/// asks for the same URL with the same credentials.
+///
+/// What a prefetched response never does: answer another origin than the page's, another URL,
+/// other credentials, a second time, or after ``PrefetchRule/maxAge``. A prefetch that fails or
+/// is not there yet costs the page nothing: its own request is made as usual, or waits for the
+/// one in flight (never a second request).
+public final class DataPrefetcher: Sendable {
+    /// The rules, in order.
+    public let rules: [PrefetchRule]
+    private let withCookies: RequestProxy
+    private let withoutCookies: RequestProxy
+    private let entries = LockedState<[Entry]>([])
+    private let clock: @Sendable () -> Date
+
+    private struct Entry {
+        let origin: BridgeOrigin?
+        /// The page it was started for, without its fragment.
+        let page: String
+        let key: String
+        let withCookies: Bool
+        let expires: Date
+        let response: Task<ProxyResponse?, Never>
+    }
+
+    /// A prefetcher making its requests natively with `jar`'s cookies (as the request proxy does).
+    public convenience init(rules: [PrefetchRule], jar: CookieJar?) throws {
+        try self.init(rules: rules, jar: jar, clock: { Date() })
+    }
+
+    init(rules: [PrefetchRule], jar: CookieJar?, clock: @escaping @Sendable () -> Date) throws {
+        self.rules = rules
+        let policy = try ProxyPolicy(requests: ["*"])
+        withCookies = RequestProxy(policy: policy, jar: jar)
+        withoutCookies = RequestProxy(policy: policy, jar: nil)
+        self.clock = clock
+    }
+
+    /// Starts every request the rules declare for `page` (call it when the app opens the page,
+    /// before or while the view loads). Returns the keys started.
+    @discardableResult
+    public func start(for page: URL) -> [String] {
+        let now = clock()
+        let started = rules.filter { $0.pages.matches(page) }.compactMap { rule -> Entry? in
+            guard let url = rule.requestURL(for: page) else { return nil }
+            let proxy = rule.withCookies ? withCookies : withoutCookies
+            let request = ProxyRequest(url: url.absoluteString, method: "GET", headers: rule.headers)
+            return Entry(origin: BridgeOrigin(url: page), page: Self.withoutFragment(page.absoluteString), key: rule.key,
+                         withCookies: rule.withCookies,
+                         expires: now.addingTimeInterval(rule.maxAge),
+                         response: Task { try? await proxy.perform(request) })
+        }
+        entries.withLock { entries in
+            entries.removeAll { $0.expires <= now }
+            entries += started
+        }
+        return started.map(\.key)
+    }
+
+    /// Takes the response started by `key` for `page` (its fragment ignored) of `origin`, waiting
+    /// for one still in flight. With `withCookies`, only a response made with those credentials
+    /// (a page request that would carry cookies is never answered by one made without, nor the
+    /// reverse). `nil` when there is none: never started, another page or origin, other
+    /// credentials, taken already, expired, or it failed.
+    public func take(_ key: String, page: String, withCookies: Bool? = nil, origin: BridgeOrigin?) async -> ProxyResponse? {
+        guard let origin else { return nil }
+        let now = clock(), page = Self.withoutFragment(page)
+        let entry = entries.withLock { entries -> Entry? in
+            entries.removeAll { $0.expires <= now }
+            guard let index = entries.firstIndex(where: {
+                $0.origin == origin && $0.page == page && $0.key == key && (withCookies == nil || $0.withCookies == withCookies)
+            }) else { return nil }
+            return entries.remove(at: index)
+        }
+        return await entry?.response.value
+    }
+
+    private static func withoutFragment(_ url: String) -> String {
+        url.firstIndex(of: "#").map { String(url[..<$0]) } ?? url
+    }
+
+    /// Discards every response not taken yet (the app closed the page).
+    public func discardAll() {
+        entries.withLock { $0.removeAll() }
+    }
+
+    /// Responses started and not yet taken or expired.
+    public var pending: Int {
+        let now = clock()
+        return entries.withLock { entries in entries.filter { $0.expires > now }.count }
+    }
+
+    /// The page script: `hybrid.prefetched` answers by key; a page `fetch` of a URL one of the
+    /// rules makes for this page is answered from the prefetched response when there is one.
+    /// Add it with the bridge's runtime (``PrefetchModule`` serves it).
+    public var userScript: UserScript {
+        let templates: JSONValue = .array(rules.map {
+            ["key": .string($0.key), "url": .string($0.url), "withCookies": .bool($0.withCookies)]
+        })
+        return UserScript(source: "window.__hybridkitPrefetch = \(templates.jsonText);\n" + PrefetchScript.runtime,
+                          injectionTime: .documentStart, frames: .mainFrameOnly, world: .page)
+    }
+}
+
+extension CharacterSet {
+    /// What a query value keeps unescaped: exactly what JavaScript's `encodeURIComponent` keeps,
+    /// so the page script expands a template to the same URL.
+    static let prefetchValue = CharacterSet(charactersIn:
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.!~*'()")
+}
+
+/// `hybrid-prefetch.js` as shipped.
+enum PrefetchScript {
+    static let runtime: String = {
+        guard let url = Bundle.module.url(forResource: "hybrid-prefetch", withExtension: "js"),
+              let source = try? String(contentsOf: url, encoding: .utf8)
+        else { return "console.error('HybridKit: hybrid-prefetch.js is missing from the bundle');" }
+        return source
+    }()
+}

@@ -1,0 +1,267 @@
+#if os(Linux)
+import Foundation
+import HybridCore
+import HybridCrypto
+import HybridServer
+import HybridTestSupport
+
+/// `hybrid bench firstscreen`: what a user sees — from "the app asks to open URL" to the page's
+/// first contentful paint — for a realistic page: a 60-file package whose content appears only
+/// once its JSON data request has answered, the data and the network pages 40 ms away.
+enum FirstScreenBenchSuite: BenchSuite {
+    static let name = "firstscreen"
+    static let keys = """
+        The bench-offline page (HTML, 15 CSS, 24 JS, 20 PNG) made a single-page app: the body is empty
+        until its last script has fetched /api/data.json (40 ms added) and rendered 100 paragraphs and
+        the images from it. Every figure is the median of N opens (default 11), the cases taking turns,
+        timed from before the view is asked for to the page's first contentful paint (the paint
+        entry's time on the page's clock, performance.timeOrigin + startTime, against the app's
+        wall clock on the same machine):
+        cold_network_ms         a new view; page files (40 ms each) and data from the network
+        pooled_network_ms       a warm view from a WebViewPool; page and data from the network
+        pooled_package_ms       a warm view; page from the installed offline package, data from the network
+        pooled_package_prefetch_ms  the same, with the data request started natively at the open
+                                (DataPrefetcher) and the page's own fetch answered from it
+        speedup                 cold_network_ms / pooled_package_prefetch_ms (goal >= 10)
+        speedup_pooled_package  cold_network_ms / pooled_package_ms
+        Where pooled_package_ms goes, then pooled_package_prefetch_ms (prefetch_stage_*; medians, ms from the open):
+        stage_view_ms           the pool handed out the view
+        stage_commit_ms         the engine committed the navigation
+        stage_script_ms         the page's app script started (all 24 scripts and 15 sheets before it)
+        stage_data_ms           the data request answered (its fetch began when the script started)
+        stage_fcp_ms            first contentful paint (= pooled_package_ms)
+        """
+
+    static let id = "firstscreen"
+    static let scheme = "bench-app"
+    static let dataDelay = 40
+
+    @MainActor static func run(_ options: BenchOptions) async throws -> BenchReport {
+        let opens = options.iterations ?? 11
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("hk-bench-firstscreen-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        // The package's real origin is the data server's, as an app's API host would be: its
+        // Content-Security-Policy then lets the page reach the data.
+        let origin = server.url("/page/").absoluteString
+        let site = root.appendingPathComponent("site"), repository = root.appendingPathComponent("repo")
+        try BenchOfflinePage.write(page(), to: site)
+        try FileManager.default.createDirectory(at: repository, withIntermediateDirectories: true)
+        let signer = try Ed25519Signer.generate()
+        _ = try PackageWriter(repository: repository, platform: .native, signer: signer)
+            .pack(site, options: .init(id: id, version: 1, origin: origin))
+
+        var pageFiles = StaticFiles(root: site, prefix: "/page")
+        pageFiles.cacheControl = "no-store"
+        let pages = pageFiles
+        server.route("/page") { pages.respond(to: $0).delayed(by: .milliseconds(dataDelay)) }
+        var repositoryFiles = StaticFiles(root: repository, prefix: "/repo")
+        repositoryFiles.gzip = false
+        let repositoryRoute = repositoryFiles
+        server.route("/repo") { repositoryRoute.respond(to: $0) }
+        let dataRequests = Locked<[String: Int]>([:])
+        server.route("/api/data.json") { request in
+            dataRequests.mutate { $0[request.query("item") ?? "", default: 0] += 1 }
+            var response = ServerResponse.json(FirstScreenData(item: request.query("item") ?? "", paragraphs: 100))
+            response.headers.add("Access-Control-Allow-Origin", "*")
+            response.headers.add("Cache-Control", "no-store")
+            return response.delayed(by: .milliseconds(dataDelay))
+        }
+
+        let store = PackageStore(root: root.appendingPathComponent("store"))
+        let installer = PackageInstaller(store: store, platform: .native, verifier: try Ed25519Verifier(publicKey: signer.publicKey))
+        _ = try await PackageUpdater(repository: server.url("/repo/"), installer: installer).update(id)
+        try installer.markLoaded(id)
+
+        let provider = try options.makeProvider()
+        let packageScheme = provider.capabilities.contains(.customSchemeNavigation) ? scheme : "http"
+        var packaged = HybridWebViewConfiguration()
+        packaged.package = PackageBinding(installer: installer, id: id, scheme: packageScheme)
+        // The data the page fetches, as a prefetch rule: its URL from the page's own query. The
+        // page asks with its default credentials: cookies only when the API is its own origin.
+        let packagePattern = try ConfigURLPattern("\(packageScheme)://127.0.0.1:\(server.url("/").port ?? 0)/page/*")
+        let prefetcher = try DataPrefetcher(rules: [PrefetchRule(
+            pages: packagePattern, key: "data", url: server.url("/api/data.json").absoluteString + "?item={query.item}",
+            withCookies: packageScheme == "http")], jar: CookieJar())
+        var prefetching = packaged
+        prefetching.modules.append(PrefetchModule(prefetcher: prefetcher, allowedOrigins: [.any]))
+        prefetching.engine.userScripts.append(prefetcher.userScript)
+        let networkPool = WebViewPool(provider: provider, policy: WebViewPoolPolicy(capacity: 1))
+        let packagePool = WebViewPool(provider: provider, configuration: packaged.fitted(to: provider.capabilities),
+                                      policy: WebViewPoolPolicy(capacity: 1))
+        let prefetchPool = WebViewPool(provider: provider, configuration: prefetching.fitted(to: provider.capabilities),
+                                       policy: WebViewPoolPolicy(capacity: 1))
+        let pools = [networkPool, packagePool, prefetchPool]
+        for pool in pools { pool.refillDelay = 3600 }   // refilled between timings only
+        defer { for pool in pools { pool.drain() } }
+
+        let api = server.url("/api/data.json").absoluteString
+        func entry(_ base: String, _ open: String) -> URL {
+            var components = URLComponents(string: base + "index.html")!
+            components.queryItems = [URLQueryItem(name: "api", value: api), URLQueryItem(name: "item", value: open)]
+            return components.url!
+        }
+        let networkBase = origin
+        let packageBase = packageScheme == "http" ? origin : origin.replacingOccurrences(of: "http:", with: scheme + ":")
+
+        // One-time costs (libraries, processes, connections) out of the way on every path.
+        _ = try await open(cold: provider, entry(networkBase, "warmup"))
+        var cold: [Double] = [], pooledNetwork: [Double] = [], pooledPackage: [Double] = [], prefetched: [Double] = []
+        var stages: [[Double]] = Array(repeating: [], count: 5), prefetchStages: [[Double]] = Array(repeating: [], count: 5)
+        for round in 0..<opens {
+            for step in 0..<4 {
+                switch (round + step) % 4 {
+                case 0:
+                    cold.append(try await open(cold: provider, entry(networkBase, "cold-\(round)")).fcp)
+                case 1:
+                    await networkPool.prewarm()
+                    try await settle()
+                    pooledNetwork.append(try await open(pooled: networkPool, entry(networkBase, "net-\(round)")).fcp)
+                case 2:
+                    await prefetchPool.prewarm()
+                    try await settle()
+                    let timing = try await open(pooled: prefetchPool, entry(packageBase, "pre-\(round)"), prefetching: prefetcher)
+                    // Not timed: the page's own fetch was answered by the prefetch, not a second request.
+                    guard dataRequests.value["pre-\(round)"] == 1, prefetcher.pending == 0 else {
+                        throw HybridError.engine(.native(domain: "bench firstscreen", code: 3, message:
+                            "open pre-\(round): \(dataRequests.value["pre-\(round)"] ?? 0) data requests, \(prefetcher.pending) untaken"))
+                    }
+                    prefetched.append(timing.fcp)
+                    for (index, value) in timing.stages.enumerated() { prefetchStages[index].append(value) }
+                default:
+                    await packagePool.prewarm()
+                    try await settle()
+                    let timing = try await open(pooled: packagePool, entry(packageBase, "pkg-\(round)"))
+                    pooledPackage.append(timing.fcp)
+                    for (index, value) in timing.stages.enumerated() { stages[index].append(value) }
+                }
+                try await settle()
+            }
+        }
+        let coldMs = median(cold), packageMs = median(pooledPackage), prefetchMs = median(prefetched)
+        let names = ["view", "commit", "script", "data", "fcp"]
+        return BenchReport(values: [
+            ("cold_network_ms", coldMs), ("pooled_network_ms", median(pooledNetwork)), ("pooled_package_ms", packageMs),
+            ("pooled_package_prefetch_ms", prefetchMs), ("speedup", coldMs / prefetchMs), ("speedup_pooled_package", coldMs / packageMs),
+        ] + names.indices.map { ("stage_\(names[$0])_ms", median(stages[$0])) }
+          + names.indices.map { ("prefetch_stage_\(names[$0])_ms", median(prefetchStages[$0])) }
+          + [("opens", Double(opens))])
+    }
+
+    /// Milliseconds from the open to each stage of one page open.
+    struct OpenTiming {
+        var view = 0.0, commit = 0.0, script = 0.0, data = 0.0, fcp = 0.0
+        var stages: [Double] { [view, commit, script, data, fcp] }
+    }
+
+    @MainActor private static func open(cold provider: any WebEngineProvider, _ url: URL) async throws -> OpenTiming {
+        let began = Date()
+        let view = try HybridWebView(provider: provider)
+        defer { view.close() }
+        return try await measure(view, url, began: began)
+    }
+
+    /// A pooled open; with `prefetcher`, its data request starts first, as the app's open would.
+    @MainActor private static func open(pooled pool: WebViewPool, _ url: URL,
+                                        prefetching prefetcher: DataPrefetcher? = nil) async throws -> OpenTiming {
+        let began = Date()
+        if let prefetcher, prefetcher.start(for: url).isEmpty {
+            throw HybridError.engine(.native(domain: "bench firstscreen", code: 2, message: "no prefetch rule matches \(url)"))
+        }
+        let view = try await pool.dequeue()
+        defer { pool.enqueue(view) }
+        return try await measure(view, url, began: began)
+    }
+
+    /// Loads `url` in `view` and reads the page's own marks once its content has painted.
+    @MainActor private static func measure(_ view: HybridWebView, _ url: URL, began: Date) async throws -> OpenTiming {
+        var timing = OpenTiming()
+        let since = { (date: Date) in date.timeIntervalSince(began) * 1000 }
+        timing.view = since(Date())
+        var committed: Date?
+        let token = view.engine.observe { event in
+            if case .loadCommitted = event, committed == nil { committed = Date() }
+        }
+        defer { token.cancel() }
+        try await view.engine.waitForLoad(of: url, timeout: BenchOptions.loadTimeout) { view.load(url) }
+        try await view.engine.waitUntil("window.__firstScreen && window.__firstScreen.fcp > 0", timeout: 30)
+        let marks = try await view.engine.evaluate("JSON.stringify(window.__firstScreen)")
+        guard let text = marks.stringValue, let page = try? JSONDecoder().decode(PageMarks.self, from: Data(text.utf8)),
+              page.rendered == 100 else {
+            throw HybridError.engine(.native(domain: "bench firstscreen", code: 1, message: "\(url) did not render its data: \(marks.jsonText)"))
+        }
+        let epoch = began.timeIntervalSince1970 * 1000
+        timing.commit = committed.map(since) ?? 0
+        timing.script = page.script - epoch
+        timing.data = page.data - epoch
+        timing.fcp = page.fcp - epoch
+        return timing
+    }
+
+    /// What the page records, in milliseconds since 1970 on its own clock.
+    struct PageMarks: Decodable {
+        var script: Double
+        var data: Double
+        var fcp: Double
+        var rendered: Int
+    }
+
+    /// The bench-offline page as a single-page app: no content until the data is in.
+    static func page() -> [String: Data] {
+        var files = BenchOfflinePage.files(version: 1)
+        guard let html = files["index.html"].map({ String(decoding: $0, as: UTF8.self) }),
+              let headEnd = html.range(of: "</head>") else { return files }
+        // Keep the head (every style sheet and script), drop the static body, add the app script.
+        let images = (0..<BenchOfflinePage.images).map { "img/i\($0 < 10 ? "0" : "")\($0).png" }
+        files["index.html"] = Data((html[..<headEnd.lowerBound] + """
+            <script src="app.js"></script></head><body><div id="app"></div></body></html>
+            """).utf8)
+        files["app.js"] = Data("""
+            (function () {
+              var marks = window.__firstScreen = { script: performance.timeOrigin + performance.now(), data: 0, fcp: 0, rendered: 0 };
+              new PerformanceObserver(function (list) {
+                list.getEntries().forEach(function (entry) {
+                  if (entry.name === 'first-contentful-paint') marks.fcp = performance.timeOrigin + entry.startTime;
+                });
+              }).observe({ type: 'paint', buffered: true });
+              var query = new URLSearchParams(location.search);
+              fetch(query.get('api') + '?item=' + encodeURIComponent(query.get('item') || '')).then(function (r) { return r.json(); })
+                .then(function (data) {
+                  marks.data = performance.timeOrigin + performance.now();
+                  var render = function () {
+                    var html = '<h1>' + data.title + '</h1>';
+                    data.paragraphs.forEach(function (text, i) { html += '<p class="s' + (i % 15) + '-' + i + '">' + text + '</p>'; });
+                    \(images.map { "html += '<img src=\"\($0)\" width=\"48\" height=\"48\" alt=\"\">';" }.joined(separator: " "))
+                    document.getElementById('app').innerHTML = html;
+                    marks.rendered = data.paragraphs.length;
+                  };
+                  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', render); else render();
+                });
+            })();
+            """.utf8)
+        return files
+    }
+
+    /// Lets closed views' processes exit and the pool's warm-up finish before the next timing.
+    @MainActor private static func settle() async throws {
+        try await Task.sleep(nanoseconds: 300_000_000)
+    }
+
+    private static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+    }
+}
+
+/// What `/api/data.json` answers: the first screen's data.
+struct FirstScreenData: Codable, Sendable {
+    var title: String
+    var paragraphs: [String]
+
+    init(item: String, paragraphs count: Int) {
+        title = "Item \(item)"
+        paragraphs = (0..<count).map { "Paragraph \($0) of item \(item)." }
+    }
+}
+#endif

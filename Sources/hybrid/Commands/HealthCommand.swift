@@ -1,0 +1,57 @@
+import Foundation
+import HybridCore
+
+/// `hybrid health FILE.jsonl`: the per-release table from a health log an app wrote with
+/// ``HealthLogFile`` (and its rotated siblings, when given).
+enum HealthCommand: HybridCommand {
+    static let name = "health"
+    static let summary = "Summarise a health log per release: launches, ready, crash-free, white screens, errors, paint"
+    static let usage = """
+        USAGE: hybrid health FILE.jsonl [FILE.1.jsonl …] [--json]
+
+        Reads OpenTelemetry JSON-lines files written by HybridCore's HealthLogFile and prints one
+        row per release (package id@version, or network): launches, ready rate, crash-free rate,
+        white-screen rate, script errors per launch, first contentful paint p50/p90/p99 (ms) and
+        events the recorder dropped. Lines that are not HybridKit health records are skipped and
+        counted. --json prints one JSON object per release instead. Exits 1 when no file can be read.
+        """
+
+    static func run(_ arguments: Arguments) throws -> Int32 {
+        var arguments = arguments
+        let json = arguments.flag("--json")
+        let files = try arguments.finish(maxPositionals: .max)
+        guard !files.isEmpty else { throw Arguments.Error.missingRequired("FILE.jsonl") }
+        var events: [HealthEvent] = []
+        var skipped = 0
+        for file in files {
+            do {
+                let read = try HealthLogFile.read(URL(fileURLWithPath: file))
+                events += read.events
+                skipped += read.skippedLines
+            } catch {
+                print("hybrid health: cannot read \(file): \(error.localizedDescription)")
+                return 1
+            }
+        }
+        let summaries = HealthAggregator.summarize(events)
+        if json {
+            for summary in summaries {
+                let object: JSONValue = [
+                    "release": .string(summary.release), "launches": .number(Double(summary.launches)),
+                    "ready_rate": .number(summary.readyRate), "crash_free_rate": .number(summary.crashFreeRate),
+                    "white_screen_rate": .number(summary.whiteScreenRate),
+                    "script_errors_per_launch": .number(summary.scriptErrorsPerLaunch),
+                    "fcp_p50_ms": summary.fcpP50.map(JSONValue.number) ?? .null,
+                    "fcp_p90_ms": summary.fcpP90.map(JSONValue.number) ?? .null,
+                    "fcp_p99_ms": summary.fcpP99.map(JSONValue.number) ?? .null,
+                    "dropped": .number(Double(summary.dropped)),
+                ]
+                print(object.jsonText)
+            }
+        } else {
+            print(HealthAggregator.table(summaries))
+            print("\(events.count) event(s) from \(files.count) file(s)" + (skipped > 0 ? "; \(skipped) line(s) skipped" : ""))
+        }
+        return 0
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import HybridCore
+import HybridTestSupport
+import Testing
+
+/// `hybrid health FILE.jsonl`: the per-release table from a log an app wrote with the library.
+@Suite("hybrid health")
+struct HealthCommandTests {
+    @Test func theTableAndJSONSummariseALogPerRelease() async throws {
+        let tool = HybridTool()
+        guard tool.isBuilt else {
+            Issue.record("hybrid binary not built beside the tests at \(tool.binary.path)")
+            return
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hk-health-cli-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let log = HealthLogFile(url: directory.appendingPathComponent("health.jsonl"), serviceName: "Shop", serviceVersion: "1")
+        for index in 0..<4 {
+            let context = HealthContext(packageID: "shop", packageVersion: 2, engine: "webkitgtk", launchID: "l\(index)")
+            log.record(HealthEvent(.launch(source: .pooledPackage), context: context))
+            log.record(HealthEvent(.pageTiming(PageTiming(firstContentfulPaint: Double(index + 1) * 100)), context: context))
+            if index > 0 { log.record(HealthEvent(.ready(milliseconds: 10), context: context)) }
+        }
+        let table = try await offPool { try tool.run(["health", log.url.path]) }
+        #expect(table.status == 0, "\(table.output)")
+        #expect(table.output.contains("shop@2") && table.output.contains("75.0%"), "\(table.output)")
+        #expect(table.output.contains("11 event(s) from 1 file(s)"), "\(table.output)")
+        let json = try await offPool { try tool.run(["health", log.url.path, "--json"]) }
+        let line = try #require(json.output.split(separator: "\n").first { $0.hasPrefix("{") })
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["release"] as? String == "shop@2")
+        #expect(object["launches"] as? Double == 4)
+        #expect(object["ready_rate"] as? Double == 0.75)
+        #expect(object["fcp_p50_ms"] as? Double == 200)
+        // A file that is not there is a clear failure, not an empty table.
+        let missing = try await offPool { try tool.run(["health", directory.appendingPathComponent("nope.jsonl").path]) }
+        #expect(missing.status == 1 && missing.output.contains("cannot read"), "\(missing.output)")
+    }
+}
