@@ -9,7 +9,8 @@ import Foundation
 ///
 /// ```swift
 /// let policy = try ProxyPolicy(requests: ["https://api.example.com", "app://*"],
-///                              pages: ["app://*", "https://m.example.com"])
+///                              pages: ["app://*", "https://m.example.com"],
+///                              trustedHosts: ["https://api.example.com"])
 /// ```
 public struct ProxyPolicy: Sendable, Hashable {
     /// Extra headers for proxied requests to some URLs (a login token for the app's API).

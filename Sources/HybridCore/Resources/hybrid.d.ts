@@ -86,6 +86,8 @@ export type ProxyErrorCode =
   | 'network_error'
   /** The proxy refused the request or one of its redirects: not covered by its policy, or not http(s). */
   | 'proxy_denied'
+  /** A cross-origin request failed the CORS check the engine would have made (its own fetch fails the same way). */
+  | 'cors_denied'
   /** The page has no bridge (`window.hybrid` is missing). */
   | 'unavailable'
   /** The native side failed unexpectedly (for example a request body that is not valid base64). */
