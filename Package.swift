@@ -87,7 +87,7 @@ var targets: [Target] = [
             .target(name: "HybridServer", condition: linux),
         ]
     ),
-    .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridCrypto"]),
+    .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridCrypto", "HybridTestSupport"]),
     // Offline packages over real HTTP (updater, resume, faults) against HybridServer's loopback server.
     .testTarget(name: "HybridPackageTests", dependencies: ["HybridCore", "HybridCrypto", "HybridServer"]),
     .testTarget(name: "HybridServerTests", dependencies: ["HybridServer", "HybridCore", "HybridTestSupport"]),

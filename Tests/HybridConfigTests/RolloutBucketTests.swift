@@ -1,5 +1,6 @@
 import Foundation
 import HybridCore
+import HybridTestSupport
 import Testing
 
 /// The statistical tests hash hundreds of thousands of ids: they run off the cooperative pool
@@ -70,24 +71,11 @@ struct RolloutBucketTests {
     }
 
     private static func uuid(_ n: Int) -> uuid_t {
-        var generator = SplitMix(seed: UInt64(n))
+        var generator = SplitMix64(seed: UInt64(n))
         let a = generator.next(), b = generator.next()
         return withUnsafeBytes(of: (a, b)) { raw in
             raw.load(as: uuid_t.self)
         }
-    }
-}
-
-/// A tiny deterministic generator, so the ids are random-looking yet the same every run.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
     }
 }
 

@@ -1,22 +1,11 @@
 import Foundation
+import HybridTestSupport
 import Testing
 @testable import HybridCore
 
-/// SplitMix64: a fixed seed gives the same messages on every run and every platform.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Random and mutated bridge messages.
 struct MessageFuzzer {
-    var rng: SeededGenerator
+    var rng: SplitMix64
 
     static let seeds = [
         Wire.call(id: 1, action: "add", params: #"{"a":1,"b":2}"#),
@@ -69,7 +58,7 @@ struct BridgeFuzzTests {
     static let count = 100_000
 
     @Test func theDecoderSurvivesRandomAndMutatedMessages() {
-        var fuzzer = MessageFuzzer(rng: SeededGenerator(state: 0xB21D_6E))
+        var fuzzer = MessageFuzzer(rng: SplitMix64(seed: 0xB21D_6E))
         let decoder = BridgeDecoder(maxMessageBytes: 4096, modules: [ProbeModule()])
         var decoded = 0, refused = 0
         for _ in 0..<Self.count {
@@ -85,7 +74,7 @@ struct BridgeFuzzTests {
     }
 
     @MainActor @Test func theRouterAnswersEveryFuzzedMessageAndKeepsNothingPending() async {
-        var fuzzer = MessageFuzzer(rng: SeededGenerator(state: 0x5EED))
+        var fuzzer = MessageFuzzer(rng: SplitMix64(seed: 0x5EED))
         let router = BridgeRouter(modules: [FuzzModule()], limits: .init(maxMessageBytes: 4096, defaultTimeout: .seconds(5)))
         router.beginDocument()
         _ = await router.receive(Wire.hello("n1"), origin: appOrigin)

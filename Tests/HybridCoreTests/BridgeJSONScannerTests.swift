@@ -1,4 +1,5 @@
 import Foundation
+import HybridTestSupport
 import Testing
 @testable import HybridCore
 
@@ -58,7 +59,7 @@ struct BridgeJSONScannerTests {
     }
 
     @Test func theWordAtATimeScanAgreesWithAByteLoop() {
-        var rng = SeededGenerator(state: 7)
+        var rng = SplitMix64(seed: 7)
         let alphabet: [UInt8] = [0x61, 0x20, 0x22, 0x5C, 0x01, 0x1F, 0x7F, 0x80, 0xE2, 0xFF, 0x41]
         for _ in 0..<5_000 {
             let count = Int(rng.next() % 40)

@@ -25,7 +25,7 @@ struct RequestProxyConcurrencyTests {
         TestRoutes.install(on: server)
         defer { server.stop() }
         let port = server.url("/").port ?? 0
-        var random = SeededGenerator(seed: 0x4879_6272_6964)
+        var random = SplitMix64(seed: 0x4879_6272_6964)
         for round in 0..<20 {
             let proxy = RequestProxy(policy: try ProxyPolicy(requests: ["http://127.0.0.1:\(port)/*"]), jar: nil)
             // 200 requests; the server answers each after 0–50 ms, so answers come out of order,
@@ -107,17 +107,4 @@ private func withDeadline<T: Sendable>(seconds: Double, _ message: String,
 struct DeadlineExceeded: Error, CustomStringConvertible {
     let message: String
     var description: String { message }
-}
-
-/// A small deterministic generator (SplitMix64), so a failing round can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HybridTestSupport
 
 /// The bundle `hybrid bench update` patches: deterministic, minified-looking JavaScript in the
 /// shape webpack emits (one module function per line in a module table), built from a fixed
@@ -117,24 +118,4 @@ struct BenchBundle {
             return "function \(identifier(&random))(\(parameters)){" + (0...random.below(4)).map { _ in statement(&random, depth: depth + 1) }.joined() + "}"
         }
     }
-}
-
-/// SplitMix64: a tiny, fast, seedable generator, so every run builds the same bundle.
-struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A value in `0..<bound`.
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(max(bound, 1))) }
-
-    mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
 }
