@@ -14,7 +14,7 @@ public final class BlinkWebEngine: WebEngine {
     /// schemes to the OS); they are served for http(s) URLs instead (`interceptsHTTP`).
     public static let blinkCapabilities: EngineCapabilities = [
         .scriptWorlds, .messageReplies, .schemeRequestBodies, .interceptsHTTP, .clearsHistory, .consoleMessages,
-        .requestBodyLoads, .secureCookiesOnLoopbackHTTP,
+        .requestBodyLoads, .secureCookiesOnLoopbackHTTP, .amendsNavigationRequests,
     ]
 
     /// Why Blink lacks what it lacks (``WebEngineProvider/limitations``).

@@ -30,6 +30,7 @@ public final class WKWebEngine: WebEngine {
             + "callback to hand it to: a .download response policy cancels the response",
         .requestBodyLoads: "not claimed: a loaded request's body is not verified to reach the server on every OS version",
         .secureCookiesOnLoopbackHTTP: "not claimed: unverified on WKWebView",
+        .amendsNavigationRequests: "a WKNavigationActionPolicy only allows or cancels the request: a redirect is a cancel and a new load",
     ]
 
     /// `wkwebview`.

@@ -23,7 +23,7 @@ extension HybridWebView {
 
     func newWindowRequested(_ action: NavigationAction) {
         // WebKit may ask twice for one window.open (policy and create); the app hears of it once.
-        if let last = lastNewWindow, last.url == action.request.url, now - last.at < 0.5 { return }
+        if let last = lastNewWindow, last.url == action.request.url, now - last.at < EngineHeuristics.newWindowRepeatWindow { return }
         lastNewWindow = (action.request.url, now)
         delegate?.webView(self, requestsNewWindow: NewWindowRequest(
             url: action.request.url, openerURL: engine.url, isUserGesture: action.isUserGesture, opener: self))
