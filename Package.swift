@@ -40,6 +40,9 @@ var targets: [Target] = [
             .target(name: "CHybridGTK", condition: linux),
         ]
     ),
+    // The testing double: the engine contract over a fake driver, so an app tests its bridge modules,
+    // delegates and navigation rules without an engine (as swift-nio ships NIOEmbedded).
+    .target(name: "HybridTesting", dependencies: ["HybridCore"]),
     // Engine adapter: Blink (Chromium) through the DevTools protocol on --remote-debugging-pipe.
     .target(name: "HybridBlink", dependencies: ["HybridCore"]),
     // The HTTP side on libsoup 3's SoupServer: `hybrid serve` and the tests' loopback origin.
@@ -79,7 +82,7 @@ var targets: [Target] = [
             .target(name: "HybridServer", condition: linux),
         ]
     ),
-    .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridCrypto"]),
+    .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridCrypto", "HybridTesting"]),
     // Offline packages over real HTTP (updater, resume, faults) against HybridServer's loopback server.
     .testTarget(name: "HybridPackageTests", dependencies: ["HybridCore", "HybridCrypto", "HybridServer"]),
     .testTarget(name: "HybridServerTests", dependencies: ["HybridServer", "HybridCore", "HybridTestSupport"]),
@@ -148,7 +151,7 @@ let package = Package(
     name: "HybridKit",
     platforms: [.macOS(.v13), .iOS(.v15)],
     // What an app links (docs/adopting.md): the core, an engine or two, the crypto that verifies
-    // packages and config, and the server for those who host a repository. `Examples/QuickStart`
+    // packages and config, the server for those who host a repository, and the testing double. `Examples/QuickStart`
     // builds against these alone, so a missing product fails CI before it fails an adopter.
     products: [
         .library(name: "HybridCore", targets: ["HybridCore"]),
@@ -158,6 +161,7 @@ let package = Package(
         .library(name: "HybridServer", targets: ["HybridServer"]),
         .library(name: "HybridWK", targets: ["HybridWK"]),
         .library(name: "HybridUIKit", targets: ["HybridUIKit"]),
+        .library(name: "HybridTesting", targets: ["HybridTesting"]),
         .executable(name: "hybrid", targets: ["hybrid"]),
     ],
     targets: targets,
