@@ -44,7 +44,7 @@ struct BridgeImmediateTests {
         return router
     }
 
-    func now(_ answer: BridgeAnswer) -> BridgeResponse? {
+    func now(_ answer: ScriptAnswer) -> ScriptReply? {
         if case .now(let response) = answer { response } else { nil }
     }
 
