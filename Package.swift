@@ -12,7 +12,8 @@ let linux = TargetDependencyCondition.when(platforms: [.linux])
 
 var targets: [Target] = [
     // Policy and protocols: Foundation + Dispatch only, compiles on Linux and Apple.
-    .target(name: "HybridCore", resources: [.copy("Resources/hybrid.js"), .copy("Resources/hybrid.d.ts"), .copy("Resources/hybrid-proxy.js"), .copy("Resources/hybrid-prefetch.js")]),
+    .target(name: "HybridCore", resources: [.copy("Resources/hybrid.js"), .copy("Resources/hybrid.d.ts"), .copy("Resources/hybrid-proxy.js"),
+                                            .copy("Resources/hybrid-prefetch.js"), .copy("Resources/hybrid-transport.js")]),
 
     // WebKitGTK 6.0 (engine, GTK 4, libsoup 3, GLib) through pkg-config.
     .systemLibrary(
@@ -46,6 +47,9 @@ var targets: [Target] = [
             .target(name: "CHybridGTK", condition: linux),
         ]
     ),
+    // The testing double: the engine contract over a fake driver, so an app tests its bridge modules,
+    // delegates and navigation rules without an engine (as swift-nio ships NIOEmbedded).
+    .target(name: "HybridTesting", dependencies: ["HybridCore"]),
     // Engine adapter: Blink (Chromium) through the DevTools protocol on --remote-debugging-pipe.
     .target(name: "HybridBlink", dependencies: ["HybridCore"]),
     // The HTTP side on libsoup 3's SoupServer: `hybrid serve` and the tests' loopback origin.
@@ -87,7 +91,7 @@ var targets: [Target] = [
             .target(name: "HybridServer", condition: linux),
         ]
     ),
-    .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridCrypto", "HybridTestSupport"]),
+    .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridCrypto", "HybridTesting", "HybridTestSupport"]),
     // Offline packages over real HTTP (updater, resume, faults) against HybridServer's loopback server.
     .testTarget(name: "HybridPackageTests", dependencies: ["HybridCore", "HybridCrypto", "HybridServer"]),
     .testTarget(name: "HybridServerTests", dependencies: ["HybridServer", "HybridCore", "HybridTestSupport"]),
@@ -156,7 +160,7 @@ let package = Package(
     name: "HybridKit",
     platforms: [.macOS(.v13), .iOS(.v15)],
     // What an app links (docs/adopting.md): the core, an engine or two, the crypto that verifies
-    // packages and config, and the server for those who host a repository. `Examples/QuickStart`
+    // packages and config, the server for those who host a repository, and the testing double. `Examples/QuickStart`
     // builds against these alone, so a missing product fails CI before it fails an adopter.
     products: [
         .library(name: "HybridCore", targets: ["HybridCore"]),
@@ -166,6 +170,7 @@ let package = Package(
         .library(name: "HybridServer", targets: ["HybridServer"]),
         .library(name: "HybridWK", targets: ["HybridWK"]),
         .library(name: "HybridUIKit", targets: ["HybridUIKit"]),
+        .library(name: "HybridTesting", targets: ["HybridTesting"]),
         .executable(name: "hybrid", targets: ["hybrid"]),
     ],
     targets: targets,

@@ -13,6 +13,7 @@ cd "$(dirname "$0")/.."
 products=(
   Sources/HybridCore Sources/HybridGTK Sources/HybridBlink Sources/HybridServer
   Sources/HybridCrypto Sources/HybridTestSupport Sources/HybridWK Sources/HybridUIKit
+  Sources/HybridTesting
 )
 if (($#)); then
   paths=("$@")

@@ -14,8 +14,8 @@ final class BlinkBrowser {
     private let process: BlinkProcess
     private var nextID = 0
     private var replies: [Int: (method: String, reply: Reply?)] = [:]
-    private var sessions: [String: Weak<BlinkWebEngine>] = [:]
-    private var targets: [String: Weak<BlinkWebEngine>] = [:]
+    private var sessions: [String: Weak<BlinkDriver>] = [:]
+    private var targets: [String: Weak<BlinkDriver>] = [:]
     private var userAgentWaiters: [(String?) -> Void]? = []
     /// The browser's User-Agent with `HeadlessChrome` said as `Chrome` (pages sniff it).
     private(set) var userAgent: String?
@@ -82,7 +82,7 @@ final class BlinkBrowser {
 
     // MARK: Routing
 
-    func register(session: String, target: String, for engine: BlinkWebEngine) {
+    func register(session: String, target: String, for engine: BlinkDriver) {
         sessions[session] = Weak(engine)
         targets[target] = Weak(engine)
     }

@@ -6,7 +6,7 @@ import HybridCore
 /// need no page), shared by every view of a provider.
 ///
 /// Deleting sets an already-expired copy (Chromium then drops the stored one). Changes are
-/// observed by polling the jar every 100 ms while someone observes: the protocol has no
+/// observed by polling the jar every ``EngineHeuristics/cookiePollInterval`` while someone observes: the protocol has no
 /// cookie-change event (see docs/engines.md).
 @MainActor
 final class BlinkCookieStore: EngineCookieStore {
@@ -80,7 +80,7 @@ final class BlinkCookieStore: EngineCookieStore {
                     }
                     self.lastSeen = current
                 }
-                try? await Task.sleep(nanoseconds: 100_000_000)
+                try? await Task.sleep(nanoseconds: UInt64(EngineHeuristics.cookiePollInterval * 1_000_000_000))
             }
         }
     }

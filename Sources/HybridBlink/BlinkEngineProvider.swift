@@ -13,10 +13,10 @@ import HybridCore
 public final class BlinkEngineProvider: WebEngineProvider {
     /// `blink`.
     public let engineName = "blink"
-    /// ``BlinkWebEngine/blinkCapabilities``.
-    public let capabilities = BlinkWebEngine.blinkCapabilities
-    /// ``BlinkWebEngine/blinkLimitations``.
-    public let limitations = BlinkWebEngine.blinkLimitations
+    /// ``BlinkDriver/capabilities``.
+    public let capabilities = BlinkDriver.capabilities
+    /// ``BlinkDriver/limitations``.
+    public let limitations = BlinkDriver.limitations
     /// A temporary profile, or a persistent profile directory.
     public let sessionKind: EngineSessionKind
     /// Run without a window (`--headless=new`); a window needs a display.
@@ -59,7 +59,8 @@ public final class BlinkEngineProvider: WebEngineProvider {
 
     /// Like ``makeEngine(_:)`` with the concrete type.
     public func makeBlinkEngine(_ configuration: EngineConfiguration) throws -> BlinkWebEngine {
-        let engine = BlinkWebEngine(provider: self, browser: try runningBrowser(), configuration: configuration)
+        let driver = BlinkDriver(provider: self, browser: try runningBrowser(), configuration: configuration)
+        let engine = BlinkWebEngine(driver: driver, messageHandlers: configuration.messageHandlers)
         views.removeAll { $0.value == nil }
         views.append(Weak(engine))
         return engine

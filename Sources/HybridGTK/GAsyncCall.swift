@@ -2,53 +2,36 @@ import CHybridGTK
 import CWebKitGTK
 import HybridCore
 
-/// One pending GAsync operation bridged to a checked continuation, resumed **exactly once**:
-/// by its C callback, or earlier by ``fail(_:)`` when the view closes or its content process dies
-/// (a late callback then finds nothing to resume).
+/// One GAsync operation: GIO calls its ready-callback exactly once, and `completion` gets the
+/// finished value or its error exactly once. Keeping calls that outlive a view's close or its
+/// content process is the engine contract's business (``ContractEngine``), not this one's.
 @MainActor
 final class GAsyncCall<Value: Sendable> {
-    private var continuation: CheckedContinuation<Value, any Error>?
     private let finish: @MainActor (OpaquePointer) throws -> Value
-    var onSettled: (@MainActor () -> Void)?
+    private var completion: (@MainActor (Result<Value, any Error>) -> Void)?
 
-    init(finish: @escaping @MainActor (OpaquePointer) throws -> Value) {
+    init(finish: @escaping @MainActor (OpaquePointer) throws -> Value,
+         completion: @escaping @MainActor (Result<Value, any Error>) -> Void) {
         self.finish = finish
+        self.completion = completion
     }
 
-    func fail(_ error: any Error) { settle(.failure(error)) }
-
-    /// How long a failure waits before it is delivered (see ``complete(_:)``).
-    var failureGrace: UInt32 = 0
+    /// Starts the operation with a C callback and user data; the callback owns one retain until it runs.
+    func start(_ begin: (GAsyncReadyCallback, gpointer) -> Void) {
+        begin(gAsyncTrampoline, Unmanaged.passRetained(self).toOpaque())
+    }
 
     fileprivate func complete(_ result: OpaquePointer) {
-        guard continuation != nil else { return }
-        let outcome: Result<Value, any Error>
-        do { outcome = .success(try finish(result)) } catch { outcome = .failure(error) }
-        if case .failure(let error) = outcome, failureGrace > 0 {
-            // When the content process dies, WebKit fails pending script calls with a generic
-            // error *before* it emits web-process-terminated. Waiting a moment lets that signal
-            // fail the call first, with the reason a caller can act on.
-            let box = Unmanaged.passRetained(DeferredFailure { [weak self] in self?.fail(error) }).toOpaque()
-            g_timeout_add_full(G_PRIORITY_DEFAULT, failureGrace, deferredFailureTrampoline, box, nil)
-            return
-        }
-        settle(outcome)
+        guard let completion else { return }
+        self.completion = nil
+        do { completion(.success(try finish(result))) } catch { completion(.failure(error)) }
     }
 
-    private func settle(_ outcome: Result<Value, any Error>) {
-        guard let continuation else { return }
-        self.continuation = nil
-        continuation.resume(with: outcome)
-        onSettled?()
-    }
-
-    /// Starts the operation with a C callback and user data, then suspends until it settles.
-    func start(_ begin: (GAsyncReadyCallback, gpointer) -> Void) async throws -> Value {
+    /// Starts the operation and suspends until it finishes.
+    static func run(finish: @escaping @MainActor (OpaquePointer) throws -> Value,
+                    _ begin: (GAsyncReadyCallback, gpointer) -> Void) async throws -> Value {
         try await withCheckedThrowingContinuation { continuation in
-            self.continuation = continuation
-            // The callback owns one retain until it runs (GIO always calls it exactly once).
-            let data = Unmanaged.passRetained(self).toOpaque()
-            begin(gAsyncTrampoline, data)
+            GAsyncCall(finish: finish) { continuation.resume(with: $0) }.start(begin)
         }
     }
 }
@@ -69,17 +52,4 @@ private protocol GAsyncCompleting: AnyObject {
 
 extension GAsyncCall: GAsyncCompleting {
     fileprivate func completeErased(_ result: OpaquePointer) { complete(result) }
-}
-
-private final class DeferredFailure {
-    let deliver: @MainActor () -> Void
-    init(_ deliver: @escaping @MainActor () -> Void) { self.deliver = deliver }
-}
-
-private let deferredFailureTrampoline: GSourceFunc = { data in
-    guard let data else { return 0 }
-    onMain(data) { data in
-        Unmanaged<DeferredFailure>.fromOpaque(data).takeRetainedValue().deliver()
-    }
-    return 0  // G_SOURCE_REMOVE
 }

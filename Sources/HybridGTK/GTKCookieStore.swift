@@ -25,25 +25,23 @@ final class GTKCookieStore: EngineCookieStore {
     }
 
     func cookies(for url: URL) async throws -> [Cookie] {
-        let call = GAsyncCall<[Cookie]> { [manager] result in
+        try await GAsyncCall<[Cookie]>.run(finish: { [manager] result in
             var error: UnsafeMutablePointer<GError>?
             let list = webkit_cookie_manager_get_cookies_finish(manager, result, &error)
             if let error = consumeGError(error) { throw error }
             return Self.consume(list)
-        }
-        return try await call.start { callback, data in
+        }) { callback, data in
             webkit_cookie_manager_get_cookies(manager, url.absoluteString, nil, callback, data)
         }
     }
 
     func allCookies() async throws -> [Cookie] {
-        let call = GAsyncCall<[Cookie]> { [manager] result in
+        try await GAsyncCall<[Cookie]>.run(finish: { [manager] result in
             var error: UnsafeMutablePointer<GError>?
             let list = webkit_cookie_manager_get_all_cookies_finish(manager, result, &error)
             if let error = consumeGError(error) { throw error }
             return Self.consume(list)
-        }
-        return try await call.start { callback, data in
+        }) { callback, data in
             webkit_cookie_manager_get_all_cookies(manager, nil, callback, data)
         }
     }
@@ -51,12 +49,11 @@ final class GTKCookieStore: EngineCookieStore {
     func setCookie(_ cookie: Cookie) async throws {
         let soupCookie = try Self.soupCookie(cookie)
         defer { soup_cookie_free(soupCookie) }
-        let call = GAsyncCall<Void> { [manager] result in
+        try await GAsyncCall<Void>.run(finish: { [manager] result in
             var error: UnsafeMutablePointer<GError>?
             webkit_cookie_manager_add_cookie_finish(manager, result, &error)
             if let error = consumeGError(error) { throw error }
-        }
-        try await call.start { callback, data in
+        }) { callback, data in
             webkit_cookie_manager_add_cookie(manager, soupCookie, nil, callback, data)
         }
     }
@@ -64,12 +61,11 @@ final class GTKCookieStore: EngineCookieStore {
     func deleteCookie(_ cookie: Cookie) async throws {
         let soupCookie = try Self.soupCookie(cookie)
         defer { soup_cookie_free(soupCookie) }
-        let call = GAsyncCall<Void> { [manager] result in
+        try await GAsyncCall<Void>.run(finish: { [manager] result in
             var error: UnsafeMutablePointer<GError>?
             webkit_cookie_manager_delete_cookie_finish(manager, result, &error)
             if let error = consumeGError(error) { throw error }
-        }
-        try await call.start { callback, data in
+        }) { callback, data in
             webkit_cookie_manager_delete_cookie(manager, soupCookie, nil, callback, data)
         }
     }

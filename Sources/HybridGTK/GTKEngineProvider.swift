@@ -10,10 +10,10 @@ import HybridCore
 public final class GTKEngineProvider: WebEngineProvider {
     /// `webkitgtk`.
     public let engineName = "webkitgtk"
-    /// ``GTKWebEngine/webKitCapabilities``.
-    public let capabilities = GTKWebEngine.webKitCapabilities
-    /// ``GTKWebEngine/webKitLimitations``.
-    public let limitations = GTKWebEngine.webKitLimitations
+    /// ``GTKDriver/capabilities``.
+    public let capabilities = GTKDriver.capabilities
+    /// ``GTKDriver/limitations``.
+    public let limitations = GTKDriver.limitations
 
     let context: OpaquePointer  // WebKitWebContext*
     let session: OpaquePointer  // WebKitNetworkSession*
@@ -24,7 +24,7 @@ public final class GTKEngineProvider: WebEngineProvider {
 
     private var registeredSchemes: Set<String> = []
     /// Live views by their `WebKitWebView*`, for routing custom-scheme requests to their handler.
-    private var views: [UnsafeMutableRawPointer: Weak<GTKWebEngine>] = [:]
+    private var views: [UnsafeMutableRawPointer: Weak<GTKDriver>] = [:]
     private lazy var sharedCookieStore = GTKCookieStore(session: session)
 
     /// - Parameters:
@@ -70,9 +70,9 @@ public final class GTKEngineProvider: WebEngineProvider {
     /// Like ``makeEngine(_:)`` with the concrete type (for the window shell and tests).
     public func makeGTKEngine(_ configuration: EngineConfiguration) throws -> GTKWebEngine {
         for scheme in configuration.schemeHandlers.keys { registerScheme(scheme) }
-        let engine = try GTKWebEngine(provider: self, configuration: configuration)
-        views[UnsafeMutableRawPointer(engine.view)] = Weak(engine)
-        return engine
+        let driver = try GTKDriver(provider: self, configuration: configuration)
+        views[UnsafeMutableRawPointer(driver.view)] = Weak(driver)
+        return GTKWebEngine(driver: driver, messageHandlers: configuration.messageHandlers)
     }
 
     func forget(_ view: UnsafeMutablePointer<WebKitWebView>) {
@@ -105,13 +105,13 @@ public final class GTKEngineProvider: WebEngineProvider {
     private func route(_ request: OpaquePointer) {
         let scheme = webkit_uri_scheme_request_get_scheme(request).map { String(cString: $0) } ?? ""
         guard let view = webkit_uri_scheme_request_get_web_view(request),
-              let engine = views[UnsafeMutableRawPointer(view)]?.value,
-              let handler = engine.configuration.schemeHandlers[scheme]
+              let driver = views[UnsafeMutableRawPointer(view)]?.value,
+              let handler = driver.configuration.schemeHandlers[scheme]
         else {
             GTKSchemeTask.fail(request, status: 404, message: "no handler for \(scheme): in this view")
             return
         }
-        GTKSchemeTask(request: request).run(with: handler, owner: engine)
+        GTKSchemeTask(request: request).run(with: handler)
     }
 }
 

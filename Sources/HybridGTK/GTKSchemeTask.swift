@@ -57,7 +57,7 @@ final class GTKSchemeTask {
         return data
     }
 
-    func run(with handler: any URLSchemeHandler, owner: GTKWebEngine) {
+    func run(with handler: any URLSchemeHandler) {
         guard let schemeRequest else {
             Self.fail(request, status: 400, message: "malformed request URL")
             return

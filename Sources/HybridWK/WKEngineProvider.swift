@@ -27,10 +27,10 @@ public final class WKEngineProvider: WebEngineProvider {
 
     /// `wkwebview`, the name remote config and reports use for this engine.
     public let engineName = "wkwebview"
-    /// What WKWebView can do: ``WKWebEngine/webKitCapabilities``.
-    public var capabilities: EngineCapabilities { WKWebEngine.webKitCapabilities }
-    /// Why WKWebView lacks the rest: ``WKWebEngine/webKitLimitations``.
-    public var limitations: [EngineCapabilities: String] { WKWebEngine.webKitLimitations }
+    /// What WKWebView can do: ``WKDriver/capabilities``.
+    public var capabilities: EngineCapabilities { WKDriver.capabilities }
+    /// Why WKWebView lacks the rest: ``WKDriver/limitations``.
+    public var limitations: [EngineCapabilities: String] { WKDriver.limitations }
 
     /// The `WKWebsiteDataStore` every view's configuration names (``store`` says which one).
     public let dataStore: WKWebsiteDataStore
@@ -68,16 +68,16 @@ public final class WKEngineProvider: WebEngineProvider {
     public var cookieStore: any EngineCookieStore { sharedCookieStore }
 
     /// A new `WKWebView` on this provider's data store, set up from `configuration` (user
-    /// content, scheme handlers, media policy), as a ``WKWebEngine``. It never throws: WebKit
+    /// content, scheme handlers, media policy), under the engine contract. It never throws: WebKit
     /// makes views synchronously and cannot refuse one.
     public func makeEngine(_ configuration: EngineConfiguration) throws -> any WebEngine {
         makeWKEngine(configuration)
     }
 
     /// Like ``makeEngine(_:)`` with the concrete type (for the view controller, which embeds
-    /// ``WKWebEngine/webView``).
+    /// `webView`).
     public func makeWKEngine(_ configuration: EngineConfiguration) -> WKWebEngine {
-        WKWebEngine(provider: self, configuration: configuration)
+        WKWebEngine(driver: WKDriver(provider: self, configuration: configuration), messageHandlers: configuration.messageHandlers)
     }
 }
 #endif

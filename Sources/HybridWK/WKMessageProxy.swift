@@ -7,16 +7,17 @@ import WebKit
 /// answer (the page's `postMessage` returns a Promise) and `WKScriptMessageHandler` for
 /// fire-and-forget ones. Registered per name and content world.
 ///
-/// The content controller retains it; it holds the engine weakly and answers nothing once the
-/// engine is gone (a page's Promise is then rejected, never left pending).
+/// The content controller retains it; it holds the driver weakly and hands each message to the
+/// host with its reply handler (a page's Promise is rejected, never left pending, once the view is gone).
 @MainActor
 final class WKMessageProxy: NSObject, WKScriptMessageHandlerWithReply, WKScriptMessageHandler {
-    weak var engine: WKWebEngine?
-    private let handlers: [String: ScriptMessageHandler]
+    weak var driver: WKDriver?
+    /// Each handler's index in the configuration, by world and name.
+    private let handlers: [String: Int]
 
     init(handlers: [ScriptMessageHandler]) {
-        var byKey: [String: ScriptMessageHandler] = [:]
-        for handler in handlers { byKey[Self.key(handler.name, world: handler.world.name)] = handler }
+        var byKey: [String: Int] = [:]
+        for (index, handler) in handlers.enumerated() { byKey[Self.key(handler.name, world: handler.world.name)] = index }
         self.handlers = byKey
         super.init()
     }
@@ -24,26 +25,20 @@ final class WKMessageProxy: NSObject, WKScriptMessageHandlerWithReply, WKScriptM
     /// Names are unique per world, not per view (two worlds may use the same name).
     private static func key(_ name: String, world: String?) -> String { "\(world ?? "")\u{0}\(name)" }
 
-    private func handler(for message: WKScriptMessage) -> ScriptMessageHandler? {
-        guard let engine, engine.isAlive else { return nil }
-        return handlers[Self.key(message.name, world: message.world.name)]
+    private func handler(for message: WKScriptMessage) -> Int? {
+        handlers[Self.key(message.name, world: message.world.name)]
     }
 
     func userContentController(
         _ userContentController: WKUserContentController, didReceive message: WKScriptMessage,
         replyHandler: @escaping @MainActor @Sendable (Any?, String?) -> Void
     ) {
-        guard let handler = handler(for: message), case .reply(let answerer) = handler.kind else {
+        guard let host = driver?.host, let index = handler(for: message) else {
             replyHandler(nil, "no handler for \(message.name)")
             return
         }
         let scriptMessage = ScriptMessage(name: message.name, body: WKScriptValue.messageBody(message.body))
-        switch answerer(scriptMessage) {
-        case .now(let reply):
-            Self.send(reply, to: replyHandler)
-        case .later(let work):
-            ImmediateTask.start { Self.send(await work(), to: replyHandler) }
-        }
+        host.messagePosted(scriptMessage, toHandlerAt: index) { reply in Self.send(reply, to: replyHandler) }
     }
 
     private static func send(_ reply: ScriptReply, to replyHandler: @MainActor @Sendable (Any?, String?) -> Void) {
@@ -62,8 +57,8 @@ final class WKMessageProxy: NSObject, WKScriptMessageHandlerWithReply, WKScriptM
     }
 
     func userContentController(_ userContentController: WKUserContentController, didReceive message: WKScriptMessage) {
-        guard let handler = handler(for: message), case .noReply(let receiver) = handler.kind else { return }
-        receiver(ScriptMessage(name: message.name, body: WKScriptValue.messageBody(message.body)))
+        guard let host = driver?.host, let index = handler(for: message) else { return }
+        host.messagePosted(ScriptMessage(name: message.name, body: WKScriptValue.messageBody(message.body)), toHandlerAt: index, reply: nil)
     }
 }
 #endif

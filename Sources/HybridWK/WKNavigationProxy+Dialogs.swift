@@ -3,10 +3,9 @@ import Foundation
 import HybridCore
 import WebKit
 
-/// `WKUIDelegate`: the JavaScript panels become ``ScriptDialogCompletion``s (answered exactly
-/// once: by the delegate, or with the safe default when it drops them, the view closes or the
-/// process dies), new windows become questions to the delegate, and `window.close()` a close
-/// request.
+/// `WKUIDelegate`: the JavaScript panels go to the host with the handler that answers them (the
+/// contract answers each exactly once), new windows are announced, and `window.close()` is a
+/// close request.
 extension WKNavigationProxy: WKUIDelegate {
     func webView(
         _ webView: WKWebView, runJavaScriptAlertPanelWithMessage message: String, initiatedByFrame frame: WKFrameInfo,
@@ -40,36 +39,28 @@ extension WKNavigationProxy: WKUIDelegate {
         _ webView: WKWebView, createWebViewWith configuration: WKWebViewConfiguration, for navigationAction: WKNavigationAction,
         windowFeatures: WKWindowFeatures
     ) -> WKWebView? {
-        guard let engine, var action = NavigationAction(navigationAction) else { return nil }
+        guard let host = driver?.host, var action = NavigationAction(navigationAction) else { return nil }
         action.targetsNewWindow = true
         action.isMainFrame = true
-        Task { @MainActor [weak engine] in _ = await engine?.askDelegate(action) }
+        host.navigationAnnounced(action)
         return nil
     }
 
     /// The page called `window.close()` (and WebKit let it): the owner hears a close request; the
     /// view stays open until the owner closes it.
     func webViewDidClose(_ webView: WKWebView) {
-        guard let engine, !engine.closed else { return }
-        engine.delegate?.engineRequestsClose(engine)
+        driver?.host?.closeRequested()
     }
 
     private func present(
         _ kind: ScriptDialog.Kind, message: String, defaultText: String?,
         answer: @escaping @MainActor (ScriptDialogResult) -> Void
     ) {
-        guard let engine else {
+        guard let host = driver?.host else {
             answer(.safeDefault(for: kind))
             return
         }
-        let dialog = ScriptDialog(kind: kind, message: message, defaultText: defaultText, pageURL: engine.url, pageTitle: engine.title)
-        let completion = ScriptDialogCompletion(dialog: dialog, answer: answer)
-        engine.didOpen(completion)
-        if let delegate = engine.delegate {
-            delegate.engine(engine, runScriptDialog: completion)
-        } else {
-            completion.completeWithSafeDefault()
-        }
+        host.dialogOpened(ScriptDialog(kind: kind, message: message, defaultText: defaultText), answer: answer)
     }
 }
 #endif

@@ -7,28 +7,28 @@ import FoundationNetworking
 import WebKit
 
 /// The engine's `WKNavigationDelegate` (and `WKUIDelegate`, see `WKNavigationProxy+Dialogs`):
-/// load events, policy questions and process termination, carried to ``WKWebEngine`` and its
-/// delegate. Decisions are the delegate's; this only carries questions and answers across.
+/// load events, policy questions and process termination, carried to ``WKDriver``'s host with the
+/// handler that answers WebKit.
 @MainActor
 final class WKNavigationProxy: NSObject, WKNavigationDelegate {
-    weak var engine: WKWebEngine?
+    weak var driver: WKDriver?
 
     // MARK: Load events
 
     func webView(_ webView: WKWebView, didStartProvisionalNavigation navigation: WKNavigation!) {
-        engine?.emit(.loadStarted(webView.url))
+        driver?.host?.report(.loadStarted(webView.url))
     }
 
     func webView(_ webView: WKWebView, didReceiveServerRedirectForProvisionalNavigation navigation: WKNavigation!) {
-        engine?.emit(.loadRedirected(webView.url))
+        driver?.host?.report(.loadRedirected(webView.url))
     }
 
     func webView(_ webView: WKWebView, didCommit navigation: WKNavigation!) {
-        engine?.emit(.loadCommitted(webView.url))
+        driver?.host?.report(.loadCommitted(webView.url))
     }
 
     func webView(_ webView: WKWebView, didFinish navigation: WKNavigation!) {
-        engine?.emit(.loadFinished(webView.url))
+        driver?.host?.report(.loadFinished(webView.url))
     }
 
     func webView(_ webView: WKWebView, didFailProvisionalNavigation navigation: WKNavigation!, withError error: any Error) {
@@ -46,12 +46,12 @@ final class WKNavigationProxy: NSObject, WKNavigationDelegate {
         // load the policy turned into something else (a download, a cancel).
         let cancelled = (nsError.domain == NSURLErrorDomain && nsError.code == NSURLErrorCancelled)
             || (nsError.domain == "WebKitErrorDomain" && nsError.code == 102)
-        engine?.emit(.loadFailed(failing, message: nsError.localizedDescription, cancelled: cancelled))
+        driver?.host?.report(.loadFailed(failing, message: nsError.localizedDescription, cancelled: cancelled))
     }
 
     func webViewWebContentProcessDidTerminate(_ webView: WKWebView) {
         // WKWebView does not say why; a jetsam kill and a crash look the same here.
-        engine?.contentProcessDidTerminate(.crashed)
+        driver?.host?.contentProcessTerminated(.crashed)
     }
 
     // MARK: Policies
@@ -60,23 +60,12 @@ final class WKNavigationProxy: NSObject, WKNavigationDelegate {
         _ webView: WKWebView, decidePolicyFor navigationAction: WKNavigationAction,
         decisionHandler: @escaping @MainActor @Sendable (WKNavigationActionPolicy) -> Void
     ) {
-        guard let engine, let action = NavigationAction(navigationAction) else {
+        guard let host = driver?.host, let action = NavigationAction(navigationAction) else {
             decisionHandler(.cancel)
             return
         }
-        Task { @MainActor [weak engine] in
-            guard let engine else { return decisionHandler(.cancel) }
-            let policy = await engine.askDelegate(action)
-            switch policy {
-            case .allow where !action.targetsNewWindow:
-                decisionHandler(.allow)
-            case .allow, .cancel:
-                // A new window is never created by the engine: the delegate opens a new container.
-                decisionHandler(.cancel)
-            case .redirect(let url, let headers):
-                decisionHandler(.cancel)
-                engine.load(EngineRequest(url: url, headers: headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
-            }
+        host.navigationRequested(action) { decision in
+            decisionHandler(decision == .ignore ? .cancel : .allow)
         }
     }
 
@@ -84,32 +73,12 @@ final class WKNavigationProxy: NSObject, WKNavigationDelegate {
         _ webView: WKWebView, decidePolicyFor navigationResponse: WKNavigationResponse,
         decisionHandler: @escaping @MainActor @Sendable (WKNavigationResponsePolicy) -> Void
     ) {
-        guard let engine, let response = NavigationResponse(navigationResponse) else {
+        guard let host = driver?.host, let response = NavigationResponse(navigationResponse) else {
             decisionHandler(.allow)
             return
         }
-        Task { @MainActor [weak engine] in
-            let policy: NavigationResponsePolicy
-            if let engine, let delegate = engine.delegate {
-                policy = await delegate.engine(engine, decidePolicyFor: response)
-            } else {
-                policy = response.canShowMIMEType ? .allow : .cancel
-            }
-            switch policy {
-            case .allow: decisionHandler(.allow)
-            // No WKDownloadDelegate is wired (the seam has no download callback), so a download
-            // would go nowhere: the response is cancelled, as `.downloads` is not claimed.
-            case .cancel, .download: decisionHandler(.cancel)
-            }
-        }
-    }
-}
-
-extension WKWebEngine {
-    /// The delegate's answer for `action` (allow when nobody asks).
-    func askDelegate(_ action: NavigationAction) async -> NavigationActionPolicy {
-        guard let delegate else { return .allow }
-        return await delegate.engine(self, decidePolicyFor: action)
+        // No WKDownloadDelegate is wired (`.downloads` is not claimed): the contract never answers `.download`.
+        host.responseArrived(response) { policy in decisionHandler(policy == .allow ? .allow : .cancel) }
     }
 }
 

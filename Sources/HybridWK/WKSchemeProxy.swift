@@ -13,7 +13,6 @@ import WebKit
 /// gets a token that is never reused; an answer whose token is gone is dropped.
 @MainActor
 final class WKSchemeProxy: NSObject, WKURLSchemeHandler {
-    weak var engine: WKWebEngine?
     private let handlers: [String: any URLSchemeHandler]
     private var tasks: [UInt64: any WKURLSchemeTask] = [:]
     private var tokens: [ObjectIdentifier: UInt64] = [:]

@@ -54,13 +54,13 @@ enum Wire {
     static func cancel(_ id: Int, nonce: String = "n1") -> String { #"{"t":"cancel","v":1,"id":\#(id),"nonce":"\#(nonce)"}"# }
 
     /// The parsed reply object of a response.
-    static func object(_ response: BridgeResponse) -> JSONValue? {
+    static func object(_ response: ScriptReply) -> JSONValue? {
         guard let text = response.text else { return nil }
         return try? JSONValue(jsonText: text)
     }
 
-    static func code(_ response: BridgeResponse) -> String? { object(response)?["error"]?["code"]?.stringValue }
-    static func value(_ response: BridgeResponse) -> JSONValue? { object(response)?["value"] }
+    static func code(_ response: ScriptReply) -> String? { object(response)?["error"]?["code"]?.stringValue }
+    static func value(_ response: ScriptReply) -> JSONValue? { object(response)?["value"] }
 }
 
 let appOrigin = BridgeOrigin(scheme: "https", host: "app.example.com")

@@ -1,4 +1,5 @@
 import Foundation
+import HybridTesting
 import Testing
 @testable import HybridCore
 
@@ -7,11 +8,11 @@ import Testing
 struct BridgeHostTests {
     static let page = URL(string: "https://app.example.com/index.html")!
 
-    func host(_ capabilities: EngineCapabilities = .fake(), options: BridgeHost.Options = .init()) -> (BridgeHost, BridgeFakeEngine) {
+    func host(_ capabilities: EngineCapabilities = .fake(), options: BridgeHost.Options = .init()) -> (BridgeHost, ContractEngine<FakeEngineDriver>) {
         var probe = ProbeModule()
         probe.allowedOrigins = ["https://app.example.com"]
         let host = BridgeHost(capabilities: capabilities, modules: [probe], options: options)
-        let engine = BridgeFakeEngine(capabilities: capabilities)
+        let engine = FakeEngineProvider(capabilities: capabilities).makeFakeEngine()
         host.attach(engine)
         return (host, engine)
     }
@@ -64,17 +65,17 @@ struct BridgeHostTests {
 
     @Test func callsCarryTheMainFramesOriginFromTheEngine() async throws {
         let (host, engine) = host()
-        engine.commit(Self.page)
+        engine.driver.commit(Self.page)
         #expect(try await post(host, Wire.hello())?["ok"] == true)
         #expect(try await post(host, Wire.call(id: 1, action: "add", params: #"{"a":1,"b":2}"#))?["value"] == 3)
-        engine.commit(URL(string: "https://evil.example.net/")!)
+        engine.driver.commit(URL(string: "https://evil.example.net/")!)
         _ = try await post(host, Wire.hello("n2"))
         #expect(try await post(host, Wire.call(id: 2, action: "add", params: #"{"a":1,"b":2}"#, nonce: "n2"))?["error"]?["code"] == "denied")
     }
 
     @Test func aDeadContentProcessFailsEveryPendingCall() async throws {
         let (host, engine) = host()
-        engine.commit(Self.page)
+        engine.driver.commit(Self.page)
         _ = try await post(host, Wire.hello())
         let handler = try replyHandler(host)
         async let first = handler(ScriptMessage(name: "hybrid", body: .string(Wire.call(id: 1, action: "wait")))).reply()
@@ -91,39 +92,39 @@ struct BridgeHostTests {
 
     @Test func withoutWorldsTheNonceIsIssuedToTheTopFrameAtCommit() async throws {
         let (host, engine) = host(.fake(worlds: false))
-        engine.commit(Self.page)
+        engine.driver.commit(Self.page)
         let nonce = try #require(host.router.document?.nonce)
-        #expect(await eventually { !engine.evaluated.isEmpty })
-        #expect(engine.evaluated[0].world == .page)
-        #expect(engine.evaluated[0].script.contains("setNonce(\"\(nonce)\""))
+        #expect(await eventually { !engine.driver.evaluated.isEmpty })
+        #expect(engine.driver.evaluated[0].world == .page)
+        #expect(engine.driver.evaluated[0].script.contains("setNonce(\"\(nonce)\""))
         #expect(try await post(host, Wire.hello("forged"))?["error"]?["code"] == "denied")
         #expect(try await post(host, Wire.call(id: 1, action: "echo", params: "1", nonce: nonce))?["value"] == 1)
     }
 
     @Test func eventsAreBatchedIntoTheTransportWorldForTheCurrentDocument() async throws {
         let (host, engine) = host()
-        engine.commit(Self.page)
+        engine.driver.commit(Self.page)
         _ = try await post(host, Wire.hello("doc-1"))
         for index in 0..<3 { try host.emit("tick", index) }
-        #expect(await eventually { !engine.evaluated.isEmpty })
-        #expect(engine.evaluated.count == 1)
-        let delivery = engine.evaluated[0]
+        #expect(await eventually { !engine.driver.evaluated.isEmpty })
+        #expect(engine.driver.evaluated.count == 1)
+        let delivery = engine.driver.evaluated[0]
         #expect(delivery.world == .named("hybridkit"))
         #expect(delivery.script.contains(#"deliver("doc-1", ["#))
         #expect(delivery.script.components(separatedBy: #"\"t\":\"event\""#).count == 4)
-        engine.commit(URL(string: "https://app.example.com/next")!)
+        engine.driver.commit(URL(string: "https://app.example.com/next")!)
         #expect(try host.emit("tick", 4) == false)
     }
 
     @Test func withoutRepliesAnswersAreEvaluatedBack() async throws {
         let (host, engine) = host(.fake(replies: false))
-        engine.commit(Self.page)
+        engine.driver.commit(Self.page)
         guard case .noReply(let receive) = try #require(host.messageHandlers.first).kind else { Issue.record(); return }
         receive(ScriptMessage(name: "hybrid", body: .string(Wire.hello("n9"))))
-        #expect(await eventually { engine.evaluated.contains { $0.script.contains(#"\"t\":\"hello\""#) } })
+        #expect(await eventually { engine.driver.evaluated.contains { $0.script.contains(#"\"t\":\"hello\""#) } })
         receive(ScriptMessage(name: "hybrid", body: .string(Wire.call(id: 5, action: "echo", params: "7", nonce: "n9"))))
-        #expect(await eventually { engine.evaluated.contains { $0.script.contains(#"\"id\":5"#) } })
-        #expect(engine.evaluated.allSatisfy { $0.world == .named("hybridkit") && $0.script.contains(#"deliver("n9""#) })
+        #expect(await eventually { engine.driver.evaluated.contains { $0.script.contains(#"\"id\":5"#) } })
+        #expect(engine.driver.evaluated.allSatisfy { $0.world == .named("hybridkit") && $0.script.contains(#"deliver("n9""#) })
     }
 
     @Test func onlyBridgeURLsAreTakenFromNavigation() {
@@ -138,19 +139,19 @@ struct BridgeHostTests {
 
     @Test func theLegacyQueueIsFetchedFromTheMainFrameAndAnswered() async throws {
         let (host, engine) = host()
-        engine.commit(Self.page)
-        engine.results["drain()"] = .array([.string(Wire.call(id: 11, action: "add", params: #"{"a":2,"b":3}"#, nonce: nil))])
+        engine.driver.commit(Self.page)
+        engine.driver.results["drain()"] = .array([.string(Wire.call(id: 11, action: "add", params: #"{"a":2,"b":3}"#, nonce: nil))])
         let frame = NavigationAction(request: EngineRequest(url: URL(string: "hybrid://__queue__/1")!), type: .other, isMainFrame: false)
         #expect(host.handleNavigation(frame))
-        #expect(await eventually { engine.evaluated.contains { $0.script.contains("__hybridkitURL.deliver") } })
-        let delivery = try #require(engine.evaluated.first { $0.script.contains("__hybridkitURL.deliver") })
+        #expect(await eventually { engine.driver.evaluated.contains { $0.script.contains("__hybridkitURL.deliver") } })
+        let delivery = try #require(engine.driver.evaluated.first { $0.script.contains("__hybridkitURL.deliver") })
         #expect(delivery.world == .page)
         #expect(delivery.script.contains(#"\"id\":11"#) && delivery.script.contains(#"\"value\":5"#))
     }
 
     @Test func urlCallsRunFromTheMainFrameOnly() async throws {
         let (host, engine) = host()
-        engine.commit(Self.page)
+        engine.driver.commit(Self.page)
         var completions: [BridgeCompletion] = []
         var log: [BridgeLogEntry] = []
         host.router.onCompletion = { completions.append($0) }
@@ -180,7 +181,7 @@ struct BridgeHostTests {
 
     @Test func detachingFailsPendingCallsAndStopsObserving() async throws {
         let (host, engine) = host()
-        engine.commit(Self.page)
+        engine.driver.commit(Self.page)
         _ = try await post(host, Wire.hello())
         let handler = try replyHandler(host)
         async let pending = handler(ScriptMessage(name: "hybrid", body: .string(Wire.call(id: 1, action: "wait")))).reply()
@@ -188,7 +189,7 @@ struct BridgeHostTests {
         host.detach()
         guard case .string(let text) = await pending else { Issue.record(); return }
         #expect(text.contains(#""code":"cancelled""#))
-        engine.commit(Self.page)
+        engine.driver.commit(Self.page)
         #expect(host.router.document == nil)
     }
 }

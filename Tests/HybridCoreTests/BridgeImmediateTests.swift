@@ -1,4 +1,5 @@
 import Foundation
+import HybridTesting
 import Testing
 @testable import HybridCore
 
@@ -43,7 +44,7 @@ struct BridgeImmediateTests {
         return router
     }
 
-    func now(_ answer: BridgeAnswer) -> BridgeResponse? {
+    func now(_ answer: ScriptAnswer) -> ScriptReply? {
         if case .now(let response) = answer { response } else { nil }
     }
 
@@ -102,9 +103,9 @@ struct BridgeImmediateTests {
     @Test func aHostAnswersAnImmediateCallInsideTheEngineCallback() async throws {
         let runs = Runs()
         let host = BridgeHost(capabilities: .fake(), modules: [QuickModule(runs: runs)])
-        let engine = BridgeFakeEngine(capabilities: .fake())
+        let engine = FakeEngineProvider(capabilities: .fake()).makeFakeEngine()
         host.attach(engine)
-        engine.commit(URL(string: "https://app.example.com/")!)
+        engine.driver.commit(URL(string: "https://app.example.com/")!)
         guard case .reply(let answerer) = try #require(host.messageHandlers.first).kind else { throw BridgeFailure.internalError("no reply handler") }
         _ = await answerer(ScriptMessage(name: "hybrid", body: .string(Wire.hello()))).reply()
         guard case .now(.string(let text)) = answerer(ScriptMessage(name: "hybrid", body: .string(

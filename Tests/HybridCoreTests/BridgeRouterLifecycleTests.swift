@@ -67,14 +67,14 @@ struct BridgeRouterLifecycleTests {
         let router = await makeRouter()
         var completions: [BridgeCompletion] = []
         router.onCompletion = { completions.append($0) }
-        let responses = await withTaskGroup(of: BridgeResponse.self) { group in
+        let responses = await withTaskGroup(of: ScriptReply.self) { group in
             for id in 1...50 {
                 group.addTask { await router.receive(Wire.call(id: id, action: id % 2 == 0 ? "wait" : "stubborn"), origin: appOrigin) }
             }
             #expect(await eventually { router.pendingCount == 50 })
             #expect(router.failAll(.engineTerminated(.crashed)) == 50)
             #expect(router.failAll(.engineTerminated(.crashed)) == 0)
-            var all: [BridgeResponse] = []
+            var all: [ScriptReply] = []
             for await response in group { all.append(response) }
             return all
         }

@@ -18,7 +18,7 @@ private func bridgeTypesAreSendable() {
     requireSendable(BridgeOrigin.self)
     requireSendable(OriginPattern.self)
     requireSendable(BridgeDocument.self)
-    requireSendable(BridgeResponse.self)
+    requireSendable(ScriptReply.self)
     requireSendable(BridgeLogEntry.self)
     requireSendable(BridgeCompletion.self)
     requireSendable(BridgeRouter.Limits.self)

@@ -1,47 +1,7 @@
 import Foundation
 import HybridCore
+import HybridTesting
 import Testing
-
-/// An engine cookie store in memory that behaves like WebKit's: it signals every change,
-/// including the ones the sync makes.
-@MainActor
-final class MemoryEngineCookieStore: EngineCookieStore {
-    private(set) var stored: [String: Cookie] = [:]
-    private var handlers: [Int: @MainActor () -> Void] = [:]
-    private var nextHandler = 0
-    private(set) var writes = 0
-
-    func cookies(for url: URL) async throws -> [Cookie] {
-        stored.values.filter { CookieMatch.matches($0, url: url, secureSchemes: ["https"]) }
-    }
-    func allCookies() async throws -> [Cookie] { Array(stored.values) }
-    func setCookie(_ cookie: Cookie) async throws {
-        writes += 1
-        stored[cookie.identity] = cookie
-        signal()
-    }
-    func deleteCookie(_ cookie: Cookie) async throws {
-        writes += 1
-        stored.removeValue(forKey: cookie.identity)
-        signal()
-    }
-    func observeChanges(_ handler: @escaping @MainActor () -> Void) -> ObservationToken {
-        let id = nextHandler
-        nextHandler += 1
-        handlers[id] = handler
-        return ObservationToken { [weak self] in self?.handlers.removeValue(forKey: id) }
-    }
-    /// What the engine's network process does on a `Set-Cookie`.
-    func receiveFromNetwork(_ cookie: Cookie) {
-        stored[cookie.identity] = cookie
-        signal()
-    }
-    func dropFromNetwork(_ cookie: Cookie) {
-        stored.removeValue(forKey: cookie.identity)
-        signal()
-    }
-    private func signal() { for handler in handlers.values { handler() } }
-}
 
 @MainActor
 @Suite("CookieSync")

@@ -1,5 +1,6 @@
 import Foundation
 import HybridCore
+import HybridTesting
 import Testing
 
 /// Remote config's decision becomes installed features in one place, the same for an app and
@@ -18,7 +19,7 @@ struct FeatureProvisionsTests {
     static func names(_ view: HybridWebView) -> [String] { view.configuration.modules.map(\.name) }
 
     @Test func everyFeatureADecisionTurnsOnIsInstalledFromTheProvisions() async throws {
-        let provider = LifecycleFakeProvider()
+        let provider = FakeEngineProvider()
         let jar = CookieJar()
         let provisions = try FeatureProvisions(jar: jar, proxyOrigins: ["https://m.example.com"],
                                                navigation: NavigationPolicy(interceptedSchemes: ["shop"]))
@@ -39,7 +40,7 @@ struct FeatureProvisionsTests {
     }
 
     @Test func aFeatureTheDecisionLeavesOffIsNeverInstalled() async throws {
-        let provider = LifecycleFakeProvider()
+        let provider = FakeEngineProvider()
         let provisions = try FeatureProvisions(jar: CookieJar(), proxyOrigins: ["https://m.example.com"])
         var base = HybridWebViewConfiguration()
         base.cookieSync = CookieSync(jar: CookieJar(), store: provider.store)
@@ -58,7 +59,7 @@ struct FeatureProvisionsTests {
     @Test func theProxyIsDeniedToEveryOriginUnlessTheAppListsOne() async throws {
         let provisions = try FeatureProvisions(jar: CookieJar())
         let view = try await HybridWebView.make(for: Self.decision(FeatureSet(requestProxy: true)),
-                                                engines: EngineRegistry(defaultProvider: LifecycleFakeProvider()),
+                                                engines: EngineRegistry(defaultProvider: FakeEngineProvider()),
                                                 provisions: provisions)
         defer { view.close() }
         let proxy = try #require(view.configuration.modules.first { $0.name == ProxyModule.moduleName })
@@ -67,7 +68,7 @@ struct FeatureProvisionsTests {
     }
 
     @Test func aDecisionNamingAnEngineTheAppLacksFallsBackToTheDefault() async throws {
-        let provider = LifecycleFakeProvider()
+        let provider = FakeEngineProvider()
         var decision = Self.decision(FeatureSet(cookieSync: true, engine: "blink"))
         decision.engine = EngineProfile(kind: "blink")
         let view = try await HybridWebView.make(for: decision, engines: EngineRegistry(defaultProvider: provider),
@@ -78,7 +79,7 @@ struct FeatureProvisionsTests {
     }
 
     @Test func aPoolForADecisionHandsOutViewsWithItsFeatures() async throws {
-        let provider = LifecycleFakeProvider()
+        let provider = FakeEngineProvider()
         let provisions = try FeatureProvisions(jar: CookieJar(), proxyOrigins: ["https://m.example.com"])
         var decision = Self.decision(FeatureSet(requestProxy: true, cookieSync: true, engine: "blink"))
         decision.engine = EngineProfile(kind: "blink")    // not registered: the default provider serves

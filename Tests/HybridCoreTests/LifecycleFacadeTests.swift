@@ -1,5 +1,6 @@
 import Foundation
 import HybridCore
+import HybridTesting
 import Testing
 
 /// The façade's own policy over an engine that only reports what it is told to.
@@ -27,12 +28,12 @@ struct LifecycleFacadeTests {
         for _ in 0..<500 where !condition() { try await Task.sleep(nanoseconds: 10_000_000) }
     }
 
-    func make() throws -> (HybridWebView, LifecycleFakeEngine, Delegate) {
-        let provider = LifecycleFakeProvider()
+    func make() throws -> (HybridWebView, FakeEngineDriver, Delegate) {
+        let provider = FakeEngineProvider()
         let view = try HybridWebView(provider: provider)
         let delegate = Delegate()
         view.delegate = delegate
-        return (view, provider.engines[0], delegate)
+        return (view, provider.drivers[0], delegate)
     }
 
     func action(_ url: String, newWindow: Bool = false) -> NavigationAction {
@@ -41,25 +42,25 @@ struct LifecycleFacadeTests {
 
     @Test func navigationsAreChainedContainerBridgeNewWindowThenApp() async throws {
         let (view, engine, delegate) = try make()
-        #expect(await view.engine(engine, decidePolicyFor: action("hybridkit-container://retry")) == .cancel)
-        #expect(await view.engine(engine, decidePolicyFor: action("hybrid://device/info")) == .cancel)
-        #expect(await view.engine(engine, decidePolicyFor: action("https://m.example.com/new", newWindow: true)) == .cancel)
-        #expect(await view.engine(engine, decidePolicyFor: action("https://m.example.com/new", newWindow: true)) == .cancel)
+        #expect(await view.engine(view.engine, decidePolicyFor: action("hybridkit-container://retry")) == .cancel)
+        #expect(await view.engine(view.engine, decidePolicyFor: action("hybrid://device/info")) == .cancel)
+        #expect(await view.engine(view.engine, decidePolicyFor: action("https://m.example.com/new", newWindow: true)) == .cancel)
+        #expect(await view.engine(view.engine, decidePolicyFor: action("https://m.example.com/new", newWindow: true)) == .cancel)
         #expect(delegate.newWindows == [URL(string: "https://m.example.com/new")!])  // asked twice, told once
-        #expect(await view.engine(engine, decidePolicyFor: action("https://m.example.com/page")) == .allow)
+        #expect(await view.engine(view.engine, decidePolicyFor: action("https://m.example.com/page")) == .allow)
         #expect(delegate.decided == [URL(string: "https://m.example.com/page")!])
         view.close()
-        #expect(await view.engine(engine, decidePolicyFor: action("https://m.example.com/late")) == .cancel)
-        #expect(engine.closed)
+        #expect(await view.engine(view.engine, decidePolicyFor: action("https://m.example.com/late")) == .cancel)
+        #expect(engine.isTornDown)
     }
 
     @Test func aPageClosingItsWindowAsksTheDelegateToCloseTheContainer() throws {
         let (view, engine, delegate) = try make()
-        view.engineRequestsClose(engine)
+        view.engineRequestsClose(view.engine)
         #expect(delegate.closeRequests == 1)
-        #expect(!engine.closed)  // closing is the app's call
+        #expect(!engine.isTornDown)  // closing is the app's call
         view.close()
-        view.engineRequestsClose(engine)
+        view.engineRequestsClose(view.engine)
         #expect(delegate.closeRequests == 1)
     }
 
@@ -68,7 +69,7 @@ struct LifecycleFacadeTests {
         var answers: [ScriptDialogResult] = []
         func open(_ kind: ScriptDialog.Kind) -> ScriptDialogCompletion {
             let completion = ScriptDialogCompletion(dialog: ScriptDialog(kind: kind, message: "?")) { answers.append($0) }
-            view.engine(engine, runScriptDialog: completion)
+            view.engine(view.engine, runScriptDialog: completion)
             return completion
         }
         let shown = open(.confirm)

@@ -16,7 +16,7 @@ struct BridgeCallTable {
         let timeoutMilliseconds: Int
         /// Who waits for the answer: `nil` while the handler has not suspended yet (see
         /// ``BridgeRouter/finish(_:_:)``, which then keeps the answer for the caller to pick up).
-        var continuation: CheckedContinuation<BridgeResponse, Never>?
+        var continuation: CheckedContinuation<ScriptReply, Never>?
         var task: Task<Void, Never>?
     }
 
@@ -59,7 +59,7 @@ struct BridgeCallTable {
         entries[token]?.task = task
     }
 
-    mutating func attach(_ token: UInt64, continuation: CheckedContinuation<BridgeResponse, Never>) {
+    mutating func attach(_ token: UInt64, continuation: CheckedContinuation<ScriptReply, Never>) {
         entries[token]?.continuation = continuation
     }
 

@@ -194,10 +194,7 @@ public final class BridgeHost {
     }
 
     private func answer(_ message: ScriptMessage) -> ScriptAnswer {
-        switch router.answer(text(of: message), origin: currentOrigin) {
-        case .now(let response): .now(.string(response.text ?? ""))
-        case .later(let work): .later { .string(await work().text ?? "") }
-        }
+        router.answer(text(of: message), origin: currentOrigin)
     }
 
     private func receiveWithoutReply(_ message: ScriptMessage) {

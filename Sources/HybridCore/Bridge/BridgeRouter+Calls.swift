@@ -6,12 +6,12 @@ extension BridgeRouter {
     /// Checks, in order: size (before parsing), format, the document nonce, the module and
     /// action, the origin allowlist, the params, the in-flight bounds. A call that passes runs
     /// its handler and is answered with its result, a timeout, a cancellation, or
-    /// ``BridgeResponse/dropped`` when its document went away meanwhile.
+    /// ``ScriptReply/dropped`` when its document went away meanwhile.
     /// - Parameters:
     ///   - text: The message as the page sent it.
     ///   - origin: The origin of the main frame's current document.
     ///   - source: ``Source/mainFrame`` only for messages the host itself fetched from the main frame.
-    public func receive(_ text: String, origin: BridgeOrigin?, source: Source = .document) async -> BridgeResponse {
+    public func receive(_ text: String, origin: BridgeOrigin?, source: Source = .document) async -> ScriptReply {
         switch answer(text, origin: origin, source: source) {
         case .now(let response): response
         case .later(let work): await work()
@@ -21,31 +21,31 @@ extension BridgeRouter {
     /// Handles one message as ``receive(_:origin:source:)`` does, answering at once when nothing
     /// has to wait: a refusal, a hello, a cancel, a call of an ``BridgeAction/immediate(_:_:)``
     /// action. Otherwise the answer is the call's work, to be awaited at once.
-    public func answer(_ text: String, origin: BridgeOrigin?, source: Source = .document) -> BridgeAnswer {
+    public func answer(_ text: String, origin: BridgeOrigin?, source: Source = .document) -> ScriptAnswer {
         switch decoder.decode(text) {
         case .failure(let failure):
             log(.warning, failure.failure, origin: origin)
-            return .now(.reply(BridgeWire.failure(id: failure.callID, failure.failure)))
+            return .now(.string(BridgeWire.failure(id: failure.callID, failure.failure)))
         case .success(.hello(let nonce)):
             return .now(hello(nonce: nonce, origin: origin, source: source))
         case .success(.cancel(let id, let nonce)):
             if let document = admit(nonce: nonce, source: source), let token = calls.token(generation: document.generation, id: id) {
                 finish(token, .failure(.cancelled))
             }
-            return .now(.reply(#"{"t":"ack"}"#))
+            return .now(.string(#"{"t":"ack"}"#))
         case .success(.call(let call)):
             return handle(call, origin: origin, source: source)
         }
     }
 
-    private func hello(nonce: String, origin: BridgeOrigin?, source: Source) -> BridgeResponse {
+    private func hello(nonce: String, origin: BridgeOrigin?, source: Source) -> ScriptReply {
         guard nonceMode == .announced, source == .document else {
             let failure = BridgeFailure.denied("this container issues document nonces itself")
             log(.warning, failure, origin: origin)
-            return .reply(BridgeWire.failure(id: nil, failure))
+            return .string(BridgeWire.failure(id: nil, failure))
         }
         if document?.nonce != nonce { adoptAnnounced(nonce: nonce) }
-        return .reply(BridgeWire.helloAck(info(for: origin)))
+        return .string(BridgeWire.helloAck(info(for: origin)))
     }
 
     /// What the runtime learns at hello: `hybrid.version`, `hybrid.capabilities`, the modules.
@@ -71,10 +71,10 @@ extension BridgeRouter {
         return document
     }
 
-    private func handle(_ call: BridgeCall, origin: BridgeOrigin?, source: Source) -> BridgeAnswer {
-        func refuse(_ failure: BridgeFailure, level: BridgeLogEntry.Level = .info) -> BridgeAnswer {
+    private func handle(_ call: BridgeCall, origin: BridgeOrigin?, source: Source) -> ScriptAnswer {
+        func refuse(_ failure: BridgeFailure, level: BridgeLogEntry.Level = .info) -> ScriptAnswer {
             log(level, failure, origin: origin, module: call.module, action: call.action)
-            return .now(.reply(BridgeWire.failure(id: call.id, failure)))
+            return .now(.string(BridgeWire.failure(id: call.id, failure)))
         }
         guard let document = admit(nonce: call.nonce, source: source) else {
             return refuse(.denied("the call does not come from the current document"), level: .warning)
@@ -110,7 +110,7 @@ extension BridgeRouter {
     /// Runs an immediate action's call to its end: nothing can cancel or time out a handler
     /// that never suspends, so the call is never in the table of pending calls.
     private func runNow(_ call: BridgeCall, _ invoke: @MainActor (any Sendable, BridgeCallContext) throws -> String,
-                        params: any Sendable, origin: BridgeOrigin?, generation: Int) -> BridgeResponse {
+                        params: any Sendable, origin: BridgeOrigin?, generation: Int) -> ScriptReply {
         let context = BridgeCallContext(callID: call.id, module: call.module, action: call.action, origin: origin,
                                         availableModules: moduleNames(for: origin))
         let result: Result<String, BridgeFailure>
@@ -123,7 +123,7 @@ extension BridgeRouter {
     }
 
     private func run(_ call: BridgeCall, action: BridgeAction, params: any Sendable, origin: BridgeOrigin?,
-                     generation: Int) async -> BridgeResponse {
+                     generation: Int) async -> ScriptReply {
         let requested = call.timeoutMilliseconds.map { Duration.milliseconds($0) } ?? limits.defaultTimeout
         let timeout = min(requested, limits.maxTimeout)
         let timeoutMilliseconds = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
@@ -177,7 +177,7 @@ extension BridgeRouter {
     /// The answer to a call that has ended, reported to ``onCompletion``; dropped (and logged)
     /// when the call's document is no longer the current one.
     private func complete(id: Int, module: String, action: String, generation: Int,
-                          _ result: Result<String, BridgeFailure>) -> BridgeResponse {
+                          _ result: Result<String, BridgeFailure>) -> ScriptReply {
         let delivered = generation == document?.generation
         let text: String
         let code: String?
@@ -194,7 +194,7 @@ extension BridgeRouter {
                                    module: module, action: action))
         }
         onCompletion?(BridgeCompletion(callID: id, module: module, action: action, code: code, delivered: delivered))
-        return delivered ? .reply(text) : .dropped
+        return delivered ? .string(text) : .dropped
     }
 
     func dropCalls(except generation: Int) {

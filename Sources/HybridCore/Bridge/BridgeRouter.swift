@@ -78,7 +78,7 @@ public final class BridgeRouter {
     var calls = BridgeCallTable()
     /// Answers of calls that finished before their caller started waiting (handlers that never
     /// suspended); ``run`` takes each one out at once.
-    var answered: [UInt64: BridgeResponse] = [:]
+    var answered: [UInt64: ScriptReply] = [:]
     private var moduleNamesByOrigin: [BridgeOrigin?: [String]] = [:]
     let deadlines = BridgeDeadlines()
 

@@ -99,22 +99,3 @@ public struct BridgeCompletion: Sendable, Equatable {
     /// `false` when the reply was dropped because its document went away.
     public let delivered: Bool
 }
-
-/// What to do with a message's answer.
-public enum BridgeResponse: Sendable, Equatable {
-    /// Send this text to the document that asked.
-    case reply(String)
-    /// Say nothing: the document that asked is gone, or the message needs no answer.
-    case dropped
-
-    /// The reply text, if any.
-    public var text: String? { if case .reply(let text) = self { text } else { nil } }
-}
-
-/// A message's answer: known at once, or the work that will produce it.
-public enum BridgeAnswer {
-    /// The answer, with nothing left to run.
-    case now(BridgeResponse)
-    /// A call whose handler may suspend: await this at once (it registers the call as it starts).
-    case later(@MainActor () async -> BridgeResponse)
-}

@@ -50,6 +50,10 @@ public struct EngineCapabilities: OptionSet, Sendable, Hashable {
     public static let crossSiteCookiesWithoutSameSite = EngineCapabilities(rawValue: 1 << 16)
     /// Back and forward restore pages from a page cache (no new load; `pageshow` persisted).
     public static let backForwardCache = EngineCapabilities(rawValue: 1 << 17)
+    /// A navigation can go ahead with header fields added: a ``NavigationActionPolicy/redirect(to:headers:)``
+    /// to the navigation's own URL amends the request in flight instead of cancelling it and
+    /// loading anew (an engine that aborts a navigation cannot load the same URL at once).
+    public static let amendsNavigationRequests = EngineCapabilities(rawValue: 1 << 18)
 
     /// Every capability with its name, in declaration order (reports, docs, skip messages).
     public static let named: [(name: String, capability: EngineCapabilities)] = [
@@ -63,7 +67,7 @@ public struct EngineCapabilities: OptionSet, Sendable, Hashable {
         ("downloads", .downloads), ("cookieChangeEvents", .cookieChangeEvents),
         ("secureCookiesOnLoopbackHTTP", .secureCookiesOnLoopbackHTTP),
         ("crossSiteCookiesWithoutSameSite", .crossSiteCookiesWithoutSameSite),
-        ("backForwardCache", .backForwardCache),
+        ("backForwardCache", .backForwardCache), ("amendsNavigationRequests", .amendsNavigationRequests),
     ]
 
     /// The single capabilities in this set, in declaration order.

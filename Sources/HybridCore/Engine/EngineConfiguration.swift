@@ -93,7 +93,8 @@ public struct ScriptMessage: Sendable {
     }
 }
 
-/// The answer to a message posted to a handler that replies.
+/// The answer to a message posted to a handler that replies: one type from the bridge router,
+/// through the engine contract, to each driver.
 public enum ScriptReply: Sendable, Equatable {
     /// Resolve the page's promise with this JSON value (JSON text).
     case json(String)
@@ -101,6 +102,18 @@ public enum ScriptReply: Sendable, Equatable {
     case string(String)
     /// Reject the page's promise with an error carrying this message.
     case error(String)
+
+    /// Nothing to deliver (the document that asked has gone, or the message needs no answer): an
+    /// empty string, which the bridge transport discards silently.
+    public static let dropped = ScriptReply.string("")
+
+    /// The text a string or JSON reply carries; `nil` for an error and for ``dropped``.
+    public var text: String? {
+        switch self {
+        case .string(let text), .json(let text): text.isEmpty ? nil : text
+        case .error: nil
+        }
+    }
 }
 
 /// A reply handler's answer to one message: known at once, or still to be worked out.

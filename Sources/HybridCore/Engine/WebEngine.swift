@@ -17,12 +17,14 @@ public protocol WebEngineDelegate: AnyObject {
 }
 
 extension WebEngineDelegate {
-    /// Allows every navigation.
-    public func engine(_ engine: any WebEngine, decidePolicyFor action: NavigationAction) async -> NavigationActionPolicy { .allow }
+    /// Allows every navigation (``EngineDefaults``).
+    public func engine(_ engine: any WebEngine, decidePolicyFor action: NavigationAction) async -> NavigationActionPolicy {
+        EngineDefaults.policy(for: action)
+    }
     /// Allows a response the engine can render (``NavigationResponse/canShowMIMEType``) and cancels
-    /// any other.
+    /// any other (``EngineDefaults``).
     public func engine(_ engine: any WebEngine, decidePolicyFor response: NavigationResponse) async -> NavigationResponsePolicy {
-        response.canShowMIMEType ? .allow : .cancel
+        EngineDefaults.policy(for: response)
     }
     /// Answers the dialog with its safe default at once (``ScriptDialogResult/safeDefault(for:)``).
     public func engine(_ engine: any WebEngine, runScriptDialog completion: ScriptDialogCompletion) {

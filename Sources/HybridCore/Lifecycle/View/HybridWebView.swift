@@ -61,7 +61,7 @@ public final class HybridWebView {
     /// unless the engine clears history.
     public private(set) var hasNavigated = false
     /// The error page is showing after recovery gave up.
-    public internal(set) var errorPage: WhiteScreenEvent?
+    public var errorPage: WhiteScreenEvent? { recovery.errorPage }
 
     var uses = 0
     var isWarm = false
@@ -72,24 +72,16 @@ public final class HybridWebView {
     private var engineObservation: ObservationToken?
     var progressModel: ProgressModel
     private var progressTicker: Task<Void, Never>?
-    var whiteScreenPolicy: WhiteScreenPolicy
-    var pendingRecovery: Task<Void, Never>?
-    /// The reason to report for the next termination (the view ended an unresponsive page itself).
-    var expectedTermination: WhiteScreenReason?
-    /// The URL and title of the page as it last finished loading (for recovery and the blank probe).
-    var lastPageURL: URL?
-    var lastGoodTitle: String?
-    var backNavigationPending = false
-    var packageFailed = false
+    /// White-screen recovery: the policy, a scheduled reload, the error page.
+    var recovery: PageRecovery
+    /// What the view knows of its page beyond the engine's state.
+    var page = PageRecord()
+    /// Dialogs handed to the delegate and not answered yet.
+    var dialogs = OpenDialogs()
+    /// The page's requests for new windows, told to the delegate once each.
+    var newWindows = NewWindowRequests()
     /// The launch of a package version on trial, until it is healthy or rolled back.
     var bootTrial: BootTrialSession?
-    /// A load that failed: WebKit then shows its own error page for the same URL, whose
-    /// load-finished must not count as that page loading.
-    var failedLoadURL: URL?
-    /// A title the page set through the bridge (`navigation.setTitle`), until its next document.
-    var titleOverride: String?
-    var openDialogs: [WeakDialog] = []
-    var lastNewWindow: (url: URL, at: Double)?
     /// The URL the navigation policy last redirected to (its load is let through as is).
     var navigationRedirect: URL?
     let start = Date()
@@ -115,7 +107,7 @@ public final class HybridWebView {
         }
         engine = try provider.makeEngine(engineConfiguration)
         progressModel = ProgressModel(options: configuration.progress)
-        whiteScreenPolicy = configuration.whiteScreen
+        recovery = PageRecovery(policy: configuration.whiteScreen)
         engine.delegate = self
         navigationSlot.delegate = self
         bootSlot.delegate = self
@@ -172,7 +164,7 @@ public final class HybridWebView {
     /// Reloads the page.
     public func reload() {
         guard beginNavigation() else { return }
-        beginBootLaunch(engine.url ?? lastPageURL)
+        beginBootLaunch(engine.url ?? page.lastURL)
         engine.reload()
     }
 
@@ -185,7 +177,7 @@ public final class HybridWebView {
     /// runtime emits `hybrid.on('resume')`).
     public func goBack() {
         guard engine.canGoBack else { return }
-        backNavigationPending = true
+        page.backNavigationBegan()
         engine.goBack()
     }
 
@@ -206,10 +198,8 @@ public final class HybridWebView {
         guard !isClosed else { return false }
         hasNavigated = true
         ignoresBlankLoads = false
-        pendingRecovery?.cancel()
-        pendingRecovery = nil
-        errorPage = nil
-        packageFailed = false
+        recovery.navigationBegan()
+        page.navigationBegan()
         return true
     }
 
@@ -259,7 +249,7 @@ public final class HybridWebView {
         guard !isClosed else { return }
         var next = state
         next.url = hasNavigated ? engine.url : nil
-        next.title = hasNavigated ? (titleOverride ?? engine.title) : nil
+        next.title = hasNavigated ? (page.titleOverride ?? engine.title) : nil
         next.isLoading = hasNavigated && engine.isLoading
         next.progress = progressModel.value
         next.canGoBack = engine.canGoBack
@@ -297,14 +287,12 @@ public final class HybridWebView {
         case .loadCommitted(let url):
             if isPlaceholder(url) { return }
             // A new document: its title arrives (often after load-finished) as titleChanged.
-            titleOverride = nil
-            if errorPage == nil { lastGoodTitle = nil }
+            page.committed(showingErrorPage: errorPage != nil)
         case .titleChanged(let title):
-            if let title, !title.isEmpty, errorPage == nil, hasNavigated { lastGoodTitle = title }
+            page.titleChanged(title, showingErrorPage: errorPage != nil, hasNavigated: hasNavigated)
         case .contentProcessTerminated(let reason):
             isWarm = false
-            let cause = expectedTermination ?? .contentProcessTerminated(reason)
-            expectedTermination = nil
+            let cause = recovery.cause(of: reason)
             dismissDialogs()
             if hasNavigated { handleWhiteScreen(cause) }
         default:
@@ -363,7 +351,7 @@ public final class HybridWebView {
         guard !isClosed else { return }
         dismissDialogs()
         isClosed = true
-        pendingRecovery?.cancel()
+        recovery.cancelScheduled()
         bootTrial?.cancel()
         progressTicker?.cancel()
         engineObservation?.cancel()

@@ -9,29 +9,16 @@ extension HybridWebView {
             completion.completeWithSafeDefault()
             return
         }
-        openDialogs.removeAll { $0.value?.isCompleted ?? true }
-        openDialogs.append(WeakDialog(completion))
+        dialogs.track(completion)
         delegate.webView(self, runDialog: completion)
     }
 
     /// Answers every open dialog with its safe default (hidden, closed, in transition, pooled).
-    func dismissDialogs() {
-        let dialogs = openDialogs
-        openDialogs.removeAll()
-        for dialog in dialogs { dialog.value?.completeWithSafeDefault() }
-    }
+    func dismissDialogs() { dialogs.dismissAll() }
 
     func newWindowRequested(_ action: NavigationAction) {
-        // WebKit may ask twice for one window.open (policy and create); the app hears of it once.
-        if let last = lastNewWindow, last.url == action.request.url, now - last.at < 0.5 { return }
-        lastNewWindow = (action.request.url, now)
+        guard newWindows.isNew(action.request.url, at: now) else { return }
         delegate?.webView(self, requestsNewWindow: NewWindowRequest(
             url: action.request.url, openerURL: engine.url, isUserGesture: action.isUserGesture, opener: self))
     }
-}
-
-/// An open dialog, held weakly: if the delegate drops it, it answers itself.
-final class WeakDialog {
-    weak var value: ScriptDialogCompletion?
-    init(_ value: ScriptDialogCompletion) { self.value = value }
 }

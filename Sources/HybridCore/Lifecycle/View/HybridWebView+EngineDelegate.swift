@@ -25,7 +25,7 @@ extension HybridWebView: WebEngineDelegate {
         let policy = await delegate?.webView(self, decidePolicyFor: action) ?? .allow
         guard !isClosed else { return .cancel }
         if case .allow = policy, action.isMainFrame {
-            if action.type == .backForward { backNavigationPending = true }
+            if action.type == .backForward { page.backNavigationBegan() }
             // The first request of the load must carry the jar's cookies.
             if let sync = configuration.cookieSync, url.scheme == "http" || url.scheme == "https" {
                 await sync.prepareNavigation(to: url)
@@ -40,7 +40,7 @@ extension HybridWebView: WebEngineDelegate {
         guard !isClosed else { return .cancel }
         if response.isMainFrame, response.statusCode >= 400, let package = configuration.package,
            response.url.scheme?.lowercased() == package.scheme {
-            packageFailed = true
+            page.packagePageFailed()
         }
         if let delegate { return await delegate.webView(self, decidePolicyFor: response) }
         return response.canShowMIMEType ? .allow : .cancel
@@ -62,26 +62,18 @@ extension HybridWebView: WebEngineDelegate {
     // MARK: Load outcomes
 
     func pageDidFinish(_ url: URL?) {
-        if errorPage == nil {
-            lastPageURL = url ?? lastPageURL
-            if let title = engine.title { lastGoodTitle = title }
-        }
-        if backNavigationPending {
-            backNavigationPending = false
-            if configuration.resetsTextSizeAfterBack { resetTextSize() }
-        }
-        let isErrorPage = url != nil && url == failedLoadURL
-        failedLoadURL = nil
+        let finish = page.finished(url, title: engine.title, showingErrorPage: errorPage != nil)
+        if finish.endedBackNavigation, configuration.resetsTextSizeAfterBack { resetTextSize() }
         guard let package = configuration.package, url?.scheme?.lowercased() == package.scheme else { return }
-        if packageFailed {
+        if finish.packageFailed {
             rollBackPackage(package, url: url)
-        } else if !isErrorPage {
+        } else if !finish.isErrorPage {
             bootPackagePageLoaded(package)
         }
     }
 
     func pageDidFail(_ url: URL?, message: String) {
-        failedLoadURL = url
+        page.failed(url)
         delegate?.webView(self, didFailLoad: LoadFailure(url: url, message: message, statusCode: nil))
         if let package = configuration.package, url?.scheme?.lowercased() == package.scheme {
             rollBackPackage(package, url: url)
@@ -90,7 +82,7 @@ extension HybridWebView: WebEngineDelegate {
 
     /// The active package version failed to load: go back to the previous one and reload once.
     private func rollBackPackage(_ package: PackageBinding, url: URL?) {
-        packageFailed = false
+        page.rolledBack()
         Task { [weak self] in
             let rolledBack = await Task.detached { (try? package.installer.rollback(package.id)) != nil }.value
             guard rolledBack, let self, !self.isClosed else { return }

@@ -11,25 +11,23 @@ extension HybridWebView {
 
     func handleWhiteScreen(_ reason: WhiteScreenReason) {
         guard !isClosed else { return }
-        let failedURL = lastPageURL ?? engine.url
-        let recovery = whiteScreenPolicy.decide(at: now)
+        let failedURL = page.lastURL ?? engine.url
+        let recovery = self.recovery.decide(at: now)
         if bootTrialFails(on: reason, recovery: recovery) { return }   // rolled back and reloaded instead
-        pendingRecovery?.cancel()
         switch recovery {
         case .reload(let delay):
-            pendingRecovery = Task { [weak self] in
+            self.recovery.schedule(Task { [weak self] in
                 try? await Task.sleep(nanoseconds: UInt64(delay * 1e9))
                 guard !Task.isCancelled, let self, !self.isClosed else { return }
-                self.pendingRecovery = nil
+                self.recovery.scheduledReloadStarted()
                 self.reloadAfterWhiteScreen(failedURL)
-            }
+            })
         case .showErrorPage:
-            pendingRecovery = nil
             engine.stopLoading()
             engine.loadHTML(ContainerScripts.errorPage(reason: reason, failedURL: failedURL), baseURL: nil)
         }
         let event = WhiteScreenEvent(reason: reason, recovery: recovery, url: failedURL)
-        if case .showErrorPage = recovery { errorPage = event }
+        if case .showErrorPage = recovery { self.recovery.showErrorPage(event) }
         delegate?.webView(self, didDetectWhiteScreen: event)
     }
 
@@ -43,22 +41,20 @@ extension HybridWebView {
 
     /// The error page's retry: the failure count starts afresh and the page loads again.
     public func retry() {
-        guard !isClosed, let failed = errorPage else { return }
-        whiteScreenPolicy.reset()
-        errorPage = nil
+        guard !isClosed, let failed = recovery.retry() else { return }
         if let url = failed.url { load(url) }
     }
 
     func didBecomeVisible() async {
-        guard !isClosed, isVisible, hasNavigated, errorPage == nil, pendingRecovery == nil else { return }
+        guard !isClosed, isVisible, hasNavigated, errorPage == nil, !recovery.isPending else { return }
         if engine.isAlive, !engine.isLoading {
             let detector = WhiteScreenDetector(livenessTimeout: configuration.livenessTimeout)
-            switch await detector.probe(engine, expectedTitle: lastGoodTitle) {
+            switch await detector.probe(engine, expectedTitle: page.lastGoodTitle) {
             case .unresponsive?:
                 guard !isClosed else { return }
                 // Ending the process is the only way out of a hung page; its termination event
                 // then recovers the view as for a crash, reported as unresponsive.
-                expectedTermination = .unresponsive
+                recovery.expectTermination(.unresponsive)
                 engine.terminateContentProcess()
                 return
             case let reason?:

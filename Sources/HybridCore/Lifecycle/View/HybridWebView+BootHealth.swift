@@ -184,9 +184,7 @@ extension HybridWebView: BridgeAppHealthDelegate {
         Task { [weak self] in
             let rollback = await Task.detached { try? trial.fail(package.id, version: session.version, reason: reason) }.value
             guard let rollback, let self, !self.isClosed else { return }
-            self.pendingRecovery?.cancel()
-            self.pendingRecovery = nil
-            self.errorPage = nil
+            self.recovery.navigationBegan()   // a scheduled reload and the error page are over
             // As for a failed load: load the page only once whatever the engine shows now has finished.
             for _ in 0..<100 where self.engine.isLoading {
                 try? await Task.sleep(nanoseconds: 20_000_000)

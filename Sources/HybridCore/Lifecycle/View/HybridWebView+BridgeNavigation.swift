@@ -18,7 +18,7 @@ extension HybridWebView: BridgeNavigationDelegate {
 
     /// `navigation.setTitle`: the container's title until the page's next document.
     public func bridgeSetTitle(_ title: String) async throws {
-        titleOverride = title
+        page.setTitle(title)
         refreshState()
     }
 

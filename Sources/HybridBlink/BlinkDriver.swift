@@ -2,23 +2,25 @@
 import Foundation
 import HybridCore
 
-/// `WebEngine` on a Chromium page target driven through the DevTools protocol: translation
-/// only, no policy.
+/// A Chromium page target under the engine contract: `ContractEngine` over ``BlinkDriver``.
+public typealias BlinkWebEngine = ContractEngine<BlinkDriver>
+
+/// The ``EngineDriver`` of a Chromium page target driven through the DevTools protocol:
+/// translation only.
 ///
-/// The view exists at once; its target is created and attached asynchronously, and every verb
-/// issued before that is queued and sent in order. Script calls and snapshots are tracked so a
-/// renderer crash or ``close()`` fails each of them exactly once.
+/// The view exists at once; its target is created and attached asynchronously, and every
+/// command issued before that is queued and sent in order (or failed, if the target never comes).
 @MainActor
-public final class BlinkWebEngine: WebEngine {
+public final class BlinkDriver: EngineDriver {
     /// What Blink can do here. Custom schemes cannot be navigated to (Chromium hands unknown
     /// schemes to the OS); they are served for http(s) URLs instead (`interceptsHTTP`).
-    public static let blinkCapabilities: EngineCapabilities = [
+    public static let capabilities: EngineCapabilities = [
         .scriptWorlds, .messageReplies, .schemeRequestBodies, .interceptsHTTP, .clearsHistory, .consoleMessages,
-        .requestBodyLoads, .secureCookiesOnLoopbackHTTP,
+        .requestBodyLoads, .secureCookiesOnLoopbackHTTP, .amendsNavigationRequests,
     ]
 
     /// Why Blink lacks what it lacks (``WebEngineProvider/limitations``).
-    public static let blinkLimitations: [EngineCapabilities: String] = [
+    public static let limitations: [EngineCapabilities: String] = [
         .customSchemeNavigation: "Chromium hands unknown schemes to the OS, so nothing reaches Fetch: serve the handler at an https origin (interceptsHTTP)",
         .streamedSchemeResponses: "Fetch.fulfillRequest takes the whole body: a streamed response is collected, then fulfilled at once",
         .userOriginStyleSheets: "DevTools cannot add user-origin sheets: a user style sheet is a `<style>` the page can see",
@@ -33,10 +35,10 @@ public final class BlinkWebEngine: WebEngine {
 
     /// `blink`.
     public let engineName = "blink"
-    /// ``blinkCapabilities``.
-    public var capabilities: EngineCapabilities { Self.blinkCapabilities }
-    /// Decides navigations and answers dialogs; held weakly.
-    public weak var delegate: (any WebEngineDelegate)?
+    /// ``capabilities``.
+    public var capabilities: EngineCapabilities { Self.capabilities }
+    /// The contract this driver reports to.
+    public weak var host: (any EngineDriverHost)?
 
     let configuration: EngineConfiguration
     private weak var provider: BlinkEngineProvider?
@@ -44,17 +46,13 @@ public final class BlinkWebEngine: WebEngine {
     /// The page target; its id is also the main frame's id.
     private(set) var targetID: String?
     private(set) var sessionID: String?
-    /// Work waiting for the session (nil once attached).
-    private var attachQueue: [(String) -> Void]? = []
-    private let observers = EngineObservers()
-    private var pendingCalls: [Int: PendingCall] = [:]
-    private var nextCallID = 0
-    var openDialogs: [Weak<ScriptDialogCompletion>] = []
-    var terminatedReason: TerminationReason?
+    /// Work waiting for the session (nil once attached or given up): each gets the session, or
+    /// `nil` when there will be none.
+    private var attachQueue: [(String?) -> Void]? = []
+    /// ``tearDown()`` ran.
+    private(set) var isTornDown = false
     /// `terminateContentProcess()` was asked for: the crash that follows is ours.
     var crashRequested = false
-    /// ``close()`` was called.
-    public private(set) var isClosed = false
 
     // Page state, as the last events reported it.
     var currentURL: URL?
@@ -79,7 +77,7 @@ public final class BlinkWebEngine: WebEngine {
     var historyNavigationPending = false
     /// Main-frame document requests in flight (Network requestId → URL), for load failures.
     var documentRequests: [String: URL] = [:]
-    /// What holds the view's own navigations back, and those held (BlinkWebEngine+HeldNavigations.swift):
+    /// What holds the view's own navigations back, and those held (BlinkDriver+HeldNavigations.swift):
     /// a page's navigation Chromium will abandon, and replies to page messages not yet delivered.
     var doomedNavigation: String?
     var repliesInFlight: Set<Int> = []
@@ -97,19 +95,7 @@ public final class BlinkWebEngine: WebEngine {
     }
 
     isolated deinit {
-        close()
-    }
-
-    // MARK: Observation
-
-    /// Calls `handler` for every event of this view, until the token is cancelled or the view closes.
-    public func observe(_ handler: @escaping @MainActor (EngineEvent) -> Void) -> ObservationToken {
-        observers.add(handler)
-    }
-
-    func emit(_ event: EngineEvent) {
-        guard !isClosed else { return }
-        observers.emit(event)
+        tearDown()
     }
 
     // MARK: Loading
@@ -118,7 +104,7 @@ public final class BlinkWebEngine: WebEngine {
     /// a body has them put on its document request by Fetch interception. Revives a view whose
     /// browser died.
     public func load(_ request: EngineRequest) {
-        guard prepareToLoad() else { return }
+        reviveBrowser()
         pendingLoad = request.method == "GET" && request.headers.isEmpty && request.body == nil ? nil : request
         navigate(request.url)
     }
@@ -137,7 +123,7 @@ public final class BlinkWebEngine: WebEngine {
     /// Serves `body` when the view requests `url` (Fetch interception); a URL that cannot be
     /// intercepted (none, or not http/https) is shown from a `data:` URL with an opaque origin.
     private func loadDocument(_ body: Data, contentType: String, at url: URL?) {
-        guard prepareToLoad() else { return }
+        reviveBrowser()
         pendingLoad = nil
         if let url, ["http", "https"].contains(url.scheme?.lowercased() ?? "") {
             pendingDocuments[url.absoluteString] = (body, contentType)
@@ -157,15 +143,12 @@ public final class BlinkWebEngine: WebEngine {
     /// Schemes Chromium loads itself (anything else never reaches Fetch).
     static let loadableSchemes: Set<String> = ["http", "https", "data", "about", "blob", "file", "javascript"]
 
-    /// Revives a view whose renderer or browser died; `false` once closed.
-    private func prepareToLoad() -> Bool {
-        guard !isClosed else { return false }
-        terminatedReason = nil
+    /// A view whose browser died gets a new browser (and a new target in it).
+    private func reviveBrowser() {
         if browser.hasExited, let provider, let fresh = try? provider.runningBrowser() {
             browser = fresh
             start()
         }
-        return true
     }
 
     /// Stops the current load (`Page.stopLoading`).
@@ -173,7 +156,7 @@ public final class BlinkWebEngine: WebEngine {
 
     /// Reloads the page (`Page.reload`), reviving a view whose browser died.
     public func reload() {
-        guard prepareToLoad() else { return }
+        reviveBrowser()
         startNavigation("Page.reload")
     }
 
@@ -183,7 +166,7 @@ public final class BlinkWebEngine: WebEngine {
     public func goForward() { goToHistoryEntry(historyEntryIDs.forward.first) }
 
     private func goToHistoryEntry(_ id: Int?) {
-        guard let id, !isClosed else { return }
+        guard let id else { return }
         historyNavigationPending = true
         startNavigation("Page.navigateToHistoryEntry", ["entryId": .number(Double(id))])
     }
@@ -196,22 +179,20 @@ public final class BlinkWebEngine: WebEngine {
 
     // MARK: State
 
-    /// The main frame's URL as the last navigation reported it; `nil` once closed.
-    public var url: URL? { isClosed ? nil : currentURL }
-    /// The page's title as the last event reported it; `nil` once closed.
-    public var title: String? { isClosed ? nil : currentTitle }
+    /// The main frame's URL as the last navigation reported it.
+    public var url: URL? { currentURL }
+    /// The page's title as the last event reported it.
+    public var title: String? { currentTitle }
     /// A main-frame load is in progress.
-    public var isLoading: Bool { !isClosed && loading }
-    /// The adapter's own progress estimate (0...1), moved on by load events.
-    public var estimatedProgress: Double { isClosed ? 0 : progress }
+    public var isLoading: Bool { loading }
+    /// The driver's own progress estimate (0...1), moved on by load events.
+    public var estimatedProgress: Double { progress }
     /// There is an entry to go back to.
-    public var canGoBack: Bool { !isClosed && !history.back.isEmpty }
+    public var canGoBack: Bool { !history.back.isEmpty }
     /// There is an entry to go forward to.
-    public var canGoForward: Bool { !isClosed && !history.forward.isEmpty }
+    public var canGoForward: Bool { !history.forward.isEmpty }
     /// The target's navigation history as last read (`Page.getNavigationHistory`).
-    public var backForwardList: BackForwardList { isClosed ? BackForwardList() : history }
-    /// Not closed, and the renderer has not died since the last load.
-    public var isAlive: Bool { !isClosed && terminatedReason == nil }
+    public var backForwardList: BackForwardList { history }
 
     // MARK: Cookies, snapshot, process
 
@@ -220,28 +201,27 @@ public final class BlinkWebEngine: WebEngine {
         provider?.cookieStore ?? BlinkCookieStore(browser: browser)
     }
 
-    /// PNG data of the page (`Page.captureScreenshot`).
-    /// - Throws: `HybridError.engine(.snapshotFailed)` when Chromium returns no image, or the
-    ///   failure of a view that is closed or whose renderer died.
-    public func snapshot() async throws -> Data {
-        let result = try await command("Page.captureScreenshot", ["format": "png"])
-        guard let base64 = result.string("data"), let png = Data(base64Encoded: base64) else {
-            throw HybridError.engine(.snapshotFailed("no image data"))
+    /// PNG data of the page (`Page.captureScreenshot`); `snapshotFailed` when Chromium returns no image.
+    public func snapshot(completion: @escaping @MainActor @Sendable (Result<Data, any Error>) -> Void) {
+        send("Page.captureScreenshot", ["format": "png"]) { result in
+            completion(result.flatMap { value in
+                guard let base64 = value.string("data"), let png = Data(base64Encoded: base64) else {
+                    return .failure(HybridError.engine(.snapshotFailed("no image data")))
+                }
+                return .success(png)
+            })
         }
-        return png
     }
 
-    /// Crashes the renderer (`Page.crash`); a ``EngineEvent/contentProcessTerminated(_:)`` with
-    /// `terminatedByClient` follows.
+    /// Crashes the renderer (`Page.crash`); the crash is reported as `terminatedByClient`.
     public func terminateContentProcess() {
-        guard !isClosed, terminatedReason == nil else { return }
         crashRequested = true
         fire("Page.crash")
     }
 
     /// Restores (`normal`) or minimises the target's window (`Browser.setWindowBounds`).
     public func setVisible(_ visible: Bool) {
-        guard !isClosed, let targetID else { return }
+        guard let targetID else { return }
         browser.send("Browser.getWindowForTarget", ["targetId": .string(targetID)]) { [weak self] result in
             guard let self, case .success(let window) = result, let id = window.int("windowId") else { return }
             self.browser.send("Browser.setWindowBounds", [
@@ -250,16 +230,12 @@ public final class BlinkWebEngine: WebEngine {
         }
     }
 
-    /// Fails pending calls with `.closed`, gives open dialogs their safe default and closes the
-    /// target. Idempotent.
-    public func close() {
-        guard !isClosed else { return }
-        isClosed = true
-        observers.removeAll()
-        failPending(.engine(.closed))
-        for dialog in openDialogs { dialog.value?.completeWithSafeDefault() }
-        openDialogs.removeAll()
-        attachQueue = nil
+    /// Closes the target and forgets the session; queued work is given up. Idempotent.
+    public func tearDown() {
+        guard !isTornDown else { return }
+        isTornDown = true
+        host = nil
+        giveUpAttaching()
         if let targetID { browser.send("Target.closeTarget", ["targetId": .string(targetID)]) }
         browser.forget(session: sessionID, target: targetID)
     }
@@ -277,7 +253,7 @@ public final class BlinkWebEngine: WebEngine {
                 self?.attachFailed()
                 return
             }
-            guard let self, !self.isClosed, self.browser === browser else {
+            guard let self, !self.isTornDown, self.browser === browser else {
                 browser.send("Target.closeTarget", ["targetId": .string(target)])
                 return
             }
@@ -300,62 +276,57 @@ public final class BlinkWebEngine: WebEngine {
         for work in queue { work(session) }
     }
 
-    private func attachFailed() {
-        guard !isClosed else { return }
+    private func giveUpAttaching() {
+        let queue = attachQueue ?? []
         attachQueue = nil
+        for work in queue { work(nil) }
+    }
+
+    private func attachFailed() {
+        guard !isTornDown else { return }
+        giveUpAttaching()
         contentProcessDidTerminate(.crashed)
     }
 
-    /// Runs `work` with the session once attached (at once if attached, never once closed).
-    func whenAttached(_ work: @escaping (String) -> Void) {
-        guard !isClosed else { return }
-        if let sessionID, attachQueue == nil { work(sessionID) } else { attachQueue?.append(work) }
+    /// Runs `work` with the session once attached (at once if attached); with `nil` when the
+    /// view goes before it attaches, or at once when it has gone.
+    func whenAttached(_ work: @escaping (String?) -> Void) {
+        guard !isTornDown else { return work(nil) }
+        if let sessionID, attachQueue == nil { work(sessionID) } else if attachQueue != nil { attachQueue?.append(work) } else { work(nil) }
     }
 
     /// Sends a command on this view's session without waiting for its answer (`then` runs once
-    /// it is answered, whether it succeeded or not).
+    /// it is answered, whether it succeeded or not, or the command could not be sent).
     func fire(_ method: String, _ params: [String: JSONValue] = [:], then: (@MainActor () -> Void)? = nil) {
-        whenAttached { [browser] session in browser.send(method, params, session: session) { _ in then?() } }
-    }
-
-    /// Sends a command and awaits its result; a crash or ``close()`` fails it exactly once.
-    func command(_ method: String, _ params: [String: JSONValue] = [:]) async throws -> JSONValue {
-        try checkUsable()
-        nextCallID += 1
-        let id = nextCallID
-        let call = PendingCall()
-        pendingCalls[id] = call
-        return try await withCheckedThrowingContinuation { continuation in
-            call.continuation = continuation
-            whenAttached { [weak self] session in
-                self?.browser.send(method, params, session: session) { [weak self] result in
-                    self?.pendingCalls[id] = nil
-                    call.finish(result.mapError { $0.hybridError })
-                }
-            }
+        whenAttached { [browser] session in
+            guard let session else { then?(); return }
+            browser.send(method, params, session: session) { _ in then?() }
         }
     }
 
-    func checkUsable() throws {
-        if isClosed { throw HybridError.engine(.closed) }
-        if let terminatedReason { throw HybridError.engine(.contentProcessTerminated(terminatedReason)) }
+    /// Sends a command on this view's session; `reply` gets its result exactly once (the
+    /// browser's error, or `closed` when the view went before it could be sent).
+    func send(_ method: String, _ params: [String: JSONValue] = [:], reply: @escaping @MainActor (Result<JSONValue, any Error>) -> Void) {
+        whenAttached { [browser] session in
+            guard let session else { return reply(.failure(HybridError.engine(.closed))) }
+            browser.send(method, params, session: session) { result in reply(result.mapError { $0.hybridError }) }
+        }
     }
 
-    func failPending(_ error: HybridError) {
-        let calls = pendingCalls
-        pendingCalls.removeAll()
-        for id in calls.keys.sorted() { calls[id]?.finish(.failure(error)) }
+    /// Sends a command and awaits its result.
+    func command(_ method: String, _ params: [String: JSONValue] = [:]) async throws -> JSONValue {
+        try await withCheckedThrowingContinuation { continuation in
+            send(method, params) { continuation.resume(with: $0) }
+        }
     }
 }
 
-/// One awaited command; finished exactly once (answer, crash or close, whichever comes first).
-@MainActor
-final class PendingCall {
-    var continuation: CheckedContinuation<JSONValue, any Error>?
-    func finish(_ result: Result<JSONValue, HybridError>) {
-        guard let continuation else { return }
-        self.continuation = nil
-        continuation.resume(with: result.mapError { $0 as any Error })
-    }
+extension ContractEngine where Driver == BlinkDriver {
+    /// ``BlinkDriver/capabilities``.
+    public static var blinkCapabilities: EngineCapabilities { BlinkDriver.capabilities }
+    /// ``BlinkDriver/limitations``.
+    public static var blinkLimitations: [EngineCapabilities: String] { BlinkDriver.limitations }
+    /// Empties the back-forward list for real (the current page stays). Nothing once closed.
+    public func clearHistory() { if !isClosed { driver.clearHistory() } }
 }
 #endif

@@ -20,11 +20,11 @@ import HybridCore
 ///   network. A navigation started by a message handler (``BlinkReplyScope``) goes once that
 ///   handler's reply has been delivered; navigations from anywhere else do not wait for replies.
 ///
-/// Neither may hold a navigation for long: after ``navigationHoldLimit`` the held ones go anyway
-/// (a doomed navigation the page replaced before Chromium started it never fails; a slow call
-/// must not delay a page the app loads).
-extension BlinkWebEngine {
-    static let navigationHoldLimit: UInt64 = 1_000_000_000
+/// Neither may hold a navigation for long: after ``EngineHeuristics/heldNavigationLimit`` the held
+/// ones go anyway (a doomed navigation the page replaced before Chromium started it never fails;
+/// a slow call must not delay a page the app loads).
+extension BlinkDriver {
+    private static var navigationHoldLimit: UInt64 { UInt64(EngineHeuristics.heldNavigationLimit * 1_000_000_000) }
 
     private var holdsNavigations: Bool { doomedNavigation != nil || !holdingReplies.isEmpty }
 
@@ -47,7 +47,7 @@ extension BlinkWebEngine {
     }
 
     /// The page asked for a main-frame navigation to `url`, which Chromium will not load. It is
-    /// forgotten after ``navigationHoldLimit`` even if no failure was seen, so it cannot hold a
+    /// forgotten after ``EngineHeuristics/heldNavigationLimit`` even if no failure was seen, so it cannot hold a
     /// navigation the app starts much later.
     func navigationWillBeAbandoned(_ url: String) {
         doomedNavigation = url

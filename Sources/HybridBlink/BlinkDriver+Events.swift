@@ -3,10 +3,10 @@ import Foundation
 import HybridCore
 
 /// DevTools events translated into ``EngineEvent``s, dialogs and process termination.
-extension BlinkWebEngine {
+extension BlinkDriver {
     /// An event on this view's session.
     func handle(_ method: String, _ params: JSONValue) {
-        guard !isClosed else { return }
+        guard !isTornDown else { return }
         switch method {
         case "Fetch.requestPaused": requestPaused(params)
         case "Runtime.bindingCalled": bindingCalled(params)
@@ -22,7 +22,7 @@ extension BlinkWebEngine {
         case "Page.navigatedWithinDocument":
             if params.string("frameId") == targetID, let url = params.string("url").flatMap(URL.init(string:)) {
                 currentURL = url
-                emit(.urlChanged(url))
+                report(.urlChanged(url))
                 refreshHistory()
             }
         case "Page.lifecycleEvent":
@@ -40,7 +40,7 @@ extension BlinkWebEngine {
     func handleTargetEvent(_ method: String, _ params: JSONValue) {
         // Target.targetCrashed is not used: it can arrive after a reload already revived the
         // page; Inspector.targetCrashed on the session is in order with everything else.
-        guard !isClosed, let info = params["targetInfo"] else { return }
+        guard !isTornDown, let info = params["targetInfo"] else { return }
         switch method {
         case "Target.targetInfoChanged" where info.string("targetId") == targetID:
             titleReported(info.string("title"), url: info.string("url"))
@@ -58,10 +58,10 @@ extension BlinkWebEngine {
         guard params.string("frameId") == targetID, let url = URL(string: text), let id = params.string("requestId") else { return }
         documentRequests[id] = url
         if params["redirectResponse"] != nil {
-            emit(.loadRedirected(url))
+            report(.loadRedirected(url))
         } else {
             mainFrameStarted()
-            emit(.loadStarted(url))
+            report(.loadStarted(url))
         }
     }
 
@@ -80,11 +80,7 @@ extension BlinkWebEngine {
         case "formSubmissionGet", "formSubmissionPost": .formSubmitted
         default: .other
         }
-        let action = NavigationAction(request: EngineRequest(url: url), type: type, isMainFrame: isMainFrame)
-        Task.immediate { @MainActor [weak self] in
-            guard let self, let delegate = self.delegate else { return }
-            _ = await delegate.engine(self, decidePolicyFor: action)
-        }
+        host?.navigationAnnounced(NavigationAction(request: EngineRequest(url: url), type: type, isMainFrame: isMainFrame))
     }
 
     /// The main frame started loading (a request, or a page restored without one).
@@ -92,7 +88,7 @@ extension BlinkWebEngine {
         guard !loading else { return }
         loading = true
         progress = 0
-        emit(.loadingChanged(true))
+        report(.loadingChanged(true))
         setProgress(0.1)
     }
 
@@ -105,10 +101,10 @@ extension BlinkWebEngine {
             message += ": Blink cannot navigate to \(scheme): URLs"
         }
         let cancelled = params.flag("canceled") || message == "net::ERR_ABORTED"
-        emit(.loadFailed(url, message: message, cancelled: cancelled))
+        report(.loadFailed(url, message: message, cancelled: cancelled))
         if loading {
             loading = false
-            emit(.loadingChanged(false))
+            report(.loadingChanged(false))
         }
     }
 
@@ -117,8 +113,8 @@ extension BlinkWebEngine {
               let url = frame.string("url").flatMap(URL.init(string:))
         else { return }
         currentURL = url
-        emit(.urlChanged(url))
-        emit(.loadCommitted(url))
+        report(.urlChanged(url))
+        report(.loadCommitted(url))
         setProgress(0.3)
         refreshHistory()
     }
@@ -137,15 +133,15 @@ extension BlinkWebEngine {
             guard let self, self.loading else { return }
             self.loading = false
             self.setProgress(1)
-            self.emit(.loadFinished(self.currentURL))
-            self.emit(.loadingChanged(false))
+            self.report(.loadFinished(self.currentURL))
+            self.report(.loadingChanged(false))
         }
     }
 
     func setProgress(_ value: Double) {
         guard value != progress else { return }
         progress = value
-        emit(.progressChanged(value))
+        report(.progressChanged(value))
     }
 
     private func titleReported(_ reported: String?, url: String?) {
@@ -154,7 +150,7 @@ extension BlinkWebEngine {
         if let text = title, Self.isPlaceholderTitle(text, url: url) { title = nil }
         guard title != currentTitle else { return }
         currentTitle = title
-        emit(.titleChanged(title))
+        report(.titleChanged(title))
     }
 
     /// The main frame's document changed its title (the title watcher): an empty title is none.
@@ -162,7 +158,7 @@ extension BlinkWebEngine {
         let title = title.isEmpty ? nil : title
         guard title != currentTitle else { return }
         currentTitle = title
-        emit(.titleChanged(title))
+        report(.titleChanged(title))
     }
 
     /// Chromium titles an untitled page with its URL, without the scheme for http(s).
@@ -201,19 +197,19 @@ extension BlinkWebEngine {
         historyEntryIDs = (back.map { items[$0].id }, forward.map { items[$0].id })
         if let title = list.current?.title, title != currentTitle {
             currentTitle = title
-            emit(.titleChanged(title))
+            report(.titleChanged(title))
         }
         guard list != history else { return }
         let before = (canGoBack, canGoForward)
         history = list
-        if before != (canGoBack, canGoForward) { emit(.backForwardChanged(canGoBack: canGoBack, canGoForward: canGoForward)) }
+        if before != (canGoBack, canGoForward) { report(.backForwardChanged(canGoBack: canGoBack, canGoForward: canGoForward)) }
     }
 
     private func consoleCalled(_ params: JSONValue) {
         let text = (params["args"]?.arrayValue ?? []).map { argument -> String in
             argument["value"].map { $0.stringValue ?? $0.jsonText } ?? argument.string("description") ?? argument.string("type") ?? ""
         }.joined(separator: " ")
-        emit(.consoleMessage(level: params.string("type") ?? "log", text: text))
+        report(.consoleMessage(level: params.string("type") ?? "log", text: text))
     }
 
     // MARK: Windows, dialogs, crashes
@@ -226,12 +222,8 @@ extension BlinkWebEngine {
     /// `window.open` or a `target=_blank` link (Page.windowOpen, which knows the URL before the new target does).
     private func windowOpenRequested(_ params: JSONValue) {
         guard let url = params.string("url").flatMap(URL.init(string:)) else { return }
-        let action = NavigationAction(request: EngineRequest(url: url), type: .other, isMainFrame: true, targetsNewWindow: true,
-                                      isUserGesture: params.flag("userGesture"))
-        Task { @MainActor [weak self] in
-            guard let self, let delegate = self.delegate else { return }
-            _ = await delegate.engine(self, decidePolicyFor: action)
-        }
+        host?.navigationAnnounced(NavigationAction(request: EngineRequest(url: url), type: .other, isMainFrame: true,
+                                                   targetsNewWindow: true, isUserGesture: params.flag("userGesture")))
     }
 
     private func dialogOpening(_ params: JSONValue) {
@@ -244,46 +236,37 @@ extension BlinkWebEngine {
         let dialog = ScriptDialog(
             kind: kind, message: params.string("message") ?? "", defaultText: kind == .prompt ? params.string("defaultPrompt") : nil,
             pageURL: params.string("url").flatMap(URL.init(string:)) ?? currentURL, pageTitle: currentTitle)
-        let completion = ScriptDialogCompletion(dialog: dialog) { [weak self, browser, sessionID] result in
+        host?.dialogOpened(dialog) { [browser, sessionID] result in
             var answer: [String: JSONValue] = ["accept": .bool(result != .cancelled)]
             if case .accepted(let text?) = result, kind == .prompt { answer["promptText"] = .string(text) }
-            guard self?.terminatedReason == nil else { return }
             browser.send("Page.handleJavaScriptDialog", answer, session: sessionID)
-        }
-        openDialogs.removeAll { $0.value == nil }
-        openDialogs.append(Weak(completion))
-        if let delegate {
-            delegate.engine(self, runScriptDialog: completion)
-        } else {
-            completion.completeWithSafeDefault()
         }
     }
 
     private func rendererCrashed() {
-        guard !isClosed, terminatedReason == nil else { return }
         contentProcessDidTerminate(crashRequested ? .terminatedByClient : .crashed)
     }
 
+    /// The renderer is gone: its contexts, its held navigations and its load with it; the host
+    /// (which reports each death once) fails the calls and answers the dialogs.
     func contentProcessDidTerminate(_ reason: TerminationReason) {
+        guard !isTornDown else { return }
         crashRequested = false
-        terminatedReason = reason
-        failPending(.engine(.contentProcessTerminated(reason)))
-        for dialog in openDialogs { dialog.value?.completeWithSafeDefault() }
-        openDialogs.removeAll()
         worldContexts.removeAll()
         // A dead renderer's navigation and replies are gone with it.
         releaseHeldNavigations()
         if loading {
             loading = false
-            emit(.loadingChanged(false))
+            report(.loadingChanged(false))
         }
-        emit(.contentProcessTerminated(reason))
+        host?.contentProcessTerminated(reason)
     }
 
     /// The whole browser went away: every view's content is gone; a load starts a new browser.
     func browserExited() {
-        guard !isClosed else { return }
-        if terminatedReason == nil { contentProcessDidTerminate(crashRequested ? .terminatedByClient : .crashed) }
+        contentProcessDidTerminate(crashRequested ? .terminatedByClient : .crashed)
     }
+
+    func report(_ event: EngineEvent) { host?.report(event) }
 }
 #endif

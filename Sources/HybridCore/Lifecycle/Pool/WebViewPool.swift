@@ -119,7 +119,7 @@ public final class WebViewPool {
         guard !view.isClosed else { return }
         view.park()
         view.delegate = nil
-        view.pendingRecovery?.cancel()
+        view.recovery.cancelScheduled()
         Task {
             await view.pauseMedia()
             let fate = policy.fate(of: candidate(view), pooled: ready.count + warming)

@@ -3,7 +3,7 @@ import Foundation
 import HybridCore
 
 /// Session setup, script evaluation in worlds and script messages.
-extension BlinkWebEngine {
+extension BlinkDriver {
     /// Enables the domains a view needs and installs its user content, then calls `done`.
     func configureSession(_ session: String, done: @escaping @MainActor () -> Void) {
         let browser = browser
@@ -58,30 +58,41 @@ extension BlinkWebEngine {
     // MARK: Evaluation
 
     /// Evaluates `script` in `world` (`Runtime.evaluate`, by value, as a user gesture); a named world
-    /// is an isolated world of the main frame, created when first used.
-    /// - Returns: The completion value as JSON.
-    /// - Throws: `HybridError.engine(.javaScript)` with the exception's message.
-    public func evaluate(_ script: String, in world: ScriptWorld) async throws -> JSONValue {
-        try await runtimeEvaluate(["expression": .string(script), "returnByValue": true, "userGesture": true], in: world)
+    /// is an isolated world of the main frame, created when first used. An exception is `.javaScript`.
+    public func evaluate(_ script: String, in world: ScriptWorld,
+                         completion: @escaping @MainActor @Sendable (Result<JSONValue, any Error>) -> Void) {
+        runtimeEvaluate(["expression": .string(script), "returnByValue": true, "userGesture": true], in: world, completion: completion)
     }
 
     /// Runs `body` as an async function whose parameters are `arguments` (spliced in as JSON
-    /// literals) and awaits its Promise.
-    /// - Returns: What the Promise resolved to, as JSON.
-    /// - Throws: `HybridError.engine(.javaScript)` when it throws or rejects.
-    public func callAsync(_ body: String, arguments: [String: JSONValue], in world: ScriptWorld) async throws -> JSONValue {
+    /// literals) and awaits its Promise; a rejection is `.javaScript`.
+    public func callAsync(_ body: String, arguments: [String: JSONValue], in world: ScriptWorld,
+                          completion: @escaping @MainActor @Sendable (Result<JSONValue, any Error>) -> Void) {
         // Arguments are the async function's parameters, their values spliced in as JSON literals.
         let names = arguments.keys.sorted()
         let values = names.map { DevToolsJSON.text(arguments[$0]!) }
         let expression = "(async function(\(names.joined(separator: ", "))) {\n\(body)\n}).apply(null, [\(values.joined(separator: ", "))])"
-        return try await runtimeEvaluate(
-            ["expression": .string(expression), "returnByValue": true, "awaitPromise": true, "userGesture": true], in: world)
+        runtimeEvaluate(["expression": .string(expression), "returnByValue": true, "awaitPromise": true, "userGesture": true],
+                        in: world, completion: completion)
     }
 
-    private func runtimeEvaluate(_ params: [String: JSONValue], in world: ScriptWorld) async throws -> JSONValue {
+    /// `Runtime.evaluate` in the page's world straight away; in a named world once its context is known.
+    private func runtimeEvaluate(_ params: [String: JSONValue], in world: ScriptWorld,
+                                 completion: @escaping @MainActor @Sendable (Result<JSONValue, any Error>) -> Void) {
         guard let name = world.name else {
-            return try Self.value(of: try await command("Runtime.evaluate", params))
+            return send("Runtime.evaluate", params) { result in completion(result.flatMap { value in Result { try Self.value(of: value) } }) }
         }
+        Task.immediate { @MainActor [weak self] in
+            guard let self else { return completion(.failure(HybridError.engine(.closed))) }
+            do {
+                completion(.success(try await self.runtimeEvaluate(params, inWorld: name)))
+            } catch {
+                completion(.failure(error))
+            }
+        }
+    }
+
+    private func runtimeEvaluate(_ params: [String: JSONValue], inWorld name: String) async throws -> JSONValue {
         // A context id goes stale when the document changes; look it up again once.
         for attempt in 0..<2 {
             var inWorld = params
@@ -155,32 +166,27 @@ extension BlinkWebEngine {
         }
         guard let binding = params.string("name"), let payload = params.string("payload"),
               let context = params.int("executionContextId"),
-              let handler = configuration.messageHandlers.first(where: { BlinkUserContent.bindingName($0) == binding }),
+              let index = configuration.messageHandlers.firstIndex(where: { BlinkUserContent.bindingName($0) == binding }),
               let colon = payload.firstIndex(of: ":")
         else { return }
         let id = String(payload[..<colon])
         let rest = payload[payload.index(after: colon)...]
         let text = String(rest.dropFirst())
+        let handler = configuration.messageHandlers[index]
         let message = ScriptMessage(name: handler.name, body: rest.first == "s" ? .string(text) : .json(text))
-        switch handler.kind {
-        case .noReply(let receive):
-            receive(message)
-        case .reply(let answerer):
-            let callID = Double(id) ?? 0
-            // A navigation the handler starts waits until its reply is in the page (HeldNavigations).
-            let token = replyStarted()
-            let deliver: @MainActor (ScriptReply) -> Void = { [weak self] reply in
-                guard let self, !self.isClosed else { return }
+        guard let host else { return }
+        guard case .reply = handler.kind else {
+            return host.messagePosted(message, toHandlerAt: index, reply: nil)
+        }
+        let callID = Double(id) ?? 0
+        // A navigation the handler starts waits until its reply is in the page (HeldNavigations);
+        // the token follows the handler into the task the contract starts for it.
+        let token = replyStarted()
+        BlinkReplyScope.$token.withValue(token) {
+            host.messagePosted(message, toHandlerAt: index) { [weak self] reply in
+                guard let self else { return }
                 self.fire("Runtime.callFunctionOn", BlinkUserContent.replyCall(handler, id: callID, reply: reply, context: context)) {
                     [weak self] in self?.replyDelivered(token)
-                }
-            }
-            switch BlinkReplyScope.$token.withValue(token, operation: { answerer(message) }) {
-            case .now(let reply):
-                deliver(reply)
-            case .later(let work):
-                Task.immediate { @MainActor in
-                    deliver(await BlinkReplyScope.$token.withValue(token) { await work() })
                 }
             }
         }

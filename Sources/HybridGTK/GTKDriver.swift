@@ -3,49 +3,49 @@ import CWebKitGTK
 import Foundation
 import HybridCore
 
-/// `WebEngine` on a WebKitGTK 6.0 `WebKitWebView`: translation only, no policy.
+/// A WebKitGTK view under the engine contract: `ContractEngine` over ``GTKDriver``.
+public typealias GTKWebEngine = ContractEngine<GTKDriver>
+
+/// The ``EngineDriver`` of a WebKitGTK 6.0 `WebKitWebView`: translation only.
 ///
-/// Every GObject reference it takes is balanced in ``close()``; signal handlers hold boxed
-/// closures released by GLib on disconnect; nothing calls back into it after ``close()``.
+/// Every GObject reference it takes is balanced in ``tearDown()``; signal handlers hold boxed
+/// closures released by GLib on disconnect; nothing reaches the host after ``tearDown()``.
 @MainActor
-public final class GTKWebEngine: WebEngine {
-    /// What WebKitGTK 6.0 can do (``webKitLimitations`` says why the rest is missing).
-    public static let webKitCapabilities: EngineCapabilities = [
+public final class GTKDriver: EngineDriver {
+    /// What WebKitGTK 6.0 can do (``limitations`` says why the rest is missing).
+    public static let capabilities: EngineCapabilities = [
         .scriptWorlds, .messageReplies, .schemeRequestBodies, .customSchemeNavigation, .streamedSchemeResponses,
         .userOriginStyleSheets, .documentElementAtDocumentStart, .windowOpenReturnsNull, .perViewMediaPolicy,
         .downloads, .cookieChangeEvents, .crossSiteCookiesWithoutSameSite, .backForwardCache,
     ]
 
     /// Why WebKitGTK lacks what it lacks (``WebEngineProvider/limitations``).
-    public static let webKitLimitations: [EngineCapabilities: String] = [
+    public static let limitations: [EngineCapabilities: String] = [
         .interceptsHTTP: "WebKit never hands http/https requests to a URI scheme handler (nor does WKURLSchemeHandler)",
         .clearsHistory: "WebKitGTK has no call that clears the back-forward list",
         .consoleMessages: "WebKitGTK 6.0 has no console-message signal",
         .requestBodyLoads: "webkit_web_view_load_request sends GET: a request's method and body are dropped",
         .secureCookiesOnLoopbackHTTP: "libsoup stores and sends Secure cookies over https only, loopback included",
+        .amendsNavigationRequests: "a WebKit policy decision only uses or ignores the request: a redirect is a cancel and a new load",
     ]
 
     /// `webkitgtk`.
     public let engineName = "webkitgtk"
-    /// ``webKitCapabilities``.
-    public var capabilities: EngineCapabilities { Self.webKitCapabilities }
-    /// Decides navigations and answers dialogs; held weakly.
-    public weak var delegate: (any WebEngineDelegate)?
+    /// ``capabilities``.
+    public var capabilities: EngineCapabilities { Self.capabilities }
+    /// The contract this driver reports to.
+    public weak var host: (any EngineDriverHost)?
 
     let configuration: EngineConfiguration
     private weak var provider: GTKEngineProvider?
-    /// The `WebKitWebView`; valid until ``close()``.
+    /// The `WebKitWebView`; valid until ``tearDown()``.
     public let view: UnsafeMutablePointer<WebKitWebView>
-    /// The top-level window hosting the view (nil once the view is embedded elsewhere or closed).
+    /// The top-level window hosting the view (nil once the view is embedded elsewhere or torn down).
     public private(set) var window: UnsafeMutablePointer<GtkWidget>?
     private let contentManager: OpaquePointer
     private let cancellable: UnsafeMutablePointer<GCancellable>
     private var connections: [SignalConnection] = []
-    private let observers = EngineObservers()
-    private var pendingCalls: [ObjectIdentifier: @MainActor (any Error) -> Void] = [:]
-    private var openDialogs: [Weak<ScriptDialogCompletion>] = []
-    private var terminatedReason: TerminationReason?
-    private var closed = false
+    private var tornDown = false
     /// Where the window was before ``setParked(_:)`` moved it off-screen.
     private var parkedAt: (x: Int32, y: Int32)?
 
@@ -57,6 +57,7 @@ public final class GTKWebEngine: WebEngine {
         let settings = webkit_settings_new()
         webkit_settings_set_enable_developer_extras(settings, configuration.developerExtras ? 1 : 0)
         webkit_settings_set_media_playback_requires_user_gesture(settings, configuration.media.autoplayWithoutGesture ? 0 : 1)
+        // The contract tells the delegate of every window a page asks for, gesture or not.
         webkit_settings_set_javascript_can_open_windows_automatically(settings, 1)
         if let name = configuration.applicationNameForUserAgent {
             webkit_settings_set_user_agent_with_application_details(settings, name, nil)
@@ -84,19 +85,7 @@ public final class GTKWebEngine: WebEngine {
     }
 
     isolated deinit {
-        close()
-    }
-
-    // MARK: Observation
-
-    /// Calls `handler` for every event of this view, until the token is cancelled or the view closes.
-    public func observe(_ handler: @escaping @MainActor (EngineEvent) -> Void) -> ObservationToken {
-        observers.add(handler)
-    }
-
-    func emit(_ event: EngineEvent) {
-        guard !closed else { return }
-        observers.emit(event)
+        tearDown()
     }
 
     // MARK: Loading
@@ -104,8 +93,6 @@ public final class GTKWebEngine: WebEngine {
     /// Loads `request` with `webkit_web_view_load_request`: its headers are sent, but WebKitGTK
     /// always sends a `GET` without a body (no ``EngineCapabilities/requestBodyLoads``).
     public func load(_ request: EngineRequest) {
-        guard !closed else { return }
-        terminatedReason = nil
         let uriRequest = webkit_uri_request_new(request.url.absoluteString)
         if let headers = webkit_uri_request_get_http_headers(uriRequest) {
             for (name, value) in request.headers { soup_message_headers_replace(headers, name, value) }
@@ -116,16 +103,12 @@ public final class GTKWebEngine: WebEngine {
 
     /// Loads `html` with `baseURL` as its URL and origin (`webkit_web_view_load_html`).
     public func loadHTML(_ html: String, baseURL: URL?) {
-        guard !closed else { return }
-        terminatedReason = nil
         webkit_web_view_load_html(view, html, baseURL?.absoluteString)
     }
 
     /// Shows `data` as `url`'s response: HTML as alternate HTML for `url` (so it is in history as
     /// `url`), anything else with `webkit_web_view_load_bytes`.
     public func loadSimulatedResponse(_ data: Data, mimeType: String, encoding: String?, for url: URL) {
-        guard !closed else { return }
-        terminatedReason = nil
         if mimeType == "text/html", let html = String(data: data, encoding: .utf8) {
             // Shown in history and as the document URL exactly as if loaded from `url`.
             webkit_web_view_load_alternate_html(view, html, url.absoluteString, url.absoluteString)
@@ -137,45 +120,39 @@ public final class GTKWebEngine: WebEngine {
     }
 
     /// Stops the current load.
-    public func stopLoading() { if !closed { webkit_web_view_stop_loading(view) } }
+    public func stopLoading() { webkit_web_view_stop_loading(view) }
     /// Reloads the page; after a content-process crash this starts a new process.
-    public func reload() {
-        guard !closed else { return }
-        terminatedReason = nil
-        webkit_web_view_reload(view)
-    }
+    public func reload() { webkit_web_view_reload(view) }
     /// Goes one entry back, if there is one.
-    public func goBack() { if !closed { webkit_web_view_go_back(view) } }
+    public func goBack() { webkit_web_view_go_back(view) }
     /// Goes one entry forward, if there is one.
-    public func goForward() { if !closed { webkit_web_view_go_forward(view) } }
+    public func goForward() { webkit_web_view_go_forward(view) }
 
     // MARK: State
 
-    /// The view's URI; `nil` before the first load or once closed.
+    /// The view's URI; `nil` before the first load.
     public var url: URL? {
-        guard !closed, let uri = webkit_web_view_get_uri(view) else { return nil }
+        guard let uri = webkit_web_view_get_uri(view) else { return nil }
         return URL(string: String(cString: uri))
     }
     /// The document's title; `nil` when it is empty.
     public var title: String? {
-        guard !closed, let title = webkit_web_view_get_title(view) else { return nil }
+        guard let title = webkit_web_view_get_title(view) else { return nil }
         let text = String(cString: title)
         return text.isEmpty ? nil : text
     }
     /// WebKit is loading a page (`is-loading`).
-    public var isLoading: Bool { !closed && webkit_web_view_is_loading(view) != 0 }
+    public var isLoading: Bool { webkit_web_view_is_loading(view) != 0 }
     /// WebKit's load progress estimate (0...1).
-    public var estimatedProgress: Double { closed ? 0 : webkit_web_view_get_estimated_load_progress(view) }
+    public var estimatedProgress: Double { webkit_web_view_get_estimated_load_progress(view) }
     /// There is an entry to go back to.
-    public var canGoBack: Bool { !closed && webkit_web_view_can_go_back(view) != 0 }
+    public var canGoBack: Bool { webkit_web_view_can_go_back(view) != 0 }
     /// There is an entry to go forward to.
-    public var canGoForward: Bool { !closed && webkit_web_view_can_go_forward(view) != 0 }
-    /// Not closed, and the content process has not died since the last load.
-    public var isAlive: Bool { !closed && terminatedReason == nil }
+    public var canGoForward: Bool { webkit_web_view_can_go_forward(view) != 0 }
 
     /// WebKit's back-forward list, with the back items turned oldest first.
     public var backForwardList: BackForwardList {
-        guard !closed, let list = webkit_web_view_get_back_forward_list(view) else { return BackForwardList() }
+        guard let list = webkit_web_view_get_back_forward_list(view) else { return BackForwardList() }
         func items(_ glist: UnsafeMutablePointer<GList>?) -> [HistoryItem] {
             defer { g_list_free(glist) }
             var result: [HistoryItem] = []
@@ -196,28 +173,21 @@ public final class GTKWebEngine: WebEngine {
     // MARK: Scripts
 
     /// Evaluates `script` in `world` (`webkit_web_view_evaluate_javascript`).
-    /// - Returns: The completion value as JSON.
-    /// - Throws: `HybridError.engine` with `.javaScript` when it throws, `.closed` or
-    ///   `.contentProcessTerminated` when the view or its process goes first.
-    public func evaluate(_ script: String, in world: ScriptWorld) async throws -> JSONValue {
-        try checkUsable()
-        let call = GAsyncCall<JSONValue> { [view] result in
+    public func evaluate(_ script: String, in world: ScriptWorld,
+                         completion: @escaping @MainActor @Sendable (Result<JSONValue, any Error>) -> Void) {
+        GAsyncCall<JSONValue>(finish: { [view] result in
             var error: UnsafeMutablePointer<GError>?
             let value = webkit_web_view_evaluate_javascript_finish(view, result, &error)
             return try JSCConversion.json(from: value, error: error)
-        }
-        return try await track(call) { callback, data in
+        }, completion: completion).start { callback, data in
             webkit_web_view_evaluate_javascript(view, script, -1, world.name, nil, cancellable, callback, data)
         }
     }
 
     /// Runs `body` as an async function (`webkit_web_view_call_async_javascript_function`); each
     /// argument travels as JSON text and is parsed back into its JavaScript value first thing.
-    /// - Returns: What the Promise resolved to, as JSON.
-    /// - Throws: `HybridError.engine` with `.javaScript` when it throws or rejects, `.closed` or
-    ///   `.contentProcessTerminated` when the view or its process goes first.
-    public func callAsync(_ body: String, arguments: [String: JSONValue], in world: ScriptWorld) async throws -> JSONValue {
-        try checkUsable()
+    public func callAsync(_ body: String, arguments: [String: JSONValue], in world: ScriptWorld,
+                          completion: @escaping @MainActor @Sendable (Result<JSONValue, any Error>) -> Void) {
         // Arguments travel as JSON strings and are parsed first thing in the function, so any
         // JSON value (not just what GVariant can carry) arrives with its JavaScript type.
         let builder = g_variant_builder_new(g_variant_type_new("a{sv}"))
@@ -230,34 +200,13 @@ public final class GTKWebEngine: WebEngine {
         let variant = g_variant_builder_end(builder)
         g_variant_builder_unref(builder)
         let source = prologue + body
-        let call = GAsyncCall<JSONValue> { [view] result in
+        GAsyncCall<JSONValue>(finish: { [view] result in
             var error: UnsafeMutablePointer<GError>?
             let value = webkit_web_view_call_async_javascript_function_finish(view, result, &error)
             return try JSCConversion.json(from: value, error: error)
-        }
-        return try await track(call) { callback, data in
+        }, completion: completion).start { callback, data in
             webkit_web_view_call_async_javascript_function(view, source, -1, variant, world.name, nil, cancellable, callback, data)
         }
-    }
-
-    /// Registers a pending call so a dying content process or ``close()`` fails it exactly once.
-    func track<Value: Sendable>(_ call: GAsyncCall<Value>, _ begin: (GAsyncReadyCallback, gpointer) -> Void) async throws -> Value {
-        let key = ObjectIdentifier(call)
-        call.failureGrace = 50
-        pendingCalls[key] = { [weak call] error in call?.fail(error) }
-        call.onSettled = { [weak self] in self?.pendingCalls[key] = nil }
-        return try await call.start(begin)
-    }
-
-    private func checkUsable() throws {
-        if closed { throw HybridError.engine(.closed) }
-        if let terminatedReason { throw HybridError.engine(.contentProcessTerminated(terminatedReason)) }
-    }
-
-    private func failPending(_ error: HybridError) {
-        let calls = pendingCalls
-        pendingCalls.removeAll()
-        for fail in calls.values { fail(error) }
     }
 
     // MARK: Cookies, snapshot, process
@@ -267,11 +216,10 @@ public final class GTKWebEngine: WebEngine {
         provider?.cookieStore ?? GTKCookieStore(session: webkit_web_view_get_network_session(view))
     }
 
-    /// PNG data of the visible region (`webkit_web_view_get_snapshot`).
-    /// - Throws: `HybridError.engine(.snapshotFailed)` when WebKit returns no image.
-    public func snapshot() async throws -> Data {
-        try checkUsable()
-        let call = GAsyncCall<Data> { [view] result in
+    /// PNG data of the visible region (`webkit_web_view_get_snapshot`); `snapshotFailed` when
+    /// WebKit returns no image.
+    public func snapshot(completion: @escaping @MainActor @Sendable (Result<Data, any Error>) -> Void) {
+        GAsyncCall<Data>(finish: { [view] result in
             var error: UnsafeMutablePointer<GError>?
             guard let texture = webkit_web_view_get_snapshot_finish(view, result, &error) else {
                 throw HybridError.engine(.snapshotFailed(consumeGError(error)?.description ?? "no image"))
@@ -284,22 +232,20 @@ public final class GTKWebEngine: WebEngine {
             var size: gsize = 0
             guard let pointer = g_bytes_get_data(bytes, &size) else { throw HybridError.engine(.snapshotFailed("empty image")) }
             return Data(bytes: pointer, count: Int(size))
-        }
-        return try await track(call) { callback, data in
+        }, completion: completion).start { callback, data in
             webkit_web_view_get_snapshot(view, WEBKIT_SNAPSHOT_REGION_VISIBLE, WEBKIT_SNAPSHOT_OPTIONS_NONE, cancellable, callback, data)
         }
     }
 
-    /// Kills the web process (`webkit_web_view_terminate_web_process`); a
-    /// ``EngineEvent/contentProcessTerminated(_:)`` with `terminatedByClient` follows.
+    /// Kills the web process (`webkit_web_view_terminate_web_process`); WebKit reports it with
+    /// `terminatedByClient`.
     public func terminateContentProcess() {
-        guard !closed else { return }
         webkit_web_view_terminate_web_process(view)
     }
 
     /// Shows or hides the view's window; a parked window is hidden first, then moved back.
     public func setVisible(_ visible: Bool) {
-        guard !closed, let window else { return }
+        guard let window else { return }
         // A parked window is unmapped before it moves back, so a page given back never flashes.
         if !visible { gtk_widget_set_visible(window, 0) }
         if let position = parkedAt {
@@ -314,7 +260,7 @@ public final class GTKWebEngine: WebEngine {
     /// it is hidden. Mapping a hidden window again held up the next load by 10–17 ms (the UI
     /// process waits for the web process's first frame); a move back, by a few ms.
     public func setParked(_ parked: Bool) {
-        guard !closed, let window else { return }
+        guard let window else { return }
         guard parked else { return setVisible(true) }
         guard parkedAt == nil else { return }
         var x: Int32 = 0, y: Int32 = 0
@@ -329,7 +275,7 @@ public final class GTKWebEngine: WebEngine {
     /// Far outside any screen, and still within X11's 16-bit coordinates with the window's size.
     private static let offScreen: Int32 = -30_000
 
-    /// Takes the view out of its own window so a shell can embed it; the engine keeps its reference.
+    /// Takes the view out of its own window so a shell can embed it; the driver keeps its reference.
     public func detachFromWindow() -> UnsafeMutablePointer<GtkWidget> {
         if let window {
             gtk_window_set_child(hk_window(window), nil)
@@ -340,18 +286,15 @@ public final class GTKWebEngine: WebEngine {
         return hk_widget(view)
     }
 
-    /// Disconnects every signal, fails pending script calls with `.closed`, gives open dialogs
-    /// their safe default, destroys the window and releases the view. Idempotent.
-    public func close() {
-        guard !closed else { return }
-        closed = true
+    /// Disconnects every signal, cancels WebKit's pending calls, unregisters the message handlers,
+    /// destroys the window and releases the view. Idempotent.
+    public func tearDown() {
+        guard !tornDown else { return }
+        tornDown = true
+        host = nil
         for connection in connections { connection.disconnect() }
         connections.removeAll()
-        observers.removeAll()
         g_cancellable_cancel(cancellable)
-        failPending(.engine(.closed))
-        for dialog in openDialogs { dialog.value?.completeWithSafeDefault() }
-        openDialogs.removeAll()
         for handler in configuration.messageHandlers {
             webkit_user_content_manager_unregister_script_message_handler(contentManager, handler.name, handler.world.name)
         }
@@ -367,23 +310,22 @@ public final class GTKWebEngine: WebEngine {
         g_object_unref(UnsafeMutableRawPointer(cancellable))
     }
 
-    // MARK: Events from signals (see GTKWebEngine+Signals.swift)
-
-    func contentProcessDidTerminate(_ reason: TerminationReason) {
-        terminatedReason = reason
-        failPending(.engine(.contentProcessTerminated(reason)))
-        for dialog in openDialogs { dialog.value?.completeWithSafeDefault() }
-        openDialogs.removeAll()
-        emit(.contentProcessTerminated(reason))
-    }
-
-    func didOpen(_ dialog: ScriptDialogCompletion) {
-        openDialogs.removeAll { $0.value == nil }
-        openDialogs.append(Weak(dialog))
-    }
-
     func append(_ connection: SignalConnection) { connections.append(connection) }
     var contentManagerPointer: OpaquePointer { contentManager }
+}
+
+extension ContractEngine where Driver == GTKDriver {
+    /// ``GTKDriver/capabilities``.
+    public static var webKitCapabilities: EngineCapabilities { GTKDriver.capabilities }
+    /// ``GTKDriver/limitations``.
+    public static var webKitLimitations: [EngineCapabilities: String] { GTKDriver.limitations }
+    /// The `WebKitWebView` (valid until the view closes).
+    public var view: UnsafeMutablePointer<WebKitWebView> { driver.view }
+    /// The top-level window hosting the view (nil once embedded elsewhere or closed).
+    public var window: UnsafeMutablePointer<GtkWidget>? { driver.window }
+    /// Takes the view out of its own window so a shell can embed it.
+    /// - Returns: The view as a widget, still owned by the driver.
+    public func detachFromWindow() -> UnsafeMutablePointer<GtkWidget> { driver.detachFromWindow() }
 }
 
 extension HistoryItem {

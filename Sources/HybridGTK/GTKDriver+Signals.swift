@@ -16,7 +16,7 @@ private typealias ListChangedThunk = @convention(c) (gpointer?, gpointer?, gpoin
 private typealias MessageReplyThunk = @convention(c) (gpointer?, OpaquePointer?, OpaquePointer?, gpointer?) -> gboolean
 private typealias MessageThunk = @convention(c) (gpointer?, OpaquePointer?, gpointer?) -> Void
 
-private typealias Weakly = Weak<GTKWebEngine>
+private typealias Weakly = Weak<GTKDriver>
 
 private let notifyThunk: NotifyThunk = { _, _, data in
     onMain(data) { signalHandler($0, as: (@MainActor () -> Void).self)?() }
@@ -35,22 +35,21 @@ private let terminatedThunk: TerminatedThunk = { _, reason, data in
         case WEBKIT_WEB_PROCESS_TERMINATED_BY_API: .terminatedByClient
         default: .crashed
         }
-        signalHandler(data, as: Weakly.self)?.value?.contentProcessDidTerminate(mapped)
+        signalHandler(data, as: Weakly.self)?.value?.host?.contentProcessTerminated(mapped)
     }
 }
 private let decidePolicyThunk: DecidePolicyThunk = { _, decision, type, data in
     guard let decision else { return 0 }
     return onMain((data, decision)) { data, decision in
-        guard let engine = signalHandler(data, as: Weakly.self)?.value else { return 0 }
-        return engine.decidePolicy(decision, type: type) ? 1 : 0
+        guard let driver = signalHandler(data, as: Weakly.self)?.value else { return 0 }
+        return driver.decidePolicy(decision, type: type) ? 1 : 0
     }
 }
 private let dialogThunk: DialogThunk = { _, dialog, data in
     guard let dialog else { return 0 }
     return onMain((data, dialog)) { data, dialog in
-        guard let engine = signalHandler(data, as: Weakly.self)?.value else { return 0 }
-        engine.runDialog(dialog)
-        return 1
+        guard let driver = signalHandler(data, as: Weakly.self)?.value else { return 0 }
+        return driver.runDialog(dialog) ? 1 : 0
     }
 }
 /// New windows are the app's business (a new container): the delegate hears of the request and
@@ -64,34 +63,25 @@ private let createThunk: CreateThunk = { _, action, data in
 }
 private let listChangedThunk: ListChangedThunk = { _, _, _, data in
     onMain(data) { data in
-        guard let engine = signalHandler(data, as: Weakly.self)?.value else { return }
-        engine.emit(.backForwardChanged(canGoBack: engine.canGoBack, canGoForward: engine.canGoForward))
+        guard let driver = signalHandler(data, as: Weakly.self)?.value else { return }
+        driver.host?.report(.backForwardChanged(canGoBack: driver.canGoBack, canGoForward: driver.canGoForward))
     }
 }
-private typealias ReplyHandlerBox = (engine: Weakly, name: String, answerer: ScriptMessageHandler.Answerer)
-private typealias ReceiverBox = (engine: Weakly, name: String, receiver: ScriptMessageHandler.Receiver)
+private typealias HandlerBox = (driver: Weakly, name: String, index: Int)
 
 private let messageReplyThunk: MessageReplyThunk = { _, value, reply, data in
     guard let value, let reply else { return 0 }
     return onMain((data, value, reply)) { data, value, reply in
-        guard let box = signalHandler(data, as: ReplyHandlerBox.self), box.engine.value != nil else { return 0 }
+        guard let box = signalHandler(data, as: HandlerBox.self), let host = box.driver.value?.host else { return 0 }
         let message = ScriptMessage(name: box.name, body: JSCConversion.messageBody(value))
-        switch box.answerer(message) {
-        case .now(let answer):
-            ReplyPointers.answer(answer, reply: reply, context: jsc_value_get_context(value))
-        case .later(let work):
-            // Keep the reply and the value's JS context alive until the handler answers.
-            webkit_script_message_reply_ref(reply)
-            let context = jsc_value_get_context(value)
-            g_object_ref(UnsafeMutableRawPointer(context))
-            let pointers = ReplyPointers(reply: reply, context: context)
-            // Started at once, inside this signal: work that does not suspend answers before
-            // the signal returns, with no hop through the main queue (and its eventfd wake-up).
-            Task.immediate { @MainActor in
-                let answer = await work()
-                ReplyPointers.answer(answer, reply: pointers.reply, context: pointers.context)
-                pointers.release()
-            }
+        // Keep the reply and the value's JS context alive until the contract answers (at once or later).
+        webkit_script_message_reply_ref(reply)
+        let context = jsc_value_get_context(value)
+        if let context { g_object_ref(UnsafeMutableRawPointer(context)) }
+        let pointers = ReplyPointers(reply: reply, context: context)
+        host.messagePosted(message, toHandlerAt: box.index) { answer in
+            ReplyPointers.answer(answer, reply: pointers.reply, context: pointers.context)
+            pointers.release()
         }
         return 1
     }
@@ -99,8 +89,8 @@ private let messageReplyThunk: MessageReplyThunk = { _, value, reply, data in
 private let messageThunk: MessageThunk = { _, value, data in
     guard let value else { return }
     onMain((data, value)) { data, value in
-        guard let box = signalHandler(data, as: ReceiverBox.self), box.engine.value != nil else { return }
-        box.receiver(ScriptMessage(name: box.name, body: JSCConversion.messageBody(value)))
+        guard let box = signalHandler(data, as: HandlerBox.self), let host = box.driver.value?.host else { return }
+        host.messagePosted(ScriptMessage(name: box.name, body: JSCConversion.messageBody(value)), toHandlerAt: box.index, reply: nil)
     }
 }
 
@@ -134,7 +124,7 @@ private final class ReplyPointers: @unchecked Sendable {
 
 private func thunk<T>(_ function: T) -> UnsafeRawPointer { unsafeBitCast(function, to: UnsafeRawPointer.self) }
 
-extension GTKWebEngine {
+extension GTKDriver {
     func connectSignals() {
         let me = Weakly(self)
         let instance = UnsafeMutableRawPointer(view)
@@ -145,10 +135,10 @@ extension GTKWebEngine {
         append(connectSignal(instance, "script-dialog", thunk: thunk(dialogThunk), handler: me))
         append(connectSignal(instance, "create", thunk: thunk(createThunk), handler: me))
         let notifications: [(String, @MainActor () -> Void)] = [
-            ("notify::uri", { [weak self] in self.map { $0.emit(.urlChanged($0.url)) } }),
-            ("notify::title", { [weak self] in self.map { $0.emit(.titleChanged($0.title)) } }),
-            ("notify::is-loading", { [weak self] in self.map { $0.emit(.loadingChanged($0.isLoading)) } }),
-            ("notify::estimated-load-progress", { [weak self] in self.map { $0.emit(.progressChanged($0.estimatedProgress)) } }),
+            ("notify::uri", { [weak self] in self.map { $0.host?.report(.urlChanged($0.url)) } }),
+            ("notify::title", { [weak self] in self.map { $0.host?.report(.titleChanged($0.title)) } }),
+            ("notify::is-loading", { [weak self] in self.map { $0.host?.report(.loadingChanged($0.isLoading)) } }),
+            ("notify::estimated-load-progress", { [weak self] in self.map { $0.host?.report(.progressChanged($0.estimatedProgress)) } }),
         ]
         for (signal, handler) in notifications {
             append(connectSignal(instance, signal, thunk: thunk(notifyThunk), handler: handler))
@@ -187,15 +177,14 @@ extension GTKWebEngine {
         }
         let me = Weakly(self)
         let instance = UnsafeMutableRawPointer(manager)
-        for handler in configuration.messageHandlers {
+        for (index, handler) in configuration.messageHandlers.enumerated() {
+            let box: HandlerBox = (me, handler.name, index)
             switch handler.kind {
-            case .reply(let reply):
+            case .reply:
                 webkit_user_content_manager_register_script_message_handler_with_reply(manager, handler.name, handler.world.name)
-                let box: ReplyHandlerBox = (me, handler.name, reply)
                 append(connectSignal(instance, "script-message-with-reply-received::\(handler.name)", thunk: thunk(messageReplyThunk), handler: box))
-            case .noReply(let receiver):
+            case .noReply:
                 webkit_user_content_manager_register_script_message_handler(manager, handler.name, handler.world.name)
-                let box: ReceiverBox = (me, handler.name, receiver)
                 append(connectSignal(instance, "script-message-received::\(handler.name)", thunk: thunk(messageThunk), handler: box))
             }
         }

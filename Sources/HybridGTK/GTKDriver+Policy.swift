@@ -3,15 +3,15 @@ import CWebKitGTK
 import Foundation
 import HybridCore
 
-/// Translation of load events, policy decisions and script dialogs. Decisions are the
-/// delegate's; this file only carries questions and answers across.
-extension GTKWebEngine {
+/// Translation of load events, policy decisions and script dialogs: every question goes to the
+/// host with the closure that carries its answer back to WebKit.
+extension GTKDriver {
     func loadChanged(_ event: WebKitLoadEvent) {
         switch event {
-        case WEBKIT_LOAD_STARTED: emit(.loadStarted(url))
-        case WEBKIT_LOAD_REDIRECTED: emit(.loadRedirected(url))
-        case WEBKIT_LOAD_COMMITTED: emit(.loadCommitted(url))
-        case WEBKIT_LOAD_FINISHED: emit(.loadFinished(url))
+        case WEBKIT_LOAD_STARTED: host?.report(.loadStarted(url))
+        case WEBKIT_LOAD_REDIRECTED: host?.report(.loadRedirected(url))
+        case WEBKIT_LOAD_COMMITTED: host?.report(.loadCommitted(url))
+        case WEBKIT_LOAD_FINISHED: host?.report(.loadFinished(url))
         default: break
         }
     }
@@ -25,48 +25,34 @@ extension GTKWebEngine {
             cancelled = (domain == webkit_network_error_quark() && code == WEBKIT_NETWORK_ERROR_CANCELLED.rawValue)
                 || (domain == webkit_policy_error_quark() && code == WEBKIT_POLICY_ERROR_FRAME_LOAD_INTERRUPTED_BY_POLICY_CHANGE.rawValue)
         }
-        emit(.loadFailed(failing, message: message, cancelled: cancelled))
+        host?.report(.loadFailed(failing, message: message, cancelled: cancelled))
     }
 
     /// Returns whether the decision is handled (asynchronously) here.
     func decidePolicy(_ decision: UnsafeMutablePointer<WebKitPolicyDecision>, type: WebKitPolicyDecisionType) -> Bool {
+        guard let host else { return false }
         switch type {
         case WEBKIT_POLICY_DECISION_TYPE_NAVIGATION_ACTION, WEBKIT_POLICY_DECISION_TYPE_NEW_WINDOW_ACTION:
             guard let action = navigationAction(decision, newWindow: type == WEBKIT_POLICY_DECISION_TYPE_NEW_WINDOW_ACTION) else { return false }
-            g_object_ref(UnsafeMutableRawPointer(decision))
             let pointer = DecisionPointer(decision)
-            Task { @MainActor [weak self] in
-                defer { pointer.release() }
-                let policy = await self?.asyncPolicy(for: action) ?? .cancel
-                switch policy {
-                case .allow where !action.targetsNewWindow:
-                    webkit_policy_decision_use(pointer.decision)
-                case .allow, .cancel:
-                    // A new window is never created by the engine: the delegate opens a new container.
-                    webkit_policy_decision_ignore(pointer.decision)
-                case .redirect(let url, let headers):
-                    webkit_policy_decision_ignore(pointer.decision)
-                    self?.load(EngineRequest(url: url, headers: headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
+            host.navigationRequested(action) { decision in
+                switch decision {
+                case .proceed, .proceedAddingHeaders: webkit_policy_decision_use(pointer.decision)
+                case .ignore: webkit_policy_decision_ignore(pointer.decision)
                 }
+                pointer.release()
             }
             return true
         case WEBKIT_POLICY_DECISION_TYPE_RESPONSE:
             guard let response = navigationResponse(decision) else { return false }
-            g_object_ref(UnsafeMutableRawPointer(decision))
             let pointer = DecisionPointer(decision)
-            Task { @MainActor [weak self] in
-                defer { pointer.release() }
-                let policy: NavigationResponsePolicy
-                if let self, let delegate = self.delegate {
-                    policy = await delegate.engine(self, decidePolicyFor: response)
-                } else {
-                    policy = response.canShowMIMEType ? .allow : .cancel
-                }
+            host.responseArrived(response) { policy in
                 switch policy {
                 case .allow: webkit_policy_decision_use(pointer.decision)
                 case .cancel: webkit_policy_decision_ignore(pointer.decision)
                 case .download: webkit_policy_decision_download(pointer.decision)
                 }
+                pointer.release()
             }
             return true
         default:
@@ -77,15 +63,9 @@ extension GTKWebEngine {
     /// `window.open` and `target=_blank` that WebKit did not route through decide-policy.
     func newWindowRequested(_ action: OpaquePointer) {
         guard let request = webkit_navigation_action_get_request(action), let engineRequest = EngineRequest(request) else { return }
-        let newWindow = NavigationAction(
+        host?.navigationAnnounced(NavigationAction(
             request: engineRequest, type: .other, isMainFrame: true, targetsNewWindow: true,
-            isUserGesture: webkit_navigation_action_is_user_gesture(action) != 0)
-        Task { @MainActor [weak self] in _ = await self?.asyncPolicy(for: newWindow) }
-    }
-
-    private func asyncPolicy(for action: NavigationAction) async -> NavigationActionPolicy {
-        guard let delegate else { return .allow }
-        return await delegate.engine(self, decidePolicyFor: action)
+            isUserGesture: webkit_navigation_action_is_user_gesture(action) != 0))
     }
 
     private func navigationAction(_ decision: UnsafeMutablePointer<WebKitPolicyDecision>, newWindow: Bool) -> NavigationAction? {
@@ -123,7 +103,9 @@ extension GTKWebEngine {
             canShowMIMEType: webkit_response_policy_decision_is_mime_type_supported(responseDecision) != 0)
     }
 
-    func runDialog(_ dialog: OpaquePointer) {
+    /// Returns whether the dialog is handled here (WebKit then waits for its answer).
+    func runDialog(_ dialog: OpaquePointer) -> Bool {
+        guard let host else { return false }
         let kind: ScriptDialog.Kind = switch webkit_script_dialog_get_dialog_type(dialog) {
         case WEBKIT_SCRIPT_DIALOG_CONFIRM: .confirm
         case WEBKIT_SCRIPT_DIALOG_PROMPT: .prompt
@@ -133,14 +115,11 @@ extension GTKWebEngine {
         let message = webkit_script_dialog_get_message(dialog).map { String(cString: $0) } ?? ""
         let defaultText = kind == .prompt ? webkit_script_dialog_prompt_get_default_text(dialog).map { String(cString: $0) } : nil
         // Ref'ing the dialog and returning TRUE makes WebKit wait for webkit_script_dialog_close.
-        // A delegate that answers synchronously (inside this signal) must not close it here:
-        // WebKit then finishes it itself with the values set, once the signal returns.
+        // An answer given synchronously (inside this signal) must not close it here: WebKit then
+        // finishes it itself with the values set, once the signal returns.
         webkit_script_dialog_ref(dialog)
         let pointer = DialogPointer(dialog)
-        do {  // the completion must be released (if the delegate dropped it) inside this scope
-        let completion = ScriptDialogCompletion(
-            dialog: ScriptDialog(kind: kind, message: message, defaultText: defaultText, pageURL: url, pageTitle: title)
-        ) { result in
+        host.dialogOpened(ScriptDialog(kind: kind, message: message, defaultText: defaultText)) { result in
             switch (kind, result) {
             case (.confirm, _), (.beforeUnload, _):
                 webkit_script_dialog_confirm_set_confirmed(pointer.dialog, result == .cancelled ? 0 : 1)
@@ -156,22 +135,19 @@ extension GTKWebEngine {
                 webkit_script_dialog_unref(pointer.dialog)
             }
         }
-        didOpen(completion)
-        if let delegate {
-            delegate.engine(self, runScriptDialog: completion)
-        } else {
-            completion.completeWithSafeDefault()
-        }
-        }
         pointer.insideSignal = false
         if pointer.answeredInsideSignal { webkit_script_dialog_unref(dialog) }
+        return true
     }
 }
 
 /// A referenced policy decision carried into the task that answers it.
 private final class DecisionPointer: @unchecked Sendable {
     let decision: UnsafeMutablePointer<WebKitPolicyDecision>
-    init(_ decision: UnsafeMutablePointer<WebKitPolicyDecision>) { self.decision = decision }
+    init(_ decision: UnsafeMutablePointer<WebKitPolicyDecision>) {
+        self.decision = decision
+        g_object_ref(UnsafeMutableRawPointer(decision))
+    }
     func release() { g_object_unref(UnsafeMutableRawPointer(decision)) }
 }
 

@@ -5,7 +5,7 @@ import HybridCore
 /// Requests paused by the `Fetch` domain: navigation policy for documents, response policy,
 /// documents given to `loadHTML`/`loadSimulatedResponse`, load headers and bodies, and
 /// requests for schemes the configuration serves.
-extension BlinkWebEngine {
+extension BlinkDriver {
     func requestPaused(_ params: JSONValue) {
         guard let id = params.string("requestId"), let request = params["request"],
               let url = request.string("url").flatMap(URL.init(string:))
@@ -15,10 +15,8 @@ extension BlinkWebEngine {
             responseArrived(id, url: url, params: params, isMainFrame: isMainFrame)
             return
         }
-        if params.string("resourceType") == "Other", Self.isBrowserIconRequest(request) {
-            // Chromium's own favicon fetch, for a tab strip a view does not have: WebKit makes no
-            // such request, so it reaches neither the app's handlers (a package would send it to
-            // the network as a file it lacks) nor the network.
+        let accept = request["headers"]?.objectValue?.first { $0.key.lowercased() == "accept" }?.value.stringValue
+        if EngineHeuristics.isBrowserIconRequest(resourceType: params.string("resourceType"), accept: accept) {
             fire("Fetch.failRequest", ["requestId": .string(id), "errorReason": "BlockedByClient"])
             return
         }
@@ -45,22 +43,18 @@ extension BlinkWebEngine {
             request: EngineRequest(url: url, method: schemeRequest.method, headers: schemeRequest.headers, body: schemeRequest.body),
             type: type, isMainFrame: isMainFrame, isUserGesture: documentGestures.removeValue(forKey: url.absoluteString) ?? false,
             isRedirect: params["redirectedRequestId"] != nil)
-        Task.immediate { @MainActor [weak self] in
+        guard let host else { return }
+        host.navigationRequested(action) { [weak self] decision in
             guard let self else { return }
-            let policy = if let delegate = self.delegate { await delegate.engine(self, decidePolicyFor: action) } else { NavigationActionPolicy.allow }
-            guard !self.isClosed else { return }
-            switch policy {
-            case .allow:
+            switch decision {
+            case .proceed:
                 self.proceed(id, schemeRequest, isMainFrame: isMainFrame)
-            case .cancel:
+            case .ignore:
                 self.fire("Fetch.failRequest", ["requestId": .string(id), "errorReason": "Aborted"])
-            case .redirect(let target, let headers) where target.absoluteString == url.absoluteString:
-                // Same URL, more headers: Chromium drops a new navigation to the URL it is still
-                // aborting (ERR_ABORTED, nothing loads), so this request goes on with the headers.
+            case .proceedAddingHeaders(let headers):
+                // Chromium drops a new navigation to the URL it is still aborting (ERR_ABORTED,
+                // nothing loads), so a redirect to the same URL goes on with its headers.
                 self.proceed(id, schemeRequest, isMainFrame: isMainFrame, adding: headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
-            case .redirect(let target, let headers):
-                self.fire("Fetch.failRequest", ["requestId": .string(id), "errorReason": "Aborted"])
-                self.load(EngineRequest(url: target, headers: headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
             }
         }
     }
@@ -113,18 +107,20 @@ extension BlinkWebEngine {
                 case .data(let data): body = data
                 case .stream(let chunks, _): for try await chunk in chunks { body.append(chunk) }
                 }
+                guard let self else { return }
+                let served = SchemeResponse(status: response.status, headers: response.headers, body: .data(body))
                 // A document the handler served is shown to the response policy as a network one would be.
-                if isMainDocument, let self, let delegate = self.delegate {
-                    let mimeType = response.header("Content-Type")?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-                    let policy = await delegate.engine(self, decidePolicyFor: NavigationResponse(
-                        url: request.url, statusCode: response.status, mimeType: mimeType, headers: response.headers,
-                        isMainFrame: true, canShowMIMEType: mimeType.map(Self.canShow) ?? true))
-                    guard policy == .allow else {
-                        self.fire("Fetch.failRequest", ["requestId": .string(id), "errorReason": "Aborted"])
-                        return
+                guard isMainDocument, let host = self.host else { return self.fulfill(id, served) }
+                let mimeType = response.header("Content-Type")?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+                host.responseArrived(NavigationResponse(
+                    url: request.url, statusCode: response.status, mimeType: mimeType, headers: response.headers,
+                    isMainFrame: true, canShowMIMEType: mimeType.map(EngineHeuristics.blinkRenders) ?? true)) { [weak self] policy in
+                    if policy == .allow {
+                        self?.fulfill(id, served)
+                    } else {
+                        self?.fire("Fetch.failRequest", ["requestId": .string(id), "errorReason": "Aborted"])
                     }
                 }
-                self?.fulfill(id, SchemeResponse(status: response.status, headers: response.headers, body: .data(body)))
             } catch {
                 self?.fire("Fetch.failRequest", ["requestId": .string(id), "errorReason": "Failed"])
             }
@@ -151,35 +147,15 @@ extension BlinkWebEngine {
         let mimeType = contentType?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         let response = NavigationResponse(
             url: url, statusCode: status, mimeType: mimeType, headers: headers, isMainFrame: isMainFrame,
-            canShowMIMEType: mimeType.map(Self.canShow) ?? true)
-        Task.immediate { @MainActor [weak self] in
-            guard let self else { return }
-            let policy = if let delegate = self.delegate {
-                await delegate.engine(self, decidePolicyFor: response)
-            } else {
-                response.canShowMIMEType ? NavigationResponsePolicy.allow : .cancel
-            }
+            canShowMIMEType: mimeType.map(EngineHeuristics.blinkRenders) ?? true)
+        host?.responseArrived(response) { [weak self] policy in
             if policy == .allow {
-                self.fire("Fetch.continueResponse", ["requestId": .string(id)])
+                self?.fire("Fetch.continueResponse", ["requestId": .string(id)])
             } else {
-                // Blink's headless views have no download manager: a download is cancelled too.
-                self.fire("Fetch.failRequest", ["requestId": .string(id), "errorReason": "Aborted"])
+                // Blink's headless views have no download manager: the contract cancels a download.
+                self?.fire("Fetch.failRequest", ["requestId": .string(id), "errorReason": "Aborted"])
             }
         }
-    }
-
-    /// A request the browser makes for its own icon (`/favicon.ico`, or a `<link rel=icon>`):
-    /// type `Other` (the page's images are `Image`, its prefetches `Fetch`) asking for an image.
-    static func isBrowserIconRequest(_ request: JSONValue) -> Bool {
-        let accept = request["headers"]?.objectValue?.first { $0.key.lowercased() == "accept" }?.value.stringValue
-        return accept?.hasPrefix("image/") == true
-    }
-
-    /// MIME types a Chromium page renders itself.
-    static func canShow(_ mimeType: String) -> Bool {
-        mimeType.hasPrefix("text/") || mimeType.hasPrefix("image/") || mimeType.hasPrefix("video/") || mimeType.hasPrefix("audio/")
-            || ["application/xhtml+xml", "application/xml", "application/json", "application/javascript", "application/pdf",
-                "image/svg+xml", "multipart/x-mixed-replace"].contains(mimeType)
     }
 
     /// The request body: `postDataEntries` carry the bytes (base64); `postData` is text.
