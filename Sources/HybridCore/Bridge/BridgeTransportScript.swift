@@ -27,9 +27,7 @@ public enum BridgeTransportScript {
     static let configPlaceholder = "__HYBRIDKIT_TRANSPORT_CONFIG__"
 
     /// `hybrid-transport.js` as shipped.
-    static let transportSource: String = resource("hybrid-transport", fallback: """
-        console.error('HybridKit: hybrid-transport.js is missing from the bundle');
-        """)
+    static let transportSource = ScriptResource.source("hybrid-transport")
 
     /// The script the container evaluates (in the transport's world, main frame) to hand an
     /// issued nonce to a new document, whether or not its transport has started yet.
@@ -47,15 +45,7 @@ public enum BridgeTransportScript {
     }
 
     /// The page runtime `hybrid.js`, shipped as a package resource.
-    public static let runtimeSource: String = resource("hybrid", fallback: "console.error('HybridKit: hybrid.js is missing from the bundle');")
-
-    /// A JavaScript resource of this package, or `fallback` (a script that says what is missing).
-    private static func resource(_ name: String, fallback: String) -> String {
-        guard let url = Bundle.module.url(forResource: name, withExtension: "js"),
-              let source = try? String(contentsOf: url, encoding: .utf8)
-        else { return fallback }
-        return source
-    }
+    public static let runtimeSource = ScriptResource.source("hybrid")
 
     /// `hybrid.js` preceded by its boot settings (`transport`, `urlScheme`).
     public static func runtime(transport: String, urlScheme: String) -> String {

@@ -159,10 +159,5 @@ extension CharacterSet {
 
 /// `hybrid-prefetch.js` as shipped.
 enum PrefetchScript {
-    static let runtime: String = {
-        guard let url = Bundle.module.url(forResource: "hybrid-prefetch", withExtension: "js"),
-              let source = try? String(contentsOf: url, encoding: .utf8)
-        else { return "console.error('HybridKit: hybrid-prefetch.js is missing from the bundle');" }
-        return source
-    }()
+    static let runtime = ScriptResource.source("hybrid-prefetch")
 }
