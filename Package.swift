@@ -72,6 +72,7 @@ var targets: [Target] = [
         name: "HybridTestSupport",
         dependencies: [
             "HybridCore",
+            "HybridCrypto",  // zlib, for TestPNG.decode
             .target(name: "HybridGTK", condition: linux),
             .target(name: "HybridServer", condition: linux),
             .target(name: "CWebKitGTK", condition: linux),

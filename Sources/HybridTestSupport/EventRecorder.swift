@@ -82,13 +82,10 @@ extension WebEngine {
         try await waitForLoad(timeout: timeout) { load(url) }
     }
 
-    /// Polls a JavaScript condition until it is true.
+    /// Polls a JavaScript condition until it is true (see ``eventually(_:timeout:_:)``).
     public func waitUntil(_ condition: String, timeout: Double = 10, in world: ScriptWorld = .page) async throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if (try? await evaluate("!!(\(condition))", in: world)) == .bool(true) { return }
-            try await Task.sleep(nanoseconds: 10_000_000)
+        try await eventually(condition, timeout: timeout) {
+            (try? await evaluate("!!(\(condition))", in: world)) == .bool(true)
         }
-        throw TimeoutError(what: condition, seconds: timeout)
     }
 }

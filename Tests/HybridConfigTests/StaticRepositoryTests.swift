@@ -134,24 +134,13 @@ struct StaticRepositoryTests {
         })
         client.start()
         defer { client.stop() }
-        try await Self.waitFor { client.config?.version == 1 }
+        try await eventually("config version 1", timeout: 10) { client.config?.version == 1 }
         // The repository loses its config for a while: the client keeps what it has.
         try FileManager.default.removeItem(at: repo.repository.appendingPathComponent(ConfigRepositoryLayout.document))
-        try await Self.waitFor { events.lines.contains("http_status") }
+        try await eventually("the http_status event", timeout: 10) { events.lines.contains("http_status") }
         #expect(client.config?.version == 1)
         try repo.publishConfig(version: 2)
-        try await Self.waitFor { client.config?.version == 2 }
-    }
-
-    static func waitFor(_ condition: () -> Bool, timeout: Duration = .seconds(10)) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("condition not met in \(timeout)")
-                return
-            }
-            try await Task.sleep(nanoseconds: 50_000_000)
-        }
+        try await eventually("config version 2", timeout: 10) { client.config?.version == 2 }
     }
 
     @Test(.enabled(if: NginxProcess.isAvailable, "needs Debian's nginx (/usr/sbin/nginx)"), arguments: Host.allCases)

@@ -1,10 +1,13 @@
 import Foundation
 @testable import HybridCore
+import HybridTestSupport
 
 /// A module with one action per behaviour the router must handle.
 struct ProbeModule: BridgeModule {
     let name = "probe"
     var allowedOrigins: [OriginPattern] = ["https://app.example.com"]
+    /// How many `stubborn` handlers have returned (after their caller was already answered).
+    let stubbornReturned = Locked(0)
 
     struct Sum: Codable, Sendable {
         var a: Int
@@ -24,9 +27,11 @@ struct ProbeModule: BridgeModule {
                 while !ctx.isCancelled { try await Task.sleep(for: .milliseconds(5)) }
                 throw BridgeFailure.cancelled
             },
-            Action("stubborn") { (_: Empty, _) in
-                // Ignores cancellation: the router must answer anyway, exactly once.
+            Action("stubborn") { [stubbornReturned] (_: Empty, _) in
+                // Ignores cancellation: the router must answer anyway, exactly once. (The sleep is
+                // the slow handler under test, not synchronisation.)
                 try? await Task.sleep(for: .milliseconds(200))
+                stubbornReturned.mutate { $0 += 1 }
                 return "late"
             },
             Action("refuse") { (_: Empty, _) -> Int in
@@ -68,8 +73,8 @@ let evilOrigin = BridgeOrigin(scheme: "https", host: "evil.example.net")
 
 /// A router with the probe module and a document that said hello with nonce `n1`.
 @MainActor
-func makeRouter(limits: BridgeRouter.Limits = BridgeRouter.Limits(), log: LogBook? = nil) async -> BridgeRouter {
-    let router = BridgeRouter(modules: [ProbeModule()], limits: limits)
+func makeRouter(limits: BridgeRouter.Limits = BridgeRouter.Limits(), log: LogBook? = nil, probe: ProbeModule = ProbeModule()) async -> BridgeRouter {
+    let router = BridgeRouter(modules: [probe], limits: limits)
     if let log { router.logger = { log.entries.append($0) } }
     router.beginDocument()
     _ = await router.receive(Wire.hello(), origin: appOrigin)
@@ -82,13 +87,10 @@ final class LogBook {
     var codes: [String] { entries.map(\.code) }
 }
 
-/// Waits (yielding the main actor) until `condition` holds or `timeout` passes.
+/// Whether `condition` came to hold within `timeout` (yielding the main actor meanwhile): the
+/// shared ``HybridTestSupport/eventually(_:timeout:_:)`` as a value to `#expect`.
 @MainActor
 func eventually(_ timeout: Duration = .seconds(2), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        if ContinuousClock.now > deadline { return false }
-        try? await Task.sleep(for: .milliseconds(2))
-    }
-    return true
+    let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+    return (try? await HybridTestSupport.eventually("a condition", timeout: seconds) { condition() }) != nil
 }

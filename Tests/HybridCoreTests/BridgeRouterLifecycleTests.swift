@@ -23,12 +23,17 @@ struct BridgeRouterLifecycleTests {
 
     @Test func aHandlerThatIgnoresCancellationIsStillAnsweredOnTime() async {
         var completions: [BridgeCompletion] = []
-        let router = await makeRouter()
+        let probe = ProbeModule()
+        let router = await makeRouter(probe: probe)
         router.onCompletion = { completions.append($0) }
         let response = await router.receive(Wire.call(id: 3, action: "stubborn", timeout: 20), origin: appOrigin)
         #expect(Wire.code(response) == "timeout")
-        try? await Task.sleep(for: .milliseconds(300))
-        #expect(completions.count == 1)
+        // Once the handler has returned, its late value goes back to the router; a call made
+        // after that is the barrier. Still one completion for call 3.
+        #expect(await eventually(.seconds(10)) { probe.stubbornReturned.value == 1 })
+        #expect(Wire.value(await router.receive(Wire.call(id: 4, action: "add", params: #"{"a":1,"b":1}"#), origin: appOrigin)) == 2)
+        #expect(completions.count == 2)
+        #expect(completions.filter { $0.callID == 3 }.count == 1)
     }
 
     @Test func cancelByIDStopsTheHandlerAndAnswersCancelled() async {
@@ -64,7 +69,8 @@ struct BridgeRouterLifecycleTests {
     }
 
     @Test func failAllFailsEveryPendingCallExactlyOnce() async {
-        let router = await makeRouter()
+        let probe = ProbeModule()
+        let router = await makeRouter(probe: probe)
         var completions: [BridgeCompletion] = []
         router.onCompletion = { completions.append($0) }
         let responses = await withTaskGroup(of: ScriptReply.self) { group in
@@ -80,7 +86,11 @@ struct BridgeRouterLifecycleTests {
         }
         #expect(responses.count == 50)
         #expect(responses.allSatisfy { Wire.code($0) == "engine_terminated" })
-        try? await Task.sleep(for: .milliseconds(300))
+        // Once the 25 stubborn handlers have returned, their late values go back to the router;
+        // a call made after that is the barrier (the router's document is unchanged).
+        #expect(await eventually(.seconds(10)) { probe.stubbornReturned.value == 25 })
+        #expect(Wire.value(await router.receive(Wire.call(id: 51, action: "add", params: #"{"a":1,"b":1}"#), origin: appOrigin)) == 2)
+        #expect(completions.popLast()?.callID == 51)
         #expect(completions.count == 50)
         #expect(Set(completions.map(\.callID)).count == 50)
         #expect(completions.allSatisfy { $0.code == "engine_terminated" })

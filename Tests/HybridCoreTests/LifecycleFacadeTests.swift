@@ -23,10 +23,6 @@ struct LifecycleFacadeTests {
         }
     }
 
-    /// Polls `condition` for up to five seconds (a loaded machine may run timers late).
-    func until(_ condition: () -> Bool) async throws {
-        for _ in 0..<500 where !condition() { try await Task.sleep(nanoseconds: 10_000_000) }
-    }
 
     func make() throws -> (HybridWebView, FakeEngineDriver, Delegate) {
         let provider = FakeEngineProvider()
@@ -99,8 +95,8 @@ struct LifecycleFacadeTests {
         engine.emit(.contentProcessTerminated(.crashed))
         #expect(delegate.whiteScreens.map(\.recovery) == [.reload(after: 0.1)])
         #expect(delegate.whiteScreens.first?.url == page)
-        try await until { engine.calls.last == "reload" }
-        #expect(engine.calls.last == "reload")
+        // A loaded machine may run the recovery's timer late.
+        #expect(await eventually(.seconds(5)) { engine.calls.last == "reload" })
         engine.emit(.contentProcessTerminated(.exceededMemoryLimit))
         let last = try #require(delegate.whiteScreens.last)
         #expect(last.reason == .contentProcessTerminated(.exceededMemoryLimit) && last.recovery == .showErrorPage && last.url == page)
@@ -118,10 +114,14 @@ struct LifecycleFacadeTests {
         let page = URL(string: "https://m.example.com/page")!
         view.load(page)
         engine.runLoad(page, title: "Page")
-        try await until { view.state.progress.isComplete }
-        try await Task.sleep(nanoseconds: 100_000_000)
-        #expect(progress.filter { $0.fraction == 1 }.map(\.navigation) == [1])
+        #expect(await eventually(.seconds(5)) { view.state.progress.isComplete })
         #expect(view.state.url == page && view.state.title == "Page")
+        // A second navigation is the barrier: a late second 1.0 of the first comes before it.
+        let next = URL(string: "https://m.example.com/next")!
+        view.load(next)
+        engine.runLoad(next, title: "Next")
+        #expect(await eventually(.seconds(5)) { view.state.progress.isComplete && view.state.progress.navigation == 2 })
+        #expect(progress.filter { $0.fraction == 1 }.map(\.navigation) == [1, 2])
         token.cancel()
     }
 }

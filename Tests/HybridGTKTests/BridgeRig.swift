@@ -65,24 +65,15 @@ final class BridgeRig {
 
         """
 
-    /// Waits (yielding to the engine) until `condition` holds.
+    /// Waits (yielding to the engine) until `condition` holds: the suite's one ``eventually``.
     func until(_ what: String, timeout: Double = 15, _ condition: () -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !condition() {
-            if Date() > deadline { throw BridgeRigTimeout(what: what) }
-            try await Task.sleep(nanoseconds: 2_000_000)
-        }
+        try await eventually(what, timeout: timeout, condition)
     }
 
     func close() {
         host.detach()
         engine.close()
     }
-}
-
-struct BridgeRigTimeout: Error, CustomStringConvertible {
-    let what: String
-    var description: String { "timed out waiting for \(what)" }
 }
 
 /// Routes `hybrid://` navigations to the bridge, allows the rest.

@@ -58,8 +58,9 @@ struct BridgeTransportTests {
         let rig = try BridgeRig(kind, pages: Self.pages, options: .init(transport: transport))
         defer { rig.close() }
         try await rig.open("host.html")
-        try await Task.sleep(for: .milliseconds(300))
-        // The frame can reach the page-world handler, but it cannot know the top document's nonce.
+        // The frame can reach the page-world handler, but it cannot know the top document's nonce:
+        // once the router has refused its message, nothing of it can complete any more.
+        try await rig.until("the frame's call to be refused") { rig.log.contains { $0.code == "denied" } }
         #expect(rig.completions.isEmpty)
         if transport == .pageReply {
             try await rig.engine.waitUntil("window.frameReport")

@@ -25,7 +25,8 @@ struct CookieEndToEndTests {
     /// non-HttpOnly cookies visible; other hosts', other paths', Secure and HttpOnly never.
     @Test(arguments: EngineKind.allCases)
     func documentStartScriptExposesOnlyMatchingNonHttpOnlyCookies(_ kind: EngineKind) async throws {
-        let rig = try await CookieRig(kind, syncing: false)
+        let now = Locked(Date())
+        let rig = try await CookieRig(kind, jar: CookieJar(clock: { now.value }), syncing: false)
         defer { rig.close() }
         let document = rig.url("/cookies/page")
         try rig.jar.setCookie(fromHeader: "visible=v1; Path=/", for: document)
@@ -34,8 +35,8 @@ struct CookieEndToEndTests {
         try rig.jar.setCookie(fromHeader: "admin=a1; Path=/admin", for: document)
         try rig.jar.setCookie(fromHeader: "foreign=f1; Path=/", for: rig.url("/", host: "localhost"))
         rig.jar.setCookie(Cookie(name: "secure", value: "s1", domain: "127.0.0.1", secure: true))
-        rig.jar.setCookie(Cookie(name: "stale", value: "x", domain: "127.0.0.1", expires: Date(timeIntervalSinceNow: 0.2)))
-        try await Task.sleep(nanoseconds: 300_000_000)
+        rig.jar.setCookie(Cookie(name: "stale", value: "x", domain: "127.0.0.1", expires: now.value.addingTimeInterval(0.2)))
+        now.mutate { $0 += 1 }  // the jar's clock passes the stale cookie's expiry
         let engine = try rig.engine([rig.sync.documentStartScript(for: document)])
         try await engine.loadAndWait(document)
         #expect(try await rig.documentCookie(engine) == "also=v2; visible=v1")
@@ -103,7 +104,8 @@ struct CookieEndToEndTests {
     /// and expiry propagate both ways.
     @Test(arguments: EngineKind.allCases)
     func engineCookiesFlowBackAndDeletionsPropagate(_ kind: EngineKind) async throws {
-        let rig = try await CookieRig(kind)
+        let now = Locked(Date())
+        let rig = try await CookieRig(kind, jar: CookieJar(clock: { now.value }))
         defer { rig.close() }
         let engine = try rig.engine()
         try await rig.open(rig.url("/cookies/standard"), in: engine)
@@ -146,7 +148,7 @@ struct CookieEndToEndTests {
         // Expiry in the jar → gone from the engine.
         try rig.jar.setCookie(fromHeader: "brief=b; Max-Age=1; Path=/", for: rig.url("/"))
         await rig.sync.flush()
-        try await Task.sleep(nanoseconds: 1_200_000_000)
+        now.mutate { $0 += 2 }  // the jar's clock passes the Max-Age
         rig.jar.removeExpired()
         await rig.sync.flush()
         try await rig.open(rig.url("/cookies/page"), in: engine)
@@ -185,10 +187,16 @@ struct CookieEndToEndTests {
         // A new process's worth of objects: a new jar from the file, a new provider on the directory.
         let jar = try CookieJar(persistingTo: jarFile)
         #expect(jar.allCookies.map(\.name) == ["kept"])
-        let provider = try kind.isolatedProvider(session: session)
-        let stored = try await provider.cookieStore.allCookies()
+        // The new provider on the same directory, with no sync from the jar: what the page and
+        // the server see now comes from the engine's own persisted store.
+        let rig = try await CookieRig(kind, session: session, jar: jar, syncing: false)
+        let stored = try await rig.provider.cookieStore.allCookies()
         #expect(stored.contains { $0.name == "kept" && $0.domain == "127.0.0.1" })
-        await kind.release(provider)
+        let engine = try rig.engine()
+        try await engine.loadAndWait(rig.url("/cookies/page"))
+        #expect(try await rig.serverSawCookies(engine) == ["kept"])
+        #expect(try await rig.documentCookie(engine) == "kept=1")
+        await rig.shutdown()
         #expect(port > 0)
     }
 }

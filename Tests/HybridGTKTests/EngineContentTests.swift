@@ -102,7 +102,7 @@ struct EngineUserContentTests {
         defer { engine.close() }
         try await engine.loadHTMLAndWait("<p>m</p>")
         _ = try await engine.evaluate("for (let i = 0; i < 5; i++) window.webkit.messageHandlers.log.postMessage(i === 4 ? 'end' : {i}); 0")
-        while received.count < 5 { try await Task.sleep(nanoseconds: 5_000_000) }
+        try await eventually("five messages") { received.count >= 5 }
         #expect(received == [.json("{\"i\":0}"), .json("{\"i\":1}"), .json("{\"i\":2}"), .json("{\"i\":3}"), .string("end")])
     }
 

@@ -50,9 +50,14 @@ struct EngineCookieTests {
         #expect(try await engine.evaluate("document.cookie") == "fromScript=1")
         token.cancel()
         let before = changes
+        // A second observer, still subscribed, is the barrier: once it has seen the change, a
+        // cancelled observer that still received changes would have been called too.
+        var witnessed = 0
+        let witness = provider.cookieStore.observeChanges { witnessed += 1 }
         _ = try await engine.evaluate("document.cookie = 'later=1'")
-        try await Task.sleep(nanoseconds: 300_000_000)  // a polling engine would have noticed by now
+        try await eventually("the change to reach a live observer") { witnessed > 0 }
         #expect(changes == before)
+        witness.cancel()
         engine.close()
         await kind.release(provider)
     }

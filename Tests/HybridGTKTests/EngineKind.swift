@@ -35,13 +35,15 @@ enum EngineKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         }
     }
 
-    /// Ends an isolated provider: Chromium closes (flushing a persistent profile); WebKit's
-    /// network process writes its cookie database asynchronously, so give it a moment.
+    /// Ends an isolated provider: Chromium closes (flushing a persistent profile). WebKit's
+    /// cookies live in its network process, which stores each change in the session's SQLite
+    /// database as it applies it; one round trip to that process (reading the store back) is
+    /// answered only after every change it received before, so those are on disk by then.
     @MainActor func release(_ provider: any WebEngineProvider) async {
         if let blink = provider as? BlinkEngineProvider {
             await blink.shutdown()
         } else {
-            try? await Task.sleep(nanoseconds: 300_000_000)
+            _ = try? await provider.cookieStore.allCookies()
         }
     }
 

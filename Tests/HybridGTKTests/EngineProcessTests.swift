@@ -33,8 +33,10 @@ struct EngineProcessTests {
         let engine = try kind.makeEngine()
         defer { engine.close() }
         try await engine.loadHTMLAndWait("<p>x</p>")
-        let calls = (0..<20).map { _ in Task { @MainActor in try await engine.callAsync("return await new Promise(() => {})") } }
-        try await Task.sleep(nanoseconds: 100_000_000)
+        let calls = (0..<20).map { _ in
+            Task { @MainActor in try await engine.callAsync("window.started = (window.started || 0) + 1; return await new Promise(() => {})") }
+        }
+        try await engine.waitUntil("window.started === 20")  // every call is running in the page
         engine.terminateContentProcess()
         var failures = 0
         for call in calls {
@@ -50,15 +52,19 @@ struct EngineProcessTests {
         let eventsAfterClose = Locked(0)
         let closed = Locked(false)
         let token = engine.observe { _ in if closed.value { eventsAfterClose.mutate { $0 += 1 } } }
-        let pending = Task { @MainActor in try await engine.callAsync("return await new Promise(() => {})") }
-        try await Task.sleep(nanoseconds: 50_000_000)
+        let pending = Task { @MainActor in try await engine.callAsync("window.started = true; return await new Promise(() => {})") }
+        try await engine.waitUntil("window.started === true")
         engine.close()
         closed.set(true)
         await #expect(throws: HybridError.engine(.closed)) { try await pending.value }
         await #expect(throws: HybridError.engine(.closed)) { try await engine.evaluate("1") }
         engine.close()  // idempotent
         engine.load(URL(string: "about:blank")!)
-        try await Task.sleep(nanoseconds: 100_000_000)
+        // The barrier: the same load in a live view of the same provider has finished, so the
+        // closed one, had it started that load, would have reported its events by now too.
+        let witness = try kind.makeEngine()
+        defer { witness.close() }
+        try await witness.loadAndWait(URL(string: "about:blank")!)
         #expect(eventsAfterClose.value == 0)
         #expect(engine.url == nil)
         token.cancel()
@@ -69,12 +75,25 @@ struct EngineProcessTests {
         let engine = try kind.makeEngine(EngineConfiguration(viewportSize: ViewportSize(width: 320, height: 240)))
         defer { engine.close() }
         try await engine.loadHTMLAndWait("<body style='margin:0;background:rgb(255,0,0)'><div style='height:100px;background:rgb(0,0,255)'></div></body>")
-        try await Task.sleep(nanoseconds: 200_000_000)  // let the first frame reach the compositor
-        let png = try await engine.snapshot()
+        // A blue band 100 CSS px high over a red page. The first frames may still be blank, so
+        // take snapshots until one shows the page (a blank or wrong frame never does).
+        func showsThePage(_ png: Data) -> Bool {
+            guard let image = try? TestPNG.decode(png) else { return false }
+            return image.pixel(image.width / 2, image.height / 10, is: (0, 0, 255)) && image.pixel(image.width / 2, image.height * 3 / 4, is: (255, 0, 0))
+        }
+        var png = try await engine.snapshot()
+        try await eventually("a snapshot of the rendered page") {
+            if showsThePage(png) { return true }
+            png = try await engine.snapshot()
+            return false
+        }
         #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
         let image = try PNGInfo(png)
         #expect(image.width >= 300 && image.height >= 200)
         #expect(png.count > 200)
+        let decoded = try TestPNG.decode(png)
+        #expect(decoded.width == image.width && decoded.height == image.height)
+        #expect(decoded.pixel(5, 5, is: (0, 0, 255)) && decoded.pixel(decoded.width - 5, decoded.height - 5, is: (255, 0, 0)))
     }
 
     @Test(arguments: EngineKind.allCases)

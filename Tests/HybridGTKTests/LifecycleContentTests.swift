@@ -99,8 +99,15 @@ struct LifecycleContentTests {
         configuration.engine.viewportSize = ViewportSize(width: 320, height: 240)
         let view = try rig.view(configuration)
         try await view.loadAndWait(rig.url("/canvas"))
-        try await Task.sleep(nanoseconds: 200_000_000)
-        let engineShot = try await view.snapshot()
+        // The engine's own snapshot, once the first frame with the canvas is composited.
+        var engineShot = try await view.snapshot()
+        try await eventually("a snapshot showing the green canvas") {
+            if let image = try? TestPNG.decode(engineShot), image.pixel(4, 4, is: (0, 200, 0)), image.pixel(image.width - 4, image.height - 4, is: (255, 255, 255)) {
+                return true
+            }
+            engineShot = try await view.snapshot()
+            return false
+        }
         #expect(engineShot.starts(with: [0x89, 0x50, 0x4E, 0x47]))
         #expect(try PNGInfo(engineShot).width >= 300)
 

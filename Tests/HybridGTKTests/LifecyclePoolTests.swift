@@ -63,7 +63,8 @@ struct LifecyclePoolTests {
         second.engine.terminateContentProcess()
         pool.enqueue(first)
         pool.enqueue(second)
-        try await Task.sleep(nanoseconds: 50_000_000)
+        let retired = { (pool.retirements[.dead] ?? 0) + (pool.retirements[.unresponsive] ?? 0) }
+        try await eventually("the pool to take both views back") { pool.count + retired() == 2 }
         let handed = try await pool.dequeue()
         #expect(handed.engine.isAlive)
         #expect(try await handed.engine.evaluate("1 + 1") == 2)
@@ -161,8 +162,10 @@ struct LifecyclePoolTests {
         #expect(pool.retirements[.memoryPressure] == 2)
         let cold = try await pool.dequeue()
         #expect(pool.coldCount == 1)
-        try await Task.sleep(nanoseconds: 300_000_000)
-        #expect(pool.count == 0)  // no refilling under memory pressure until the app prewarms again
+        // No refilling under memory pressure until the app prewarms again: the dequeue that
+        // would have scheduled one (at once: the delay is 0) did not.
+        #expect(!pool.isRefilling)
+        #expect(pool.count == 0)
         cold.close()
     }
 

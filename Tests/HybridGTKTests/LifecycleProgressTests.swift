@@ -22,9 +22,10 @@ struct LifecycleProgressTests {
             let fractions = navigations[navigation]?.map(\.fraction) ?? []
             return zip(fractions, fractions.dropFirst()).allSatisfy { $0 <= $1 }
         }
+        /// Waits until `navigation` reached 1. A second 1.0 for it would come before the next
+        /// navigation's values, so the checks at the end (after a later navigation completed) see it.
         func waitForCompletion(of navigation: Int) async throws {
             try await eventually("navigation \(navigation) to complete") { self.completes(navigation) > 0 }
-            try await Task.sleep(nanoseconds: 150_000_000)  // anything after it would be a second 1.0
         }
     }
 
@@ -34,7 +35,12 @@ struct LifecycleProgressTests {
         defer { rig.close() }
         rig.page("/plain", "<title>Plain</title><p>plain</p>")
         rig.server.route("/hop") { _ in .redirect(to: "/plain?after=redirect") }
-        rig.server.route("/slow") { _ in ServerResponse.html("<p>slow</p>").delayed(by: .milliseconds(600)) }
+        // Held far longer than the test waits for anything: the app supersedes or stops it first.
+        let slowRequests = Locked<[String]>([])
+        rig.server.route("/slow") { request in
+            slowRequests.mutate { $0.append(request.rawQuery ?? "") }
+            return ServerResponse.html("<p>slow</p>").delayed(by: .seconds(3))
+        }
         let view = try rig.view()
         let log = ProgressLog(view)
 
@@ -51,22 +57,27 @@ struct LifecycleProgressTests {
 
         // 4: a slow load superseded by another: one navigation, completed once.
         view.load(rig.url("/slow"))
-        try await Task.sleep(nanoseconds: 150_000_000)
+        try await eventually("the slow load to show virtual progress") {
+            log.navigations[4]?.contains { $0.fraction > 0.5 && $0.fraction < 1 } == true
+        }
         try await view.loadAndWait(rig.url("/plain?superseding"))
         try await log.waitForCompletion(of: 4)
 
         // Same-document navigations start nothing.
         _ = try await view.engine.evaluate("history.pushState({}, '', '/plain?pushed'); location.hash = 'x'; 0")
-        try await Task.sleep(nanoseconds: 200_000_000)
+        try await eventually("the fragment to reach the view") { view.engine.url?.fragment == "x" }
         #expect(view.engine.url?.fragment == "x")
 
         // 5: a load stopped by the app still completes.
         view.load(rig.url("/slow?stopped"))
-        try await Task.sleep(nanoseconds: 150_000_000)
+        try await eventually("the server to hold the request") { slowRequests.value.contains("stopped") }
         view.stopLoading()
         try await log.waitForCompletion(of: 5)
+        // 6: one more load, so that a late second 1.0 of navigation 5 would be in the log by now.
+        try await view.loadAndWait(rig.url("/plain?last"))
+        try await log.waitForCompletion(of: 6)
 
-        #expect(log.navigations.keys.sorted() == [1, 2, 3, 4, 5])
+        #expect(log.navigations.keys.sorted() == [1, 2, 3, 4, 5, 6])
         for navigation in 1...5 {
             #expect(log.completes(navigation) == 1, "navigation \(navigation): \(log.navigations[navigation] ?? [])")
             #expect(log.isMonotonic(navigation), "navigation \(navigation): \(log.navigations[navigation] ?? [])")

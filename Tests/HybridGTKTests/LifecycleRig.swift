@@ -101,18 +101,3 @@ final class LifecycleDelegate: HybridWebViewDelegate {
     func webView(_ webView: HybridWebView, didDetectWhiteScreen event: WhiteScreenEvent) { whiteScreens.append(event) }
     func webView(_ webView: HybridWebView, didFailLoad failure: LoadFailure) { failures.append(failure) }
 }
-
-/// Waits (yielding to the engine) until `condition` holds.
-@MainActor
-func eventually(_ what: String, timeout: Double = 15, _ condition: () async throws -> Bool) async throws {
-    let deadline = Date().addingTimeInterval(timeout)
-    while try await !condition() {
-        if Date() > deadline { throw LifecycleTimeout(what: what) }
-        try await Task.sleep(nanoseconds: 5_000_000)
-    }
-}
-
-struct LifecycleTimeout: Error, CustomStringConvertible {
-    let what: String
-    var description: String { "timed out waiting for \(what)" }
-}

@@ -244,7 +244,7 @@ struct OfflinePackageTests {
         }
         // The app's policy on a failed load: roll back and load again.
         #expect(try rig.installer.rollback(Rig.id) == 1)
-        while engine.isLoading { try await Task.sleep(nanoseconds: 10_000_000) }
+        try await eventually("the failed load to settle") { !engine.isLoading }
         try await engine.loadAndWait(rig.entryURL(on: kind))
         try await engine.waitUntil("document.title == 'Shop v1'")
         #expect(try await engine.evaluate("window.appVersion") == 1)

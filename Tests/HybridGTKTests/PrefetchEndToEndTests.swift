@@ -113,7 +113,8 @@ struct PrefetchEndToEndTests {
         let expiring = try Fixture(kind, maxAge: 0.2)
         defer { expiring.rig.close() }
         expiring.prefetcher.start(for: expiring.page("9"))
-        try await Task.sleep(nanoseconds: 600_000_000)   // longer than maxAge: the response expires
+        // maxAge passes (the prefetcher's own clock): the response expires.
+        try await eventually("the prefetch to expire") { expiring.prefetcher.pending == 0 }
         try await expiring.open(expiring.page("9"), prefetch: false)
         let expired = try await expiring.js(Self.read + "return await read(await fetch('/api/item?id=9&delay=0'));")
         #expect(expired["body"] == ["id": "9", "served": 2], "the page's own request, after the expired prefetch")

@@ -48,6 +48,10 @@ public final class WebViewPool {
     /// Warm views ready to hand out.
     public var count: Int { ready.count }
 
+    /// Whether a refill is scheduled or under way (never after memory pressure until the app
+    /// prewarms again): for logs and tests, which can check it instead of waiting to see.
+    public var isRefilling: Bool { refill != nil }
+
     /// Fills the pool to its capacity, one view per main-loop turn; returns when all are warm.
     public func prewarm() async {
         suspended = false
