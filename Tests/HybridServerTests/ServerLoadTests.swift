@@ -55,12 +55,17 @@ struct ServerLoadTests {
 
     @Test func stopWithRequestsInFlightIsClean() async throws {
         let server = try LoopbackServer()
-        server.route("/slow") { _ in ServerResponse.text("late").delayed(by: .seconds(5)) }
+        let arrived = Locked(false)
+        server.route("/slow") { _ in
+            arrived.set(true)
+            return ServerResponse.text("late").delayed(by: .seconds(5))
+        }
         async let pending = try? HTTPClient(timeout: 10).send(server.url("/slow"))
-        try await Task.sleep(nanoseconds: 200_000_000)
-        let start = ContinuousClock.now
+        try await eventually("the request to be in flight") { arrived.value }
         server.stop()
-        #expect(ContinuousClock.now - start < .seconds(2))
+        // stop() did not wait for the held answer: had it, the client would have received it.
+        // (How long stopping takes is not asserted here; it is no test's business.)
+        #expect(!server.isRunning)
         #expect(await pending?.text != "late")
     }
 }

@@ -97,10 +97,18 @@ public struct ConfigURLPattern: Sendable, Hashable, Codable, CustomStringConvert
     /// `*`-only glob matching, iterative: each `*` is retried from the last one only, so the cost
     /// stays linear-ish in the text and a hostile pattern cannot blow up.
     static func glob(_ pattern: String, matches text: String) -> Bool {
+        var steps = 0
+        return glob(pattern, matches: text, steps: &steps)
+    }
+
+    /// ``glob(_:matches:)`` counting its loop turns in `steps`, so a test can hold the cost to
+    /// its bound (pattern length × text length) without timing it.
+    static func glob(_ pattern: String, matches text: String, steps: inout Int) -> Bool {
         let p = Array(pattern.utf8), t = Array(text.utf8)
         var pi = 0, ti = 0
         var star = -1, resume = 0
         while ti < t.count {
+            steps += 1
             if pi < p.count, p[pi] == UInt8(ascii: "*") {
                 star = pi
                 resume = ti
