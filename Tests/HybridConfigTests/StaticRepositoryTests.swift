@@ -71,6 +71,13 @@ func fetch(_ url: URL, headers: [String: String] = [:]) async throws -> (status:
 struct StaticRepositoryTests {
     enum Host: String, CaseIterable, Sendable { case hybridServe = "hybrid serve", nginx }
 
+    /// Skips the nginx case (only) where Debian's nginx is missing: the `hybrid serve` case of
+    /// the same test needs nothing but this package, so it always runs.
+    static func require(_ host: Host) throws {
+        guard host == .nginx, !NginxProcess.isAvailable else { return }
+        try Test.cancel("needs Debian's nginx (/usr/sbin/nginx) for the nginx case; the hybrid serve case ran")
+    }
+
     /// Serves `repository` with `host` for the duration of `body`.
     static func serving<T>(_ repository: URL, with host: Host, _ body: (URL) async throws -> T) async throws -> T {
         switch host {
@@ -85,8 +92,9 @@ struct StaticRepositoryTests {
         }
     }
 
-    @Test(.enabled(if: NginxProcess.isAvailable, "needs Debian's nginx (/usr/sbin/nginx)"), arguments: Host.allCases)
+    @Test(arguments: Host.allCases)
     func updaterAndConfigClientRunUnchanged(host: Host) async throws {
+        try Self.require(host)
         let repo = try StaticRepository()
         let v1 = try repo.publishPackage(version: 1)
         try repo.publishConfig(version: 1)
@@ -143,8 +151,9 @@ struct StaticRepositoryTests {
         try await eventually("config version 2", timeout: 10) { client.config?.version == 2 }
     }
 
-    @Test(.enabled(if: NginxProcess.isAvailable, "needs Debian's nginx (/usr/sbin/nginx)"), arguments: Host.allCases)
+    @Test(arguments: Host.allCases)
     func cachingRangesAndTypesMatchWhatClientsExpect(host: Host) async throws {
+        try Self.require(host)
         let repo = try StaticRepository()
         let report = try repo.publishPackage(version: 1)
         try repo.publishConfig(version: 1)

@@ -71,23 +71,21 @@ struct ProxyPolicyTests {
     }
 }
 
-/// Compile-time checks: the proxy's and navigation policy's public values cross threads.
-@Suite("Proxy and navigation Sendable")
-struct ProxySendableTests {
-    func requireSendable<T: Sendable>(_: T.Type) {}
+// Compile-time checks only, not a test: the proxy's and navigation policy's public values cross
+// threads. If one stops being Sendable, this file stops compiling.
+private func requireProxySendable<T: Sendable>(_: T.Type) {}
 
-    @Test func conformances() {
-        requireSendable(ProxyPolicy.self)
-        requireSendable(ProxyRequest.self)
-        requireSendable(ProxyResponse.self)
-        requireSendable(ProxyProgress.self)
-        requireSendable(ProxyRecord.self)
-        requireSendable(RequestProxy.self)
-        requireSendable(ProxyModule.self)
-        requireSendable(ProxyDocumentTarget.self)
-        requireSendable(NavigationPolicy.self)
-        requireSendable(NavigationDecision.self)
-        requireSendable(ExternalNavigation.self)
-        requireSendable(BlockedNavigation.self)
-    }
+private func proxyTypesAreSendable() {
+    requireProxySendable(ProxyPolicy.self)
+    requireProxySendable(ProxyRequest.self)
+    requireProxySendable(ProxyResponse.self)
+    requireProxySendable(ProxyProgress.self)
+    requireProxySendable(ProxyRecord.self)
+    requireProxySendable(RequestProxy.self)
+    requireProxySendable(ProxyModule.self)
+    requireProxySendable(ProxyDocumentTarget.self)
+    requireProxySendable(NavigationPolicy.self)
+    requireProxySendable(NavigationDecision.self)
+    requireProxySendable(ExternalNavigation.self)
+    requireProxySendable(BlockedNavigation.self)
 }

@@ -31,8 +31,10 @@ struct BlinkBrowserTests {
 
     @Test func aWindowedBrowserRunsWhenADisplayExists() async throws {
         guard ProcessInfo.processInfo.environment["DISPLAY"] != nil else {
-            print("◇ skipped aWindowedBrowserRunsWhenADisplayExists on blink: no DISPLAY")
-            try Test.cancel("no DISPLAY: a windowed browser needs one")
+            let message = "skipped aWindowedBrowserRunsWhenADisplayExists on blink: no DISPLAY: a windowed browser needs one"
+            print("◇ \(message)")
+            SkipLog.record(message)
+            try Test.cancel(Comment(rawValue: message))
         }
         let provider = try BlinkEngineProvider(headless: false)
         #expect(!provider.headless)

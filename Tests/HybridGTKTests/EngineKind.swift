@@ -134,7 +134,8 @@ enum SkipLog {
         let all = skips.value
         guard !all.isEmpty else { return }
         let bugs = all.filter { $0.contains(": known bug: ") }.count
-        print("◇ \(all.count) test case(s) did not run: \(all.count - bugs) for a capability their engine lacks, \(bugs) for a known engine-adapter bug:")
+        let environment = all.filter { $0.contains(": no DISPLAY: ") }.count
+        print("◇ \(all.count) test case(s) did not run: \(all.count - bugs - environment) for a capability their engine lacks, \(bugs) for a known engine-adapter bug, \(environment) for the environment (no display):")
         for message in all { print("  ◇ \(message)") }
     }
 }

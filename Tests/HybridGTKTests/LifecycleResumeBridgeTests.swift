@@ -11,7 +11,6 @@ import Testing
 struct LifecycleResumeBridgeTests {
     @Test(arguments: EngineKind.allCases, [BridgeTransport.isolatedReply, .isolatedCallback, .pageReply, .pageCallback, .url])
     func aResumeHandlersCallIsAnsweredEveryTime(kind: EngineKind, transport: BridgeTransport) async throws {
-        try kind.require(.backForwardCache)
         let rig = try LifecycleRig(kind)
         defer { rig.close() }
         rig.page("/a", """
@@ -31,10 +30,20 @@ struct LifecycleResumeBridgeTests {
         let view = try rig.view(configuration)
         try await view.loadAndWait(rig.url("/a"))
 
+        // With a page cache, each round restores the same document from it (the call races the
+        // transport's re-announcement). Without one (Blink, declared; docs/engines.md), a back
+        // navigation is a new document with nothing to resume, so the rounds resume the page by
+        // showing it again instead: the same handler, the same call, answered every time.
+        let pageCache = kind.capabilities.contains(.backForwardCache)
         let rounds = 5
         for round in 1...rounds {
-            try await view.loadAndWait(rig.url("/b"))
-            view.goBack()
+            if pageCache {
+                try await view.loadAndWait(rig.url("/b"))
+                view.goBack()
+            } else {
+                view.setVisible(false)
+                view.setVisible(true)
+            }
             try await eventually("the resume call of round \(round) to settle") {
                 try await view.page("return window.__results ? __results.length : -1") == .number(Double(round))
             }
