@@ -103,7 +103,7 @@ public final class WebViewPool {
     }
 
     private func handOut(_ view: HybridWebView) -> HybridWebView {
-        view.uses += 1
+        view.poolRecord.handedOut()
         view.setVisible(true)
         scheduleRefill()
         return view
@@ -147,7 +147,7 @@ public final class WebViewPool {
     }
 
     private func candidate(_ view: HybridWebView) -> WebViewPoolPolicy.Candidate {
-        WebViewPoolPolicy.Candidate(isAlive: view.engine.isAlive && !view.isClosed, uses: view.uses,
+        WebViewPoolPolicy.Candidate(isAlive: view.engine.isAlive && !view.isClosed, uses: view.poolRecord.uses,
                                     wasNavigated: view.hasNavigated)
     }
 

@@ -59,14 +59,12 @@ public final class HybridWebView {
     public private(set) var isClosed = false
     /// The view showed (or was asked to show) a page; a pool cannot make it traceless again
     /// unless the engine clears history.
-    public private(set) var hasNavigated = false
+    public var hasNavigated: Bool { poolRecord.hasNavigated }
     /// The error page is showing after recovery gave up.
     public var errorPage: WhiteScreenEvent? { recovery.errorPage }
 
-    var uses = 0
-    var isWarm = false
-    private var warmWaiters: [CheckedContinuation<Void, Never>] = []
-    private var ignoresBlankLoads = false
+    /// Warm-up and pool bookkeeping: warmth, uses, the warm-up document's events.
+    var poolRecord = PoolRecord()
     private var observers: [UInt64: @MainActor (State) -> Void] = [:]
     private var nextObserver: UInt64 = 0
     private var engineObservation: ObservationToken?
@@ -148,7 +146,7 @@ public final class HybridWebView {
     public func load(_ url: URL, preloaded: Task<PreloadedPage?, Never>) async {
         guard beginNavigation() else { return }
         beginBootLaunch(url)
-        if !isWarm { warmUp() }
+        if !poolRecord.isWarm { warmUp() }
         let page = await preloaded.value
         guard !isClosed else { return }
         if let page {
@@ -196,8 +194,7 @@ public final class HybridWebView {
     /// Starts a navigation the app asked for. `false` when the view is closed.
     private func beginNavigation() -> Bool {
         guard !isClosed else { return false }
-        hasNavigated = true
-        ignoresBlankLoads = false
+        poolRecord.navigationBegan()
         recovery.navigationBegan()
         page.navigationBegan()
         return true
@@ -206,8 +203,7 @@ public final class HybridWebView {
     /// Starts the content process with an empty document that leaves no history entry, so the
     /// first real load is fast (a pooled view) or overlaps the network (a preload).
     public func warmUp() {
-        guard !isClosed, !isWarm else { return }
-        ignoresBlankLoads = true
+        guard !isClosed, poolRecord.beginWarmUp() else { return }
         engine.loadHTML("", baseURL: nil)
     }
 
@@ -217,9 +213,9 @@ public final class HybridWebView {
     }
 
     func waitUntilWarm(timeout: Double = 10, whileNavigating: Bool) async {
-        guard !isWarm, whileNavigating || !hasNavigated, !isClosed else { return }
+        guard poolRecord.needsWaiting(whileNavigating: whileNavigating, closed: isClosed) else { return }
         await withCheckedContinuation { continuation in
-            warmWaiters.append(continuation)
+            poolRecord.waitForWarmth(continuation)
             Task { [weak self] in
                 try? await Task.sleep(nanoseconds: UInt64(timeout * 1e9))
                 self?.finishWarmUp()
@@ -228,10 +224,7 @@ public final class HybridWebView {
     }
 
     private func finishWarmUp() {
-        isWarm = true
-        let waiters = warmWaiters
-        warmWaiters.removeAll()
-        for waiter in waiters { waiter.resume() }
+        for waiter in poolRecord.warmedUp() { waiter.resume() }
     }
 
     // MARK: State
@@ -265,33 +258,32 @@ public final class HybridWebView {
         guard !isClosed else { return }
         switch event {
         case .loadStarted(let url):
-            if isPlaceholder(url) { return }
-            ignoresBlankLoads = false
-            hasNavigated = true
+            if poolRecord.isPlaceholder(url) { return }
+            poolRecord.navigationBegan()
             advanceProgress(progressModel.start(at: now))
         case .loadFinished(let url):
-            if isPlaceholder(url) {
+            if poolRecord.isPlaceholder(url) {
                 finishWarmUp()
                 return
             }
-            isWarm = true
+            poolRecord.pageLoaded()
             advanceProgress(progressModel.finish(at: now))
             pageDidFinish(url)
         case .loadFailed(let url, let message, let cancelled):
-            if isPlaceholder(url) { return }
+            if poolRecord.isPlaceholder(url) { return }
             advanceProgress(progressModel.fail(cancelled: cancelled, at: now))
             if !cancelled { pageDidFail(url, message: message) }
         case .progressChanged(let fraction):
-            if ignoresBlankLoads { return }
+            if poolRecord.isWarmingUp { return }
             advanceProgress(progressModel.engineProgress(fraction, at: now))
         case .loadCommitted(let url):
-            if isPlaceholder(url) { return }
+            if poolRecord.isPlaceholder(url) { return }
             // A new document: its title arrives (often after load-finished) as titleChanged.
             page.committed(showingErrorPage: errorPage != nil)
         case .titleChanged(let title):
             page.titleChanged(title, showingErrorPage: errorPage != nil, hasNavigated: hasNavigated)
         case .contentProcessTerminated(let reason):
-            isWarm = false
+            poolRecord.processEnded()
             let cause = recovery.cause(of: reason)
             dismissDialogs()
             if hasNavigated { handleWhiteScreen(cause) }
@@ -299,11 +291,6 @@ public final class HybridWebView {
             break
         }
         refreshState()
-    }
-
-    /// The warm-up document: WebKit reports it as about:blank (or no URL), Blink as a data: URL.
-    private func isPlaceholder(_ url: URL?) -> Bool {
-        ignoresBlankLoads && (url == nil || url?.scheme == "about" || url?.scheme == "data")
     }
 
     private func advanceProgress(_ value: LoadProgress?) {
