@@ -134,6 +134,7 @@ extension GTKDriver {
         append(connectSignal(instance, "decide-policy", thunk: thunk(decidePolicyThunk), handler: me))
         append(connectSignal(instance, "script-dialog", thunk: thunk(dialogThunk), handler: me))
         append(connectSignal(instance, "create", thunk: thunk(createThunk), handler: me))
+        connectCloseSignal()
         let notifications: [(String, @MainActor () -> Void)] = [
             ("notify::uri", { [weak self] in self.map { $0.host?.report(.urlChanged($0.url)) } }),
             ("notify::title", { [weak self] in self.map { $0.host?.report(.titleChanged($0.title)) } }),

@@ -20,7 +20,7 @@ public final class WKDriver: EngineDriver {
     public static let capabilities: EngineCapabilities = [
         .scriptWorlds, .messageReplies, .schemeRequestBodies, .customSchemeNavigation, .streamedSchemeResponses,
         .userOriginStyleSheets, .documentElementAtDocumentStart, .windowOpenReturnsNull, .perViewMediaPolicy,
-        .cookieChangeEvents, .crossSiteCookiesWithoutSameSite, .backForwardCache,
+        .cookieChangeEvents, .crossSiteCookiesWithoutSameSite, .backForwardCache, .windowCloseRequests,
     ]
 
     /// Why WKWebView lacks what it lacks (``WebEngineProvider/limitations``).

@@ -61,10 +61,7 @@ struct LifecycleNavigationTests {
         let rig = try LifecycleRig(kind)
         defer { rig.close() }
         rig.page("/opener", "<title>Opener</title><a id=l target=_blank href='/target'>open</a>")
-        let view = try rig.view()
-        let delegate = LifecycleDelegate()
-        view.delegate = delegate
-        try await view.loadAndWait(rig.url("/opener"))
+        let (view, delegate) = try await rig.delegatedView(showing: "/opener")
         // A click on the target=_blank link (the container's script runs with a user gesture),
         // then window.open, then one more window.open as the barrier: a duplicate of either
         // would reach the delegate before the last one does.

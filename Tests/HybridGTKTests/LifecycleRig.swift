@@ -40,6 +40,15 @@ final class LifecycleRig {
         return view
     }
 
+    /// A view with a ``LifecycleDelegate`` that records what it is asked, showing `path`.
+    func delegatedView(showing path: String) async throws -> (view: HybridWebView, delegate: LifecycleDelegate) {
+        let view = try view()
+        let delegate = LifecycleDelegate()
+        view.delegate = delegate
+        try await view.loadAndWait(url(path))
+        return (view, delegate)
+    }
+
     func close() {
         for view in views { view.close() }
         server.stop()

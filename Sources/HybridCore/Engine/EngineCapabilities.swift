@@ -54,6 +54,11 @@ public struct EngineCapabilities: OptionSet, Sendable, Hashable {
     /// to the navigation's own URL amends the request in flight instead of cancelling it and
     /// loading anew (an engine that aborts a navigation cannot load the same URL at once).
     public static let amendsNavigationRequests = EngineCapabilities(rawValue: 1 << 18)
+    /// A page's `window.close()` reaches the contract as a request
+    /// (``EngineDriverHost/closeRequested()``, then ``WebEngineDelegate/engineRequestsClose(_:)``)
+    /// and the view stays open until the app closes it. (Bit 27, not the next free one, so that
+    /// capabilities added on other branches at the same time cannot take the same bit unseen.)
+    public static let windowCloseRequests = EngineCapabilities(rawValue: 1 << 27)
 
     /// Every capability with its name, in declaration order (reports, docs, skip messages).
     public static let named: [(name: String, capability: EngineCapabilities)] = [
@@ -68,6 +73,7 @@ public struct EngineCapabilities: OptionSet, Sendable, Hashable {
         ("secureCookiesOnLoopbackHTTP", .secureCookiesOnLoopbackHTTP),
         ("crossSiteCookiesWithoutSameSite", .crossSiteCookiesWithoutSameSite),
         ("backForwardCache", .backForwardCache), ("amendsNavigationRequests", .amendsNavigationRequests),
+        ("windowCloseRequests", .windowCloseRequests),
     ]
 
     /// The single capabilities in this set, in declaration order.

@@ -1,0 +1,59 @@
+import Foundation
+import HybridCore
+import HybridServer
+import HybridTestSupport
+import Testing
+
+/// `window.close()` from the page asks the app (``HybridWebViewDelegate/webViewRequestsClose(_:)``);
+/// the engine never closes the view by itself.
+@Suite("Lifecycle: window.close()", .serialized)
+@MainActor
+struct LifecycleWindowCloseTests {
+    @Test(arguments: EngineKind.allCases)
+    func windowCloseAsksTheDelegateAndTheViewStaysOpen(_ kind: EngineKind) async throws {
+        try kind.require(.windowCloseRequests)
+        let rig = try LifecycleRig(kind)
+        defer { rig.close() }
+        rig.page("/closing", "<title>Closing</title><p>bye</p>")
+        let (view, delegate) = try await rig.delegatedView(showing: "/closing")
+        _ = try await view.engine.evaluate("window.close(); 0")
+        try await eventually("the close request") { delegate.closeRequests >= 1 }
+        // The barrier for "once": the page still answers, after the request.
+        #expect(try await view.engine.evaluate("document.title") == "Closing")
+        #expect(delegate.closeRequests == 1)
+        #expect(!view.isClosed && view.engine.isAlive)
+        #expect(view.state.url == rig.url("/closing"))
+        // The app closes the view when it decides to; nothing is reported afterwards.
+        view.close()
+        #expect(view.isClosed)
+    }
+
+    /// Hostile: a foreign iframe cannot close the container (nor make it ask): `top.close()` from
+    /// another origin without a gesture is refused by the engine, so no request is made.
+    @Test(arguments: EngineKind.allCases)
+    func aForeignFrameCannotAskToCloseTheContainer(_ kind: EngineKind) async throws {
+        try kind.require(.windowCloseRequests)
+        let rig = try LifecycleRig(kind)
+        defer { rig.close() }
+        let foreign = rig.server.url("/frame", host: "localhost")
+        rig.page("/top", """
+            <title>Top</title><script>window.frameLog = []; addEventListener('message', (e) => frameLog.push(String(e.data)));</script>
+            <iframe src="\(foreign.absoluteString)"></iframe>
+            """)
+        rig.page("/frame", """
+            <script>let outcome = 'no exception';
+            try { top.close(); } catch (e) { outcome = e.name; }
+            parent.postMessage('tried: ' + outcome, '*');</script>
+            """)
+        let (view, delegate) = try await rig.delegatedView(showing: "/top")
+        try await view.engine.waitUntil("frameLog.some((m) => m.startsWith('tried: '))")
+        // The engine sent any close request before the frame's message reached the page.
+        #expect(delegate.closeRequests == 0)
+        // The barrier: the top document's own close, made after the frame's attempt, is the only request.
+        _ = try await view.engine.evaluate("window.close(); 0")
+        try await eventually("the top document's close request") { delegate.closeRequests >= 1 }
+        #expect(try await view.engine.evaluate("document.title") == "Top")
+        #expect(delegate.closeRequests == 1)
+        #expect(!view.isClosed && view.engine.isAlive)
+    }
+}
