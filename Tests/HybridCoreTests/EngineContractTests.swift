@@ -47,7 +47,7 @@ struct EngineContractTests {
     }
 
     func settled(_ engine: ContractEngine<FakeEngineDriver>, calls count: Int) async {
-        for _ in 0..<500 where engine.driver.heldCallCount < count { await Task.yield() }
+        #expect(await eventually(.seconds(5)) { engine.driver.heldCallCount >= count }, "\(count) calls held by the fake")
     }
 
     static let genericFailure = HybridError.engine(.native(domain: "WebKitJavascriptError", code: 500, message: "load interrupted"))
@@ -224,7 +224,7 @@ struct EngineContractTests {
         #expect(await fake.requestNavigation(popup) == .ignore)  // allowed, and still no window
         #expect(delegate.asked.map(\.targetsNewWindow) == [true])
         fake.announceNavigation(popup)
-        for _ in 0..<100 where delegate.asked.count < 2 { await Task.yield() }
+        #expect(await eventually(.seconds(5)) { delegate.asked.count >= 2 })
         #expect(delegate.asked.count == 2)  // told, gesture or not
         #expect(fake.calls.isEmpty)
     }
@@ -254,7 +254,7 @@ struct EngineContractTests {
         let target = URL(string: "https://app.example.com/handled")!
         delegate.actionPolicy = .redirect(to: target, headers: [:])
         fake.announceNavigation(NavigationAction(request: EngineRequest(url: URL(string: "tel:123")!), type: .linkActivated, isMainFrame: true))
-        for _ in 0..<100 where fake.calls.isEmpty { await Task.yield() }
+        #expect(await eventually(.seconds(5)) { !fake.calls.isEmpty })
         #expect(fake.calls == ["load \(target.absoluteString)"])
     }
 
