@@ -103,13 +103,11 @@ struct LifecycleContentTests {
         let view = try rig.view(configuration)
         try await view.loadAndWait(rig.url("/canvas"))
         // The engine's own snapshot, once the first frame with the canvas is composited.
-        var engineShot = try await view.snapshot()
+        var engineShot = Data()
         try await eventually("a snapshot showing the green canvas") {
-            if let image = try? TestPNG.decode(engineShot), image.pixel(4, 4, is: (0, 200, 0)), image.pixel(image.width - 4, image.height - 4, is: (255, 255, 255)) {
-                return true
-            }
-            engineShot = try await view.snapshot()
-            return false
+            if let shot = try? await view.snapshot() { engineShot = shot }
+            guard let image = try? TestPNG.decode(engineShot) else { return false }
+            return image.pixel(4, 4, is: (0, 200, 0)) && image.pixel(image.width - 4, image.height - 4, is: (255, 255, 255))
         }
         #expect(engineShot.starts(with: [0x89, 0x50, 0x4E, 0x47]))
         #expect(try PNGInfo(engineShot).width >= 300)

@@ -52,8 +52,13 @@ struct LifecycleProgressTests {
         let refused = try LoopbackServer()
         let deadURL = refused.url("/gone")
         refused.stop()
+        let before = view.engine.url
         view.load(deadURL)
         try await log.waitForCompletion(of: 3)
+        // The engine then shows its own error page with a load of its own (WebKit for the failed
+        // URL, Chromium a chrome-error document): wait until it is shown, so that it cannot
+        // overtake navigation 4 (measured: under load it did, and the next page was the error page).
+        try await eventually("the engine's error page") { view.engine.url != before && !view.engine.isLoading }
 
         // 4: a slow load superseded by another: one navigation, completed once.
         view.load(rig.url("/slow"))
