@@ -18,7 +18,10 @@ extension BlinkDriver {
         case "Network.loadingFailed": loadingFailed(params)
         case "Network.loadingFinished", "Network.responseReceived": documentRequests[params.string("requestId") ?? ""] = nil
         case "Page.frameRequestedNavigation": navigationRequested(params)
-        case "Page.frameNavigated": frameNavigated(params["frame"] ?? .null)
+        case "Page.frameNavigated":
+            frameOriginReported(params["frame"] ?? .null)
+            frameNavigated(params["frame"] ?? .null)
+        case "Page.fileChooserOpened": fileChooserOpened(params)
         case "Page.navigatedWithinDocument":
             if params.string("frameId") == targetID, let url = params.string("url").flatMap(URL.init(string:)) {
                 currentURL = url

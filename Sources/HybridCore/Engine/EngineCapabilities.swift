@@ -54,6 +54,12 @@ public struct EngineCapabilities: OptionSet, Sendable, Hashable {
     /// to the navigation's own URL amends the request in flight instead of cancelling it and
     /// loading anew (an engine that aborts a navigation cannot load the same URL at once).
     public static let amendsNavigationRequests = EngineCapabilities(rawValue: 1 << 18)
+    /// A page's permission request (camera, microphone, position, notifications) is asked of the
+    /// host when it happens, so a ``PermissionRule/ask`` rule reaches the delegate; an engine
+    /// without it is told the policy's grants up front (``EngineConfiguration/permissionGrants``).
+    public static let permissionPrompts = EngineCapabilities(rawValue: 1 << 19)
+    /// `<input type=file>` opens a picker the host answers with files.
+    public static let fileChoosers = EngineCapabilities(rawValue: 1 << 20)
 
     /// Every capability with its name, in declaration order (reports, docs, skip messages).
     public static let named: [(name: String, capability: EngineCapabilities)] = [
@@ -68,6 +74,7 @@ public struct EngineCapabilities: OptionSet, Sendable, Hashable {
         ("secureCookiesOnLoopbackHTTP", .secureCookiesOnLoopbackHTTP),
         ("crossSiteCookiesWithoutSameSite", .crossSiteCookiesWithoutSameSite),
         ("backForwardCache", .backForwardCache), ("amendsNavigationRequests", .amendsNavigationRequests),
+        ("permissionPrompts", .permissionPrompts), ("fileChoosers", .fileChoosers),
     ]
 
     /// The single capabilities in this set, in declaration order.
