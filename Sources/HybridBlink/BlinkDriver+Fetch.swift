@@ -166,7 +166,8 @@ extension BlinkDriver {
                 self?.fire("Fetch.continueResponse", ["requestId": .string(id)])
             } else if policy == .download {
                 // Marked as an attachment, Chromium downloads it (BlinkDownloads asks where to).
-                let marked = headers.filter { $0.0.lowercased() != "content-disposition" } + [("Content-Disposition", "attachment")]
+                let marked = response.isAttachment ? headers
+                    : headers.filter { $0.0.lowercased() != "content-disposition" } + [("Content-Disposition", "attachment")]
                 self?.fire("Fetch.continueResponse", [
                     "requestId": .string(id), "responseCode": .number(Double(status)),
                     "responseHeaders": .array(marked.map { ["name": .string($0.0), "value": .string($0.1)] }),

@@ -1,6 +1,7 @@
 import Foundation
 import HybridBlink
 import HybridCore
+import HybridServer
 import HybridTestSupport
 
 /// One engine's provider with fake capture devices, test pages at its test origins, and a
@@ -12,6 +13,8 @@ final class DataRig {
     let pages: DataPages
     let delegate = DataDelegate()
     private let ownsProvider: Bool
+    /// Loopback servers the test started; stopped by ``close()``.
+    var servers: [LoopbackServer] = []
     private var views: [HybridWebView] = []
 
     /// Blink gets a browser of its own (fake devices are a launch flag, grants are browser-wide).
@@ -42,6 +45,7 @@ final class DataRig {
 
     func close() async {
         for view in views { view.close() }
+        for server in servers { server.stop() }
         if ownsProvider { await kind.release(provider) }
     }
 
