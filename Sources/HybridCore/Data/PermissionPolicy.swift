@@ -39,18 +39,16 @@ public final class PermissionPolicy {
     }
 
     /// Sets the rule for `kinds` at `origin` (`https://m.example.com`, a port if not the default).
-    /// A changed rule forgets the remembered answers for those kinds.
+    /// Remembered answers stay (an app sets its rules at every launch; a persistent answer must
+    /// survive that); they count only while the rule is ``PermissionRule/ask``. ``forgetAnswers()``
+    /// drops them.
     /// - Parameters:
     ///   - rule: Allow, deny or ask.
     ///   - origin: The origin as `scheme://host[:port]`; an unparsable origin sets nothing.
     ///   - kinds: The kinds the rule applies to (all by default).
     public func set(_ rule: PermissionRule, for origin: String, kinds: Set<PermissionKind> = Set(PermissionKind.allCases)) {
         guard let url = URL(string: origin), let parsed = BridgeOrigin(url: url) else { return }
-        for kind in kinds {
-            rules[parsed, default: [:]][kind] = rule
-            remembered[parsed]?[kind] = nil
-        }
-        save()
+        for kind in kinds { rules[parsed, default: [:]][kind] = rule }
     }
 
     /// The rule for `kind` at `origin`: ``PermissionRule/deny`` for an origin or kind not listed.
