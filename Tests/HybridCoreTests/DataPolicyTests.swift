@@ -169,16 +169,25 @@ struct DataPolicyTests {
         #expect(provider.drivers[0].configuration.permissionGrants == [Self.app: [.camera, .microphone]])
     }
 
+    /// A permission request, a download and a file picker, each held by the delegate.
+    func openThreeQuestions(_ fake: FakeEngineDriver, _ delegate: Delegate) async
+        -> (Task<PermissionDecision, Never>, Task<DownloadDecision, Never>, Task<[URL], Never>) {
+        let permission = Task { await fake.requestPermission([.camera], from: Self.app) }
+        let download = Task { await fake.startDownload(Self.download) }
+        let files = Task { await fake.openFileChooser(FileChooserRequest()) }
+        for _ in 0..<100 where delegate.held.count < 3 { await Task.yield() }
+        return (permission, download, files)
+    }
+
+    static let download = Download(id: "d", sourceURL: URL(string: "https://m.example.com/f")!, suggestedFilename: "f")
+
     @Test func openQuestionsGetTheirDefaultsExactlyOnceWhenTheViewCloses() async throws {
         let policy = PermissionPolicy()
         policy.set(.ask, for: Self.app)
         let (view, fake, delegate) = try container(permissions: policy)
         delegate.holds = true
         delegate.downloadDecision = .save(to: URL(fileURLWithPath: "/tmp/x"))
-        let permission = Task { await fake.requestPermission([.camera], from: Self.app) }
-        let download = Task { await fake.startDownload(Download(id: "d", sourceURL: URL(string: "https://m.example.com/f")!, suggestedFilename: "f")) }
-        let files = Task { await fake.openFileChooser(FileChooserRequest()) }
-        for _ in 0..<100 where delegate.held.count < 3 { await Task.yield() }
+        let (permission, download, files) = await openThreeQuestions(fake, delegate)
         #expect(delegate.held.count == 3)
         view.close()
         #expect(await permission.value == .deny)
@@ -197,10 +206,7 @@ struct DataPolicyTests {
         defer { view.close() }
         delegate.holds = true
         delegate.downloadDecision = .save(to: URL(fileURLWithPath: "/tmp/x"))
-        let permission = Task { await fake.requestPermission([.camera], from: Self.app) }
-        let download = Task { await fake.startDownload(Download(id: "d", sourceURL: URL(string: "https://m.example.com/f")!, suggestedFilename: "f")) }
-        let files = Task { await fake.openFileChooser(FileChooserRequest()) }
-        for _ in 0..<100 where delegate.held.count < 3 { await Task.yield() }
+        let (permission, download, files) = await openThreeQuestions(fake, delegate)
         fake.terminate(.crashed)
         #expect(await permission.value == .deny)
         #expect(await files.value == [])
@@ -214,7 +220,7 @@ struct DataPolicyTests {
         let (view, fake, delegate) = try container([.scriptWorlds, .messageReplies])
         defer { view.close() }
         delegate.downloadDecision = .save(to: URL(fileURLWithPath: "/tmp/x"))
-        #expect(await fake.startDownload(Download(id: "d", sourceURL: URL(string: "https://m.example.com/f")!, suggestedFilename: "f")) == .cancel)
+        #expect(await fake.startDownload(Self.download) == .cancel)
     }
 
     @Test func withoutADelegateEverythingGetsItsSafeDefault() async throws {
@@ -224,7 +230,7 @@ struct DataPolicyTests {
         defer { view.close() }
         view.delegate = nil
         #expect(await fake.requestPermission([.camera], from: Self.app) == .allow, "an allow rule needs no delegate")
-        #expect(await fake.startDownload(Download(id: "d", sourceURL: URL(string: "https://m.example.com/f")!, suggestedFilename: "f")) == .cancel)
+        #expect(await fake.startDownload(Self.download) == .cancel)
         #expect(await fake.openFileChooser(FileChooserRequest(allowsMultiple: true)) == [])
     }
 

@@ -76,7 +76,7 @@ struct DataDownloadTests {
         return after > before && view.engine.url?.lastPathComponent == "index.html"
     }
 
-    func expectSaved(_ result: (rig: DataRig, view: HybridWebView, download: Download, end: DownloadEvent?),
+    func expectSaved(_ result: Outcome,
                      as name: String, in directory: URL) async throws {
         let file = directory.appendingPathComponent(name)
         #expect(result.download.suggestedFilename == name)
@@ -91,7 +91,7 @@ struct DataDownloadTests {
 
     /// A name that climbed out was made a plain file name (the engine's own replacement of the
     /// slashes, `_.._escape.bin` on Blink, or ours, `escape.bin`), saved in the directory only.
-    func expectContained(_ result: (rig: DataRig, view: HybridWebView, download: Download, end: DownloadEvent?),
+    func expectContained(_ result: Outcome,
                          named name: String, in directory: URL) async throws {
         let saved = result.download.suggestedFilename
         #expect(saved.hasSuffix(name) && !saved.contains("/") && !saved.hasPrefix("."), "saved as \(saved)")
@@ -102,34 +102,42 @@ struct DataDownloadTests {
         }
     }
 
-    @Test(arguments: EngineKind.allCases)
-    func downloadAttributeSavesWhereTheDelegateSays(_ kind: EngineKind) async throws {
+    typealias Outcome = (rig: DataRig, view: HybridWebView, download: Download, end: DownloadEvent?)
+
+    /// Runs a download started by `script` into a fresh directory, checks it, and cleans up.
+    func run(_ kind: EngineKind, _ script: String,
+             place: @escaping (Download, URL) -> DownloadDecision = { .save(to: $0.destination(in: $1)) },
+             check: (Outcome, URL) async throws -> Void) async throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try await Self.download(kind, "document.getElementById('attr').click()", in: directory)
-        defer { Task { await result.rig.close() } }
-        try await expectSaved(result, as: "report.bin", in: directory)
-        #expect(result.download.sourceURL.lastPathComponent == "file.bin")
-        #expect(result.download.origin?.description == result.rig.servers.first.map { BridgeOrigin(url: $0.url())!.description })
+        let outcome = try await Self.download(kind, script, in: directory, place: place)
+        do { try await check(outcome, directory) } catch {
+            await outcome.rig.close()
+            throw error
+        }
+        await outcome.rig.close()
+    }
+
+    @Test(arguments: EngineKind.allCases)
+    func downloadAttributeSavesWhereTheDelegateSays(_ kind: EngineKind) async throws {
+        try await run(kind, "document.getElementById('attr').click()") { (result, directory) async throws in
+            try await expectSaved(result, as: "report.bin", in: directory)
+            #expect(result.download.sourceURL.lastPathComponent == "file.bin")
+            #expect(result.download.origin?.description == result.rig.servers.first.map { BridgeOrigin(url: $0.url())!.description })
+        }
     }
 
     @Test(arguments: EngineKind.allCases)
     func blobURLDownloads(_ kind: EngineKind) async throws {
-        let directory = try Self.directory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let script = """
-            fetch('file.bin').then(r => r.blob()).then(b => save(URL.createObjectURL(b), 'blob.bin'))
-            """
-        let result = try await Self.download(kind, script, in: directory)
-        defer { Task { await result.rig.close() } }
-        #expect(result.download.sourceURL.scheme == "blob")
-        try await expectSaved(result, as: "blob.bin", in: directory)
+        let script = "fetch('file.bin').then(r => r.blob()).then(b => save(URL.createObjectURL(b), 'blob.bin'))"
+        try await run(kind, script) { (result, directory) async throws in
+            #expect(result.download.sourceURL.scheme == "blob")
+            try await expectSaved(result, as: "blob.bin", in: directory)
+        }
     }
 
     @Test(arguments: EngineKind.allCases)
     func dataURLDownloads(_ kind: EngineKind) async throws {
-        let directory = try Self.directory()
-        defer { try? FileManager.default.removeItem(at: directory) }
         let script = """
             fetch('file.bin').then(r => r.arrayBuffer()).then(b => {
               let s = ''; const u = new Uint8Array(b);
@@ -137,50 +145,42 @@ struct DataDownloadTests {
               save('data:application/octet-stream;base64,' + btoa(s), 'data.bin');
             })
             """
-        let result = try await Self.download(kind, script, in: directory)
-        defer { Task { await result.rig.close() } }
-        #expect(result.download.sourceURL.scheme == "data")
-        try await expectSaved(result, as: "data.bin", in: directory)
+        try await run(kind, script) { (result, directory) async throws in
+            #expect(result.download.sourceURL.scheme == "data")
+            try await expectSaved(result, as: "data.bin", in: directory)
+        }
     }
 
     /// An attachment whose file name climbs out (`../../../attached.txt`) lands in the directory.
     @Test(arguments: EngineKind.allCases)
     func attachmentResponseDownloadsAndItsNameCannotEscape(_ kind: EngineKind) async throws {
-        let directory = try Self.directory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try await Self.download(kind, "document.getElementById('attach').click()", in: directory)
-        defer { Task { await result.rig.close() } }
-        try await expectContained(result, named: "attached.txt", in: directory)
+        try await run(kind, "document.getElementById('attach').click()") { (result, directory) async throws in
+            try await expectContained(result, named: "attached.txt", in: directory)
+        }
     }
 
     @Test(arguments: EngineKind.allCases)
     func downloadAttributeWithTraversalStaysInTheDirectory(_ kind: EngineKind) async throws {
-        let directory = try Self.directory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try await Self.download(kind, "document.getElementById('evil').click()", in: directory)
-        defer { Task { await result.rig.close() } }
-        try await expectContained(result, named: "escape.bin", in: directory)
+        try await run(kind, "document.getElementById('evil').click()") { (result, directory) async throws in
+            try await expectContained(result, named: "escape.bin", in: directory)
+        }
     }
 
     @Test(arguments: EngineKind.allCases)
     func unshowableResponseBecomesADownload(_ kind: EngineKind) async throws {
-        let directory = try Self.directory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try await Self.download(kind, "document.getElementById('odd').click()", in: directory)
-        defer { Task { await result.rig.close() } }
-        try await expectSaved(result, as: result.download.suggestedFilename, in: directory)
-        #expect(result.download.sourceURL.lastPathComponent == "odd.bin")
+        try await run(kind, "document.getElementById('odd').click()") { (result, directory) async throws in
+            try await expectSaved(result, as: result.download.suggestedFilename, in: directory)
+            #expect(result.download.sourceURL.lastPathComponent == "odd.bin")
+        }
     }
 
     @Test(arguments: EngineKind.allCases)
     func cancelledDownloadLeavesNoFile(_ kind: EngineKind) async throws {
-        let directory = try Self.directory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try await Self.download(kind, "document.getElementById('attr').click()", in: directory) { _, _ in .cancel }
-        defer { Task { await result.rig.close() } }
-        #expect(try await Self.pageStillRuns(result.view))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
-        #expect(result.rig.delegate.downloadEvents.isEmpty, "a download the app never placed reports nothing")
+        try await run(kind, "document.getElementById('attr').click()", place: { _, _ in .cancel }) { (result, directory) async throws in
+            #expect(try await Self.pageStillRuns(result.view))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+            #expect(result.rig.delegate.downloadEvents.isEmpty, "a download the app never placed reports nothing")
+        }
     }
 
     @Test(arguments: EngineKind.allCases)

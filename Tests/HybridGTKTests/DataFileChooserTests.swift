@@ -36,15 +36,21 @@ struct DataFileChooserTests {
         return (directory, text, png)
     }
 
-    @Test(arguments: EngineKind.allCases)
-    func chosenFilesReachThePageWithNamesTypesAndBytes(_ kind: EngineKind) async throws {
+    /// The picker page on `kind`, with a delegate that answers with a text file and a PNG.
+    static func open(_ kind: EngineKind) async throws -> (DataRig, HybridWebView, URL, URL, URL) {
         try kind.require(.fileChoosers)
-        let (directory, text, png) = try Self.files()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let rig = try DataRig(kind, pages: ["pick.html": Self.page])
+        let (directory, text, png) = try files()
+        let rig = try DataRig(kind, pages: ["pick.html": page])
         rig.delegate.files = [text, png]
         let view = try rig.view()
         try await view.loadAndWait(kind.url("pick.html"))
+        return (rig, view, directory, text, png)
+    }
+
+    @Test(arguments: EngineKind.allCases)
+    func chosenFilesReachThePageWithNamesTypesAndBytes(_ kind: EngineKind) async throws {
+        let (rig, view, directory, text, png) = try await Self.open(kind)
+        defer { try? FileManager.default.removeItem(at: directory) }
         _ = try await view.engine.evaluate("document.getElementById('f').click(); 0")
         let picked = try await view.page("return await window.picked;")
         await rig.close()
@@ -62,13 +68,8 @@ struct DataFileChooserTests {
 
     @Test(arguments: EngineKind.allCases)
     func aSingleFileInputGetsOneFileEvenWhenOfferedMore(_ kind: EngineKind) async throws {
-        try kind.require(.fileChoosers)
-        let (directory, text, png) = try Self.files()
+        let (rig, view, directory, text, png) = try await Self.open(kind)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let rig = try DataRig(kind, pages: ["pick.html": Self.page])
-        rig.delegate.files = [text, png]
-        let view = try rig.view()
-        try await view.loadAndWait(kind.url("pick.html"))
         _ = try await view.page("""
             window.single = new Promise(r => document.getElementById('one').addEventListener('change', e => r([...e.target.files].map(f => f.name))));
             return true;
@@ -82,11 +83,9 @@ struct DataFileChooserTests {
 
     @Test(arguments: EngineKind.allCases)
     func noAnswerLeavesTheInputEmpty(_ kind: EngineKind) async throws {
-        try kind.require(.fileChoosers)
-        let rig = try DataRig(kind, pages: ["pick.html": Self.page])
+        let (rig, view, directory, _, _) = try await Self.open(kind)
+        defer { try? FileManager.default.removeItem(at: directory) }
         rig.delegate.files = []
-        let view = try rig.view()
-        try await view.loadAndWait(kind.url("pick.html"))
         _ = try await view.engine.evaluate("document.getElementById('f').click(); 0")
         try await eventually("the picker's question") { !rig.delegate.fileRequests.isEmpty }
         // A second picker opens only once the first was answered (engines allow one at a time).
