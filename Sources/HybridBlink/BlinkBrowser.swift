@@ -114,8 +114,10 @@ final class BlinkBrowser {
             } else if let session = message.string("sessionId") {
                 sessions[session]?.value?.handle(method, params)
             } else if let target = (method == "Target.targetCreated" ? params["targetInfo"]?.string("openerId") : nil)
+                ?? (params["targetInfo"]?.string("type") == "iframe" ? params["targetInfo"]?.string("parentId") : nil)
                 ?? params["targetInfo"]?.string("targetId") ?? params.string("targetId") {
-                // Browser-level news about a view's target (title changes, renderer crashes).
+                // Browser-level news about a view's target (title changes, renderer crashes) or one
+                // of its out-of-process iframes (their origins, for downloads).
                 targets[target]?.value?.handleTargetEvent(method, params)
             }
         }

@@ -28,15 +28,27 @@ extension BlinkDriver {
         provider?.downloads.enable(on: browser)
     }
 
-    /// Keeps each frame's origin (downloads and pickers name the frame that asked).
+    /// Keeps each frame's origin as it commits (downloads and pickers name the frame that asked).
     func frameOriginReported(_ frame: JSONValue) {
         guard let id = frame.string("id"), let url = frame.string("url").flatMap(URL.init(string:)) else { return }
+        if id != targetID { knownFrames.insert(id) }
         frameOrigins[id] = BridgeOrigin(url: url)
     }
 
-    /// The origin of frame `id`: the one it last navigated to, else the page's.
+    /// A cross-site iframe Chromium put in a process of its own (a target of type `iframe`, whose id
+    /// is its frame id): its URL as it commits.
+    func iframeTargetReported(_ info: JSONValue) {
+        guard info.string("parentId") == targetID, let id = info.string("targetId") else { return }
+        knownFrames.insert(id)
+        if let url = info.string("url").flatMap(URL.init(string:)), url.scheme != "about" { frameOrigins[id] = BridgeOrigin(url: url) }
+    }
+
+    /// The origin of frame `id`: the page's for the main frame (or no frame named), the one an
+    /// iframe last committed to, and `nil` (unknown) for an iframe not seen committing, never the
+    /// page's, so a foreign frame is not credited to the page.
     func origin(ofFrame id: String?) -> BridgeOrigin? {
-        id.flatMap { frameOrigins[$0] } ?? currentURL.flatMap(BridgeOrigin.init(url:))
+        guard let id, id != targetID else { return currentURL.flatMap(BridgeOrigin.init(url:)) }
+        return frameOrigins[id]
     }
 
     /// `Page.fileChooserOpened`: the input's `accept` and `capture` are read from its node, the

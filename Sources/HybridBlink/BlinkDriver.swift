@@ -44,7 +44,7 @@ public final class BlinkDriver: EngineDriver {
     private(set) weak var provider: BlinkEngineProvider?
     private(set) var browser: BlinkBrowser
     /// Frame `id` is this view's main frame or one of its iframes.
-    func hasFrame(_ id: String) -> Bool { id == targetID || frameOrigins[id] != nil }
+    func hasFrame(_ id: String) -> Bool { id == targetID || knownFrames.contains(id) }
     /// The page target; its id is also the main frame's id.
     private(set) var targetID: String?
     private(set) var sessionID: String?
@@ -70,6 +70,8 @@ public final class BlinkDriver: EngineDriver {
     var worldContexts: [String: Int] = [:]
     /// Each frame's origin as it last navigated, by frame id (BlinkDriver+Data.swift).
     var frameOrigins: [String: BridgeOrigin] = [:]
+    /// The ids of this view's iframes, in its process or out of it (their origin may be unknown).
+    var knownFrames: Set<String> = []
     /// A load whose first document request gets its method, headers and body (Fetch.continueRequest).
     var pendingLoad: EngineRequest?
     /// Documents to serve at a URL when it is requested (loadHTML, simulated responses).

@@ -185,7 +185,7 @@ final class GTKDownload {
         let response = webkit_download_get_response(download)
         let length = response.map { Int64(webkit_uri_response_get_content_length($0)) } ?? 0
         let described = Download(
-            id: id, sourceURL: source ?? URL(string: "about:blank")!, origin: driver?.pageOrigin, suggestedFilename: suggested,
+            id: id, sourceURL: source ?? URL(string: "about:blank")!, origin: request.flatMap(Self.referringOrigin), suggestedFilename: suggested,
             mimeType: response.flatMap { webkit_uri_response_get_mime_type($0) }.map { String(cString: $0) },
             expectedLength: length > 0 ? length : nil)
         host.downloadStarted(described) { [weak self] decision in
@@ -201,6 +201,15 @@ final class GTKDownload {
             }
         }
         return true
+    }
+
+    /// The origin of the document that asked, from the request's `Referer`: a WebKitDownload names
+    /// no frame, and the page's origin would credit a foreign iframe's download to the page. No
+    /// `Referer` (a `no-referrer` document) is an unknown origin, never the page's.
+    private static func referringOrigin(_ request: OpaquePointer) -> BridgeOrigin? {
+        guard let headers = webkit_uri_request_get_http_headers(request),
+              let referer = soup_message_headers_get_one(headers, "Referer") else { return nil }
+        return URL(string: String(cString: referer)).flatMap(BridgeOrigin.init(url:))
     }
 
     fileprivate func receivedData() {

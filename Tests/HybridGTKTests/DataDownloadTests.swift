@@ -183,6 +183,28 @@ struct DataDownloadTests {
         }
     }
 
+    /// A download started inside a third-party iframe (another origin on the same server) is
+    /// attributed to the iframe's origin, never to the page that embeds it.
+    @Test(arguments: EngineKind.allCases)
+    func aForeignIframesDownloadCarriesItsOwnOrigin(_ kind: EngineKind) async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (rig, server) = try Self.rig(kind)
+        rig.servers.append(server)
+        let frame = server.url("/frame.html", host: "localhost")
+        server.route("/host.html") { _ in .html("<title>host</title><iframe src='\(frame.absoluteString)'></iframe>") }
+        server.route("/frame.html") { _ in .html("<script>location.href = '/attach.bin';</script>") }
+        rig.delegate.downloadAnswer = { .save(to: $0.destination(in: directory)) }
+        let view = try rig.view()
+        try await view.loadAndWait(server.url("/host.html"))
+        try await eventually("the iframe's download") { !rig.delegate.downloads.isEmpty }
+        let download = rig.delegate.downloads[0]
+        try await eventually("its end") { rig.delegate.end(of: download.id) != nil }
+        await rig.close()
+        #expect(download.origin == BridgeOrigin(url: frame))
+        #expect(download.origin != BridgeOrigin(url: server.url("/")))
+    }
+
     @Test(arguments: EngineKind.allCases)
     func withoutADelegateNothingIsDownloaded(_ kind: EngineKind) async throws {
         let (rig, server) = try Self.rig(kind)
