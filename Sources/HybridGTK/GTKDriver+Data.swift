@@ -150,11 +150,18 @@ final class GTKDownload {
     private var connections: [SignalConnection] = []
     private var destination: URL?
     private var cancelledByDecision = false
+    /// WebKit asked where it goes (a download of the app's own scheme fails before that).
+    private var asked = false
     private var ended = false
 
+    /// A download id not used before in this process.
+    static func newID() -> String {
+        nextID += 1
+        return "webkit-\(nextID)"
+    }
+
     private init(_ download: OpaquePointer, driver: GTKDriver) {
-        Self.nextID += 1
-        id = "webkit-\(Self.nextID)"
+        id = Self.newID()
         self.download = download
         self.driver = driver
         g_object_ref(UnsafeMutableRawPointer(download))
@@ -175,6 +182,7 @@ final class GTKDownload {
     private var host: (any EngineDriverHost)? { driver?.host }
 
     fileprivate func decideDestination(suggested: String) -> Bool {
+        asked = true
         guard let host else {
             cancelledByDecision = true
             webkit_download_cancel(download)
@@ -222,6 +230,12 @@ final class GTKDownload {
 
     fileprivate func failed(_ error: UnsafeMutablePointer<GError>?) {
         guard !ended else { return }
+        let request = webkit_download_get_request(download)
+        if !asked, let driver, let source = request.flatMap({ webkit_uri_request_get_uri($0) }).flatMap({ URL(string: String(cString: $0)) }),
+           let handler = driver.configuration.schemeHandlers[source.scheme?.lowercased() ?? ""] {
+            GTKSchemeDownload.run(id: id, source: source, origin: request.flatMap(Self.referringOrigin), handler: handler, driver: driver)
+            return end(nil)
+        }
         let cancelled = cancelledByDecision || error.map {
             $0.pointee.domain == webkit_download_error_quark() && $0.pointee.code == WEBKIT_DOWNLOAD_ERROR_CANCELLED_BY_USER.rawValue
         } ?? false
@@ -234,11 +248,11 @@ final class GTKDownload {
         if let destination { end(.finished(file: destination)) } else { end(.cancelled) }
     }
 
-    /// Reports the end (a cancelled download only if the app had placed it) and lets go.
-    private func end(_ event: DownloadEvent) {
+    /// Reports the end (only for a download the app placed; `nil`: nothing to report) and lets go.
+    private func end(_ event: DownloadEvent?) {
         ended = true
-        if destination != nil || event != .cancelled { host?.downloadChanged(id, event) }
-        if event != .finished(file: destination ?? URL(fileURLWithPath: "/")), let destination {
+        if let event, destination != nil { host?.downloadChanged(id, event) }
+        if let destination, event != .finished(file: destination) {
             try? FileManager.default.removeItem(at: destination)
         }
         for connection in connections { connection.disconnect() }

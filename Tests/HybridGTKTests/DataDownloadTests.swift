@@ -205,6 +205,28 @@ struct DataDownloadTests {
         #expect(download.origin != BridgeOrigin(url: server.url("/")))
     }
 
+    /// A file of the app's own pages (a custom scheme on WebKitGTK, served by the view's handler;
+    /// the intercepted https origin on Blink) downloads like any other.
+    @Test(arguments: EngineKind.allCases)
+    func aFileOfTheAppsOwnSchemeDownloads(_ kind: EngineKind) async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let rig = try DataRig(kind, pages: ["index.html": Self.indexPage])
+        rig.pages.add("attach.bin", type: "application/octet-stream",
+                      headers: [("Content-Disposition", "attachment; filename=\"receipt.bin\"")], body: Self.payload)
+        rig.delegate.downloadAnswer = { .save(to: $0.destination(in: directory)) }
+        let view = try rig.view()
+        try await view.loadAndWait(kind.url("index.html"))
+        _ = try await view.engine.evaluate("document.getElementById('attach').click(); 0")
+        try await eventually("the download's question") { !rig.delegate.downloads.isEmpty }
+        let download = rig.delegate.downloads[0]
+        try await eventually("the download's end") { rig.delegate.end(of: download.id) != nil }
+        let outcome: Outcome = (rig, view, download, rig.delegate.end(of: download.id))
+        try await expectSaved(outcome, as: "receipt.bin", in: directory)
+        #expect(download.origin?.description == kind.origin("app"))
+        await rig.close()
+    }
+
     @Test(arguments: EngineKind.allCases)
     func withoutADelegateNothingIsDownloaded(_ kind: EngineKind) async throws {
         let (rig, server) = try Self.rig(kind)
