@@ -60,7 +60,8 @@ extension GTKDriver {
         append(connectSignal(instance, "run-file-chooser", thunk: thunk(fileChooserThunk), handler: me))
     }
 
-    /// The origin of the page shown (WebKitGTK does not say which frame asked).
+    /// The origin of the page shown. A permission request names no frame on WebKitGTK; an iframe
+    /// reaches one only when its page delegated the feature (`allow="camera"`), so the page answers for it.
     var pageOrigin: BridgeOrigin? { url.flatMap(BridgeOrigin.init(url:)) }
 
     /// Returns whether the request is answered here; a kind the contract has no name for (screen
@@ -99,8 +100,10 @@ extension GTKDriver {
                 cursor += 1
             }
         }
+        // WebKitGTK does not say which frame's input opened it, and any frame may open one (no
+        // `allow=` gates it): the origin is unknown rather than guessed as the page's.
         let chooser = FileChooserRequest(
-            acceptTypes: types, allowsMultiple: webkit_file_chooser_request_get_select_multiple(request) != 0, origin: pageOrigin)
+            acceptTypes: types, allowsMultiple: webkit_file_chooser_request_get_select_multiple(request) != 0, origin: nil)
         g_object_ref(UnsafeMutableRawPointer(request))
         let pointer = Unchecked(request)
         host.fileChooserOpened(chooser) { files in

@@ -9,8 +9,8 @@ public struct FileChooserRequest: Sendable, Equatable {
     public var allowsMultiple: Bool
     /// The input's `capture` attribute (`user`, `environment`), when the engine reports it.
     public var capture: String?
-    /// The origin of the frame whose input opened the picker (the top document's when the engine
-    /// does not say which frame).
+    /// The origin of the frame whose input opened the picker; `nil` when the engine does not say
+    /// which frame it was (WebKitGTK), never guessed as the page's.
     public var origin: BridgeOrigin?
 
     /// A request as an engine adapter reports it.
