@@ -14,6 +14,7 @@ import WebKit
 final class WKDownloadProxy: NSObject, WKDownloadDelegate {
     private struct Entry {
         let id: String
+        let origin: BridgeOrigin?
         var destination: URL?
         var observation: NSKeyValueObservation?
     }
@@ -22,10 +23,10 @@ final class WKDownloadProxy: NSObject, WKDownloadDelegate {
     private var entries: [ObjectIdentifier: Entry] = [:]
     private var nextID = 0
 
-    /// Takes `download` over (its delegate is this proxy until it ends).
-    func follow(_ download: WKDownload) {
+    /// Takes `download` over (its delegate is this proxy until it ends); `origin` started it.
+    func follow(_ download: WKDownload, origin: BridgeOrigin?) {
         nextID += 1
-        entries[ObjectIdentifier(download)] = Entry(id: "wk-\(nextID)")
+        entries[ObjectIdentifier(download)] = Entry(id: "wk-\(nextID)", origin: origin)
         download.delegate = self
     }
 
@@ -41,7 +42,7 @@ final class WKDownloadProxy: NSObject, WKDownloadDelegate {
         }
         let source = download.originalRequest?.url ?? response.url ?? URL(string: "about:blank")!
         let described = Download(
-            id: entry.id, sourceURL: source, origin: download.webView?.url.flatMap(BridgeOrigin.init(url:)),
+            id: entry.id, sourceURL: source, origin: entry.origin,
             suggestedFilename: suggestedFilename, mimeType: response.mimeType,
             expectedLength: response.expectedContentLength > 0 ? response.expectedContentLength : nil)
         host.downloadStarted(described) { [weak self] decision in

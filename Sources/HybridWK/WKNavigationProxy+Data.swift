@@ -9,12 +9,15 @@ import WebKit
 /// Position and notifications never reach a delegate on WKWebView (iOS asks the user itself, with
 /// the app's location authorization), so only camera and microphone go through the policy here.
 extension WKNavigationProxy {
+    /// The frame that started it (an iframe's `<a download>` is the iframe's, not the page's).
     func webView(_ webView: WKWebView, navigationAction: WKNavigationAction, didBecome download: WKDownload) {
-        driver?.downloads.follow(download)
+        let source = navigationAction.sourceFrame.securityOrigin
+        driver?.downloads.follow(download, origin: Self.origin(scheme: source.protocol, host: source.host, port: source.port))
     }
 
+    /// A response names no frame beyond "main or not": an iframe's is of unknown origin.
     func webView(_ webView: WKWebView, navigationResponse: WKNavigationResponse, didBecome download: WKDownload) {
-        driver?.downloads.follow(download)
+        driver?.downloads.follow(download, origin: navigationResponse.isForMainFrame ? webView.url.flatMap(BridgeOrigin.init(url:)) : nil)
     }
 
     func webView(
