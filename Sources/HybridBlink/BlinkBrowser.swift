@@ -25,6 +25,8 @@ final class BlinkBrowser {
     var onExit: (@MainActor () -> Void)?
     /// The process id of the browser.
     var pid: Int32 { process.pid }
+    /// Receives the browser-wide download events (`Browser.downloadWillBegin`, `downloadProgress`).
+    var downloadEvents: (@MainActor (String, JSONValue) -> Void)?
 
     /// Starts Chromium; fails when it cannot be spawned. `leftovers` are removed once it exits.
     init(executable: String, arguments: [String], environment: [String: String], leftovers: BlinkLeftovers) throws {
@@ -107,11 +109,15 @@ final class BlinkBrowser {
             }
             guard let method = message.string("method") else { continue }
             let params = message["params"] ?? .object([:])
-            if let session = message.string("sessionId") {
+            if method.hasPrefix("Browser.download") {
+                downloadEvents?(method, params)
+            } else if let session = message.string("sessionId") {
                 sessions[session]?.value?.handle(method, params)
             } else if let target = (method == "Target.targetCreated" ? params["targetInfo"]?.string("openerId") : nil)
+                ?? (params["targetInfo"]?.string("type") == "iframe" ? params["targetInfo"]?.string("parentId") : nil)
                 ?? params["targetInfo"]?.string("targetId") ?? params.string("targetId") {
-                // Browser-level news about a view's target (title changes, renderer crashes).
+                // Browser-level news about a view's target (title changes, renderer crashes) or one
+                // of its out-of-process iframes (their origins, for downloads).
                 targets[target]?.value?.handleTargetEvent(method, params)
             }
         }

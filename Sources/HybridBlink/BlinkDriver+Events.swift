@@ -18,7 +18,11 @@ extension BlinkDriver {
         case "Network.loadingFailed": loadingFailed(params)
         case "Network.loadingFinished", "Network.responseReceived": documentRequests[params.string("requestId") ?? ""] = nil
         case "Page.frameRequestedNavigation": navigationRequested(params)
-        case "Page.frameNavigated": frameNavigated(params["frame"] ?? .null)
+        case "Page.frameNavigated":
+            frameOriginReported(params["frame"] ?? .null)
+            frameNavigated(params["frame"] ?? .null)
+        case "Page.fileChooserOpened": fileChooserOpened(params)
+        case "Page.frameAttached": if let id = params.string("frameId") { knownFrames.insert(id) }
         case "Page.navigatedWithinDocument":
             if params.string("frameId") == targetID, let url = params.string("url").flatMap(URL.init(string:)) {
                 currentURL = url
@@ -41,6 +45,7 @@ extension BlinkDriver {
         // Target.targetCrashed is not used: it can arrive after a reload already revived the
         // page; Inspector.targetCrashed on the session is in order with everything else.
         guard !isTornDown, let info = params["targetInfo"] else { return }
+        if info.string("type") == "iframe" { return iframeTargetReported(info) }
         switch method {
         case "Target.targetInfoChanged" where info.string("targetId") == targetID:
             titleReported(info.string("title"), url: info.string("url"))

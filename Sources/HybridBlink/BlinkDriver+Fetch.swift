@@ -117,6 +117,8 @@ extension BlinkDriver {
                     isMainFrame: true, canShowMIMEType: mimeType.map(EngineHeuristics.blinkRenders) ?? true)) { [weak self] policy in
                     if policy == .allow {
                         self?.fulfill(id, served)
+                    } else if policy == .download {
+                        self?.fulfill(id, Self.asAttachment(served))
                     } else {
                         self?.fire("Fetch.failRequest", ["requestId": .string(id), "errorReason": "Aborted"])
                     }
@@ -136,7 +138,18 @@ extension BlinkDriver {
         ])
     }
 
-    /// A document's response: the delegate allows, cancels or (not supported here) downloads it.
+    /// A response turned into a download: `Content-Disposition: attachment` (keeping a file name it had).
+    static func asAttachment(_ response: SchemeResponse) -> SchemeResponse {
+        var response = response
+        let disposition = response.header("Content-Disposition")
+        if disposition?.lowercased().hasPrefix("attachment") != true {
+            response.headers.removeAll { $0.name.lowercased() == "content-disposition" }
+            response.headers.append(("Content-Disposition", "attachment"))
+        }
+        return response
+    }
+
+    /// A document's response: the delegate allows, cancels or downloads it.
     private func responseArrived(_ id: String, url: URL, params: JSONValue, isMainFrame: Bool) {
         guard let status = params.int("responseStatusCode") else {
             fire("Fetch.continueRequest", ["requestId": .string(id)])
@@ -151,8 +164,15 @@ extension BlinkDriver {
         host?.responseArrived(response) { [weak self] policy in
             if policy == .allow {
                 self?.fire("Fetch.continueResponse", ["requestId": .string(id)])
+            } else if policy == .download {
+                // Marked as an attachment, Chromium downloads it (BlinkDownloads asks where to).
+                let marked = response.isAttachment ? headers
+                    : headers.filter { $0.0.lowercased() != "content-disposition" } + [("Content-Disposition", "attachment")]
+                self?.fire("Fetch.continueResponse", [
+                    "requestId": .string(id), "responseCode": .number(Double(status)),
+                    "responseHeaders": .array(marked.map { ["name": .string($0.0), "value": .string($0.1)] }),
+                ])
             } else {
-                // Blink's headless views have no download manager: the contract cancels a download.
                 self?.fire("Fetch.failRequest", ["requestId": .string(id), "errorReason": "Aborted"])
             }
         }

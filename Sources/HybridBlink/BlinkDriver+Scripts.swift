@@ -13,6 +13,7 @@ extension BlinkDriver {
         send("Runtime.enable")
         send("Network.enable")
         send("Inspector.enable")
+        configureData(session)
         let size = configuration.viewportSize
         send("Emulation.setDeviceMetricsOverride", [
             "width": .number(Double(size.width)), "height": .number(Double(size.height)), "deviceScaleFactor": 1, "mobile": false,

@@ -16,7 +16,7 @@ public final class BlinkDriver: EngineDriver {
     /// schemes to the OS); they are served for http(s) URLs instead (`interceptsHTTP`).
     public static let capabilities: EngineCapabilities = [
         .scriptWorlds, .messageReplies, .schemeRequestBodies, .interceptsHTTP, .clearsHistory, .consoleMessages,
-        .requestBodyLoads, .secureCookiesOnLoopbackHTTP, .amendsNavigationRequests,
+        .requestBodyLoads, .secureCookiesOnLoopbackHTTP, .amendsNavigationRequests, .downloads, .fileChoosers,
     ]
 
     /// Why Blink lacks what it lacks (``WebEngineProvider/limitations``).
@@ -27,7 +27,7 @@ public final class BlinkDriver: EngineDriver {
         .documentElementAtDocumentStart: "addScriptToEvaluateOnNewDocument runs before `<html>` exists: touch the DOM from DOMContentLoaded",
         .windowOpenReturnsNull: "Chromium has made the window before Page.windowOpen arrives: window.open returns a window that is closed at once",
         .perViewMediaPolicy: "autoplay is a browser-wide Chromium flag, not a per-target setting",
-        .downloads: "no download manager over DevTools: a .download response policy cancels the response",
+        .permissionPrompts: "DevTools has no permission-prompt event: the policy's allow rules (and remembered grants) are granted up front per origin with Browser.grantPermissions, browser-wide, and headless Chromium refuses every other request itself; an ask rule never reaches the delegate",
         .crossSiteCookiesWithoutSameSite: "Chromium treats a cookie without SameSite as SameSite=Lax: cross-site iframes and images do not get it",
         .backForwardCache: "the adapter turns Chromium's back/forward cache off, so every history navigation is a load with its events",
         .cookieChangeEvents: "the protocol has no cookie event: the store is polled every 100 ms, so changes within one poll are one notification",
@@ -42,8 +42,10 @@ public final class BlinkDriver: EngineDriver {
     public weak var host: (any EngineDriverHost)?
 
     let configuration: EngineConfiguration
-    private weak var provider: BlinkEngineProvider?
+    private(set) weak var provider: BlinkEngineProvider?
     private(set) var browser: BlinkBrowser
+    /// Frame `id` is this view's main frame or one of its iframes.
+    func hasFrame(_ id: String) -> Bool { id == targetID || knownFrames.contains(id) }
     /// The page target; its id is also the main frame's id.
     private(set) var targetID: String?
     private(set) var sessionID: String?
@@ -67,6 +69,10 @@ public final class BlinkDriver: EngineDriver {
     var showsOnlyBaselessDocuments = false
     /// Isolated worlds' execution contexts in the main frame, by world name.
     var worldContexts: [String: Int] = [:]
+    /// Each frame's origin as it last navigated, by frame id (BlinkDriver+Data.swift).
+    var frameOrigins: [String: BridgeOrigin] = [:]
+    /// The ids of this view's iframes, in its process or out of it (their origin may be unknown).
+    var knownFrames: Set<String> = []
     /// A load whose first document request gets its method, headers and body (Fetch.continueRequest).
     var pendingLoad: EngineRequest?
     /// Documents to serve at a URL when it is requested (loadHTML, simulated responses).

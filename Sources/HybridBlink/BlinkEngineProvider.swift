@@ -27,6 +27,10 @@ public final class BlinkEngineProvider: WebEngineProvider {
     private var browser: BlinkBrowser?
     private var views: [Weak<BlinkWebEngine>] = []
     private lazy var sharedCookieStore = BlinkCookieStore(provider: self)
+    /// The browser's downloads, each placed by the view that started it (BlinkDownloads.swift).
+    private(set) lazy var downloads = BlinkDownloads { [weak self] in
+        self?.views.compactMap { $0.value?.isClosed == false ? $0.value?.driver : nil } ?? []
+    }
 
     /// - Parameters:
     ///   - session: ephemeral (a temporary profile, deleted when the browser exits) or persistent
@@ -106,6 +110,8 @@ public final class BlinkEngineProvider: WebEngineProvider {
         ]
         if headless { arguments.insert("--headless=new", at: 0) }
         if !usesSandbox { arguments.append("--no-sandbox") }
+        // A test pattern and a tone instead of real devices; permission is still the policy's.
+        if usesFakeCaptureDevices { arguments.append("--use-fake-device-for-media-stream") }
         arguments += extraArguments
         arguments.append("about:blank")  // the first tab; views are targets of their own
         // setpriv asks the kernel to SIGKILL the browser if this process dies without cleaning up.
@@ -138,6 +144,10 @@ public final class BlinkEngineProvider: WebEngineProvider {
 
     /// Keep Chromium's sandbox (not possible as root). Read when a browser starts.
     public var usesSandbox = false
+
+    /// Capture devices are Chromium's fakes (`--use-fake-device-for-media-stream`: a test pattern
+    /// and a tone; no permission is granted by it). Read when a browser starts.
+    public var usesFakeCaptureDevices = false
 
     /// Flags added to every browser this provider starts (before it starts).
     public var extraArguments: [String] = []

@@ -46,11 +46,12 @@ extension GTKDriver {
         case WEBKIT_POLICY_DECISION_TYPE_RESPONSE:
             guard let response = navigationResponse(decision) else { return false }
             let pointer = DecisionPointer(decision)
-            host.responseArrived(response) { policy in
+            host.responseArrived(response) { [weak self] policy in
                 switch policy {
                 case .allow: webkit_policy_decision_use(pointer.decision)
                 case .cancel: webkit_policy_decision_ignore(pointer.decision)
-                case .download: webkit_policy_decision_download(pointer.decision)
+                case .download:
+                    if let self { self.download(pointer.decision, response) } else { webkit_policy_decision_ignore(pointer.decision) }
                 }
                 pointer.release()
             }
@@ -58,6 +59,17 @@ extension GTKDriver {
         default:
             return false
         }
+    }
+
+    /// A response to download: WebKit's own download, except for the app's custom schemes, which
+    /// WebKit cannot download (it starts none): their handler serves the file (GTKSchemeDownload).
+    private func download(_ decision: UnsafeMutablePointer<WebKitPolicyDecision>, _ response: NavigationResponse) {
+        guard let handler = configuration.schemeHandlers[response.url.scheme?.lowercased() ?? ""] else {
+            return webkit_policy_decision_download(decision)
+        }
+        webkit_policy_decision_ignore(decision)
+        GTKSchemeDownload.run(id: GTKDownload.newID(), source: response.url, origin: response.isMainFrame ? pageOrigin : nil,
+                              handler: handler, driver: self)
     }
 
     /// `window.open` and `target=_blank` that WebKit did not route through decide-policy.

@@ -18,6 +18,7 @@ public final class GTKDriver: EngineDriver {
         .userOriginStyleSheets, .documentElementAtDocumentStart, .windowOpenReturnsNull, .perViewMediaPolicy,
         .downloads, .cookieChangeEvents, .crossSiteCookiesWithoutSameSite, .backForwardCache,
         .windowCloseRequests,
+        .permissionPrompts, .fileChoosers,
     ]
 
     /// Why WebKitGTK lacks what it lacks (``WebEngineProvider/limitations``).
@@ -64,6 +65,9 @@ public final class GTKDriver: EngineDriver {
             webkit_settings_set_user_agent_with_application_details(settings, name, nil)
         }
         webkit_settings_set_media_playback_allows_inline(settings, configuration.media.inlinePlayback ? 1 : 0)
+        // getUserMedia exists; every request still goes through the permission policy (deny by default).
+        webkit_settings_set_enable_media_stream(settings, 1)
+        if configuration.usesMockCaptureDevices { webkit_settings_set_enable_mock_capture_devices(settings, 1) }
         // Sound autoplay is a website policy in WebKitGTK (the default allows only muted media),
         // so the gesture setting alone does not let audible media start.
         let autoplay = configuration.media.autoplayWithoutGesture ? WEBKIT_AUTOPLAY_ALLOW : WEBKIT_AUTOPLAY_ALLOW_WITHOUT_SOUND
@@ -79,6 +83,7 @@ public final class GTKDriver: EngineDriver {
         g_object_ref_sink(UnsafeMutableRawPointer(view))
         installUserContent()
         connectSignals()
+        connectDataSignals()
         gtk_window_set_default_size(hk_window(window), gint(configuration.viewportSize.width), gint(configuration.viewportSize.height))
         gtk_window_set_child(hk_window(window), hk_widget(view))
         if provider.showsWindows { gtk_window_present(hk_window(window)) }

@@ -25,6 +25,8 @@ public final class GTKEngineProvider: WebEngineProvider {
     private var registeredSchemes: Set<String> = []
     /// Live views by their `WebKitWebView*`, for routing custom-scheme requests to their handler.
     private var views: [UnsafeMutableRawPointer: Weak<GTKDriver>] = [:]
+    /// The open view whose `WebKitWebView*` is `view`.
+    func driver(for view: UnsafeMutablePointer<WebKitWebView>) -> GTKDriver? { views[UnsafeMutableRawPointer(view)]?.value }
     private lazy var sharedCookieStore = GTKCookieStore(session: session)
 
     /// - Parameters:
@@ -50,6 +52,7 @@ public final class GTKEngineProvider: WebEngineProvider {
         }
         webkit_cookie_manager_set_accept_policy(
             webkit_network_session_get_cookie_manager(self.session), WEBKIT_COOKIE_POLICY_ACCEPT_NO_THIRD_PARTY)
+        connectDownloads()
     }
 
     isolated deinit {

@@ -16,11 +16,11 @@ public typealias WKWebEngine = ContractEngine<WKDriver>
 @MainActor
 public final class WKDriver: EngineDriver {
     /// What WKWebView can do. It cannot clear history, forward console messages (without a
-    /// script of our own), or take over http/https; downloads are not claimed (see ``limitations``).
+    /// script of our own), take over http/https, or let the app answer iOS's file picker (see ``limitations``).
     public static let capabilities: EngineCapabilities = [
         .scriptWorlds, .messageReplies, .schemeRequestBodies, .customSchemeNavigation, .streamedSchemeResponses,
         .userOriginStyleSheets, .documentElementAtDocumentStart, .windowOpenReturnsNull, .perViewMediaPolicy,
-        .cookieChangeEvents, .crossSiteCookiesWithoutSameSite, .backForwardCache, .windowCloseRequests,
+        .cookieChangeEvents, .crossSiteCookiesWithoutSameSite, .backForwardCache, .downloads, .permissionPrompts, .windowCloseRequests,
     ]
 
     /// Why WKWebView lacks what it lacks (``WebEngineProvider/limitations``).
@@ -28,8 +28,8 @@ public final class WKDriver: EngineDriver {
         .interceptsHTTP: "WKURLSchemeHandler cannot be registered for http/https",
         .clearsHistory: "WKWebView has no call that clears the back-forward list",
         .consoleMessages: "WKWebView forwards no console messages",
-        .downloads: "not wired: a WKDownload needs a WKDownloadDelegate to choose its file, and the seam has no download "
-            + "callback to hand it to: a .download response policy cancels the response",
+        .fileChoosers: "iOS has no open-panel delegate method: WKWebView shows its own picker (photos, camera, files); "
+            + "on macOS runOpenPanelWith reaches the delegate",
         .requestBodyLoads: "not claimed: a loaded request's body is not verified to reach the server on every OS version",
         .secureCookiesOnLoopbackHTTP: "not claimed: unverified on WKWebView",
         .amendsNavigationRequests: "a WKNavigationActionPolicy only allows or cancels the request: a redirect is a cancel and a new load",
@@ -53,6 +53,8 @@ public final class WKDriver: EngineDriver {
     private let messageProxy: WKMessageProxy
     private let schemeProxy: WKSchemeProxy?
     private var keyValueObservations: [NSKeyValueObservation] = []
+    /// The delegate of the downloads this view's navigations become (WKDownloadProxy.swift).
+    let downloads = WKDownloadProxy()
     private var tornDown = false
 
     init(provider: WKEngineProvider, configuration: EngineConfiguration) {
@@ -86,6 +88,7 @@ public final class WKDriver: EngineDriver {
             webView.isInspectable = true
         }
         navigationProxy.driver = self
+        downloads.driver = self
         messageProxy.driver = self
         webView.navigationDelegate = navigationProxy
         webView.uiDelegate = navigationProxy
@@ -190,6 +193,7 @@ public final class WKDriver: EngineDriver {
         for observation in keyValueObservations { observation.invalidate() }
         keyValueObservations.removeAll()
         schemeProxy?.stopAll()
+        downloads.stopAll()
         webView.stopLoading()
         webView.navigationDelegate = nil
         webView.uiDelegate = nil

@@ -64,8 +64,12 @@ final class WKNavigationProxy: NSObject, WKNavigationDelegate {
             decisionHandler(.cancel)
             return
         }
+        // An `<a download>` (or a blob:/data: link with it) becomes a WKDownload when allowed.
+        let download = navigationAction.shouldPerformDownload
         host.navigationRequested(action) { decision in
-            decisionHandler(decision == .ignore ? .cancel : .allow)
+            if decision == .ignore { return decisionHandler(.cancel) }
+            if download { return decisionHandler(.download) }
+            decisionHandler(.allow)
         }
     }
 
@@ -77,8 +81,15 @@ final class WKNavigationProxy: NSObject, WKNavigationDelegate {
             decisionHandler(.allow)
             return
         }
-        // No WKDownloadDelegate is wired (`.downloads` is not claimed): the contract never answers `.download`.
-        host.responseArrived(response) { policy in decisionHandler(policy == .allow ? .allow : .cancel) }
+        host.responseArrived(response) { policy in
+            switch policy {
+            case .allow: decisionHandler(.allow)
+            case .cancel: decisionHandler(.cancel)
+            case .download:
+                // The download is handed over in `navigationResponse:didBecome:` (WKNavigationProxy+Data).
+                decisionHandler(.download)
+            }
+        }
     }
 }
 

@@ -21,6 +21,10 @@ public protocol WKNavigationDelegate: NSObjectProtocol {
     func webView(_ webView: WKWebView, didFinish navigation: WKNavigation!)
     func webView(_ webView: WKWebView, didFail navigation: WKNavigation!, withError error: any Error)
     func webViewWebContentProcessDidTerminate(_ webView: WKWebView)
+    @available(iOS 14.5, macOS 11.3, *)
+    func webView(_ webView: WKWebView, navigationAction: WKNavigationAction, didBecome download: WKDownload)
+    @available(iOS 14.5, macOS 11.3, *)
+    func webView(_ webView: WKWebView, navigationResponse: WKNavigationResponse, didBecome download: WKDownload)
 }
 
 public enum WKNavigationActionPolicy: Int, Sendable {

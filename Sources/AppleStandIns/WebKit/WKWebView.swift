@@ -96,6 +96,7 @@ open class WKBackForwardListItem: NSObject {
 @MainActor
 open class WKFrameInfo: NSObject {
     open var isMainFrame: Bool { surfaceOnly() }
+    open var securityOrigin: WKSecurityOrigin { surfaceOnly() }
     open var request: URLRequest { surfaceOnly() }
     weak open var webView: WKWebView? { surfaceOnly() }
 }

@@ -59,6 +59,12 @@ public struct EngineCapabilities: OptionSet, Sendable, Hashable {
     /// and the view stays open until the app closes it. (Bit 27, not the next free one, so that
     /// capabilities added on other branches at the same time cannot take the same bit unseen.)
     public static let windowCloseRequests = EngineCapabilities(rawValue: 1 << 27)
+    /// A page's permission request (camera, microphone, position, notifications) is asked of the
+    /// host when it happens, so a ``PermissionRule/ask`` rule reaches the delegate; an engine
+    /// without it is told the policy's grants up front (``EngineConfiguration/permissionGrants``).
+    public static let permissionPrompts = EngineCapabilities(rawValue: 1 << 19)
+    /// `<input type=file>` opens a picker the host answers with files.
+    public static let fileChoosers = EngineCapabilities(rawValue: 1 << 20)
 
     /// Every capability with its name, in declaration order (reports, docs, skip messages).
     public static let named: [(name: String, capability: EngineCapabilities)] = [
@@ -74,6 +80,7 @@ public struct EngineCapabilities: OptionSet, Sendable, Hashable {
         ("crossSiteCookiesWithoutSameSite", .crossSiteCookiesWithoutSameSite),
         ("backForwardCache", .backForwardCache), ("amendsNavigationRequests", .amendsNavigationRequests),
         ("windowCloseRequests", .windowCloseRequests),
+        ("permissionPrompts", .permissionPrompts), ("fileChoosers", .fileChoosers),
     ]
 
     /// The single capabilities in this set, in declaration order.

@@ -210,6 +210,13 @@ public struct EngineConfiguration: Sendable {
     public var viewportSize: ViewportSize
     /// Allow the engine's developer tools / remote inspector.
     public var developerExtras: Bool
+    /// Permissions granted up front, by origin (`scheme://host[:port]`), for an engine that cannot
+    /// ask at request time (no ``EngineCapabilities/permissionPrompts``); every other origin is
+    /// denied. ``HybridWebView`` fills it from its ``PermissionPolicy/grants``.
+    public var permissionGrants: [String: Set<PermissionKind>] = [:]
+    /// Capture devices are the engine's fake ones (a test pattern and a tone): WebKitGTK's mock
+    /// capture devices; for Blink set `BlinkEngineProvider.usesFakeCaptureDevices`, as it is browser-wide.
+    public var usesMockCaptureDevices = false
 
     /// A configuration; by default no scripts, handlers or schemes, an 800×600 viewport, developer
     /// tools off and the `HybridKit` User-Agent suffix.

@@ -5,7 +5,8 @@ import Foundation
 public protocol WebEngineDelegate: AnyObject {
     /// Allow or cancel a navigation. Default: allow.
     func engine(_ engine: any WebEngine, decidePolicyFor action: NavigationAction) async -> NavigationActionPolicy
-    /// Allow, cancel or download a response. Default: allow what the engine can show, else cancel.
+    /// Allow, cancel or download a response. Default: allow what the engine can show, else download
+    /// (which ``engine(_:decideDownload:)`` cancels by default).
     func engine(_ engine: any WebEngine, decidePolicyFor response: NavigationResponse) async -> NavigationResponsePolicy
     /// Present a script dialog; `completion` must be answered (it answers itself if dropped).
     /// Default: the safe default at once.
@@ -14,6 +15,14 @@ public protocol WebEngineDelegate: AnyObject {
     /// it). The engine stays open: closing it is the owner's call. Reported by WKWebView
     /// (`webViewDidClose`); the WebKitGTK and Blink adapters do not report it yet. Default: nothing.
     func engineRequestsClose(_ engine: any WebEngine)
+    /// Grant or refuse a page's permission request. Default: deny.
+    func engine(_ engine: any WebEngine, decidePermission request: PermissionRequest) async -> PermissionDecision
+    /// Choose where a download goes, or cancel it. Default: cancel.
+    func engine(_ engine: any WebEngine, decideDownload download: Download) async -> DownloadDecision
+    /// A decided download progressed, finished, failed or was cancelled. Default: nothing.
+    func engine(_ engine: any WebEngine, download id: String, didChange event: DownloadEvent)
+    /// Choose files for a page's file picker; an empty answer chooses none. Default: none.
+    func engine(_ engine: any WebEngine, chooseFiles request: FileChooserRequest) async -> [URL]
 }
 
 extension WebEngineDelegate {
@@ -21,8 +30,8 @@ extension WebEngineDelegate {
     public func engine(_ engine: any WebEngine, decidePolicyFor action: NavigationAction) async -> NavigationActionPolicy {
         EngineDefaults.policy(for: action)
     }
-    /// Allows a response the engine can render (``NavigationResponse/canShowMIMEType``) and cancels
-    /// any other (``EngineDefaults``).
+    /// Allows a response the engine can render (``NavigationResponse/canShowMIMEType``) and makes an
+    /// attachment or any other a download, which the download decision cancels unless placed (``EngineDefaults``).
     public func engine(_ engine: any WebEngine, decidePolicyFor response: NavigationResponse) async -> NavigationResponsePolicy {
         EngineDefaults.policy(for: response)
     }
@@ -32,6 +41,18 @@ extension WebEngineDelegate {
     }
     /// Does nothing: the engine stays open until its owner closes it.
     public func engineRequestsClose(_ engine: any WebEngine) {}
+    /// Denies (``EngineDefaults/permission``).
+    public func engine(_ engine: any WebEngine, decidePermission request: PermissionRequest) async -> PermissionDecision {
+        EngineDefaults.permission
+    }
+    /// Cancels (``EngineDefaults/download``).
+    public func engine(_ engine: any WebEngine, decideDownload download: Download) async -> DownloadDecision {
+        EngineDefaults.download
+    }
+    /// Does nothing.
+    public func engine(_ engine: any WebEngine, download id: String, didChange event: DownloadEvent) {}
+    /// Chooses no file.
+    public func engine(_ engine: any WebEngine, chooseFiles request: FileChooserRequest) async -> [URL] { [] }
 }
 
 /// The seam: the fewest verbs that every engine (WebKitGTK, WKWebView, Blink) can honour.

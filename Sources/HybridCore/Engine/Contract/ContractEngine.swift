@@ -9,7 +9,7 @@ import Foundation
 /// - **Pending calls** (scripts, snapshots) that settle exactly once: closing fails them with
 ///   `closed`, a dying process with `contentProcessTerminated`, in either order with the driver's
 ///   own late answer (see ``EngineHeuristics/terminationGrace``).
-/// - **Dialogs** answered exactly once: by the delegate, with the safe default when there is no
+/// - **Dialogs**, permission requests, downloads and file pickers answered exactly once: by the delegate, with the safe default when there is no
 ///   delegate or it drops the dialog, and with the safe default for any still open when the view
 ///   closes or its process dies.
 /// - **Default answers** (``EngineDefaults``) when no delegate decides, **redirects** (a
@@ -38,6 +38,8 @@ public final class ContractEngine<Driver: EngineDriver>: WebEngine, EngineDriver
     private let observers = EngineObservers()
     private let calls = EngineCallTable()
     private var openDialogs: [WeakCompletion] = []
+    /// Permission, download and file-picker questions not answered yet (ContractEngine+Data.swift).
+    let openRequests = OpenEngineRequests()
 
     /// Takes `driver` and becomes its host.
     /// - Parameters:
@@ -186,6 +188,7 @@ public final class ContractEngine<Driver: EngineDriver>: WebEngine, EngineDriver
         observers.removeAll()
         calls.failAll(HybridError.engine(.closed))
         answerOpenDialogs()
+        openRequests.answerAll(pageBoundOnly: false)
         driver.tearDown()
     }
 
@@ -204,6 +207,7 @@ public final class ContractEngine<Driver: EngineDriver>: WebEngine, EngineDriver
         terminationReason = reason
         calls.failAll(HybridError.engine(.contentProcessTerminated(reason)))
         answerOpenDialogs()
+        openRequests.answerAll(pageBoundOnly: true)
         observers.emit(.contentProcessTerminated(reason))
     }
 

@@ -8,11 +8,13 @@ public enum EngineDefaults {
     /// - Returns: ``NavigationActionPolicy/allow``.
     public static func policy(for action: NavigationAction) -> NavigationActionPolicy { .allow }
 
-    /// A response the engine can render is shown; any other is dropped (never downloaded unasked).
+    /// A response the engine can render is shown; an attachment or one it cannot render becomes a
+    /// download, which the delegate places or cancels (``download``: cancel), so nothing is
+    /// written unasked.
     /// - Parameter response: The response nobody decided.
-    /// - Returns: `.allow` when ``NavigationResponse/canShowMIMEType``, else `.cancel`.
+    /// - Returns: `.allow` when ``NavigationResponse/canShowMIMEType`` and not an attachment, else `.download`.
     public static func policy(for response: NavigationResponse) -> NavigationResponsePolicy {
-        response.canShowMIMEType ? .allow : .cancel
+        response.canShowMIMEType && !response.isAttachment ? .allow : .download
     }
 
     /// A dialog nobody answers gets ``ScriptDialogResult/safeDefault(for:)``: alert dismissed,
@@ -20,4 +22,9 @@ public enum EngineDefaults {
     /// - Parameter dialog: The dialog nobody answered.
     /// - Returns: Its safe default.
     public static func answer(for dialog: ScriptDialog) -> ScriptDialogResult { .safeDefault(for: dialog.kind) }
+
+    /// A permission nobody grants is denied.
+    public static let permission = PermissionDecision.deny
+    /// A download nobody places is cancelled (nothing is written).
+    public static let download = DownloadDecision.cancel
 }

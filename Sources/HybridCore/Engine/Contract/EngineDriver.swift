@@ -111,6 +111,18 @@ public protocol EngineDriverHost: AnyObject {
     func messagePosted(_ message: ScriptMessage, toHandlerAt index: Int, reply: (@MainActor (ScriptReply) -> Void)?)
     /// The page asked to close its window (`window.close()`).
     func closeRequested()
+
+    // MARK: Data plane (downloads, file pickers, permissions)
+    /// A page asked for permissions; `decide` is called exactly once (deny when the view closes
+    /// or its process dies first). Only engines with ``EngineCapabilities/permissionPrompts`` ask.
+    func permissionRequested(_ request: PermissionRequest, decide: @escaping @MainActor (PermissionDecision) -> Void)
+    /// A download began; `decide` is called exactly once (cancel when the view closes first).
+    func downloadStarted(_ download: Download, decide: @escaping @MainActor (DownloadDecision) -> Void)
+    /// A decided download progressed, finished, failed or was cancelled.
+    func downloadChanged(_ id: String, _ event: DownloadEvent)
+    /// The page opened a file picker; `answer` is called exactly once with the chosen files (none
+    /// when the view closes or its process dies first).
+    func fileChooserOpened(_ request: FileChooserRequest, answer: @escaping @MainActor ([URL]) -> Void)
 }
 
 /// What the contract tells a driver to do with a navigation it asked about.

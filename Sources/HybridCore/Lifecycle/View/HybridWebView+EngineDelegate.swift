@@ -35,7 +35,7 @@ extension HybridWebView: WebEngineDelegate {
     }
 
     /// Notes a failing package page (status 400 or above) for rollback, then asks the app's delegate;
-    /// without one, allows what the engine can show.
+    /// without one, ``EngineDefaults`` (show what the engine can show, download the rest).
     public func engine(_ engine: any WebEngine, decidePolicyFor response: NavigationResponse) async -> NavigationResponsePolicy {
         guard !isClosed else { return .cancel }
         if response.isMainFrame, response.statusCode >= 400, let package = configuration.package,
@@ -43,7 +43,7 @@ extension HybridWebView: WebEngineDelegate {
             page.packagePageFailed()
         }
         if let delegate { return await delegate.webView(self, decidePolicyFor: response) }
-        return response.canShowMIMEType ? .allow : .cancel
+        return EngineDefaults.policy(for: response)
     }
 
     /// Presents the dialog through the delegate, or answers it with its safe default when the view

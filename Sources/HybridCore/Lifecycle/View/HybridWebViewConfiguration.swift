@@ -69,6 +69,9 @@ public struct HybridWebViewConfiguration {
     /// served by their own container; `nil` registers none. Each view gets its own module, so
     /// a pooled configuration still routes every page to the view that shows it.
     public var navigationModuleOrigins: [OriginPattern]?
+    /// Who may use the camera, microphone, position and notifications (docs/data.md). The default
+    /// lists no origin: every request is denied without asking.
+    public var permissions: PermissionPolicy?
 
     /// A configuration; by default no modules, package, injections, cookie sync or navigation policy.
     public init(engine: EngineConfiguration = EngineConfiguration(), modules: [any BridgeModule] = [],
@@ -102,6 +105,7 @@ public struct HybridWebViewConfiguration {
         bridge.configure(&configuration)
         if let package { configuration.schemeHandlers[package.scheme] = package.handler }
         for injection in injections { injection.apply(to: &configuration) }
+        configuration.permissionGrants = permissions?.grants ?? [:]
         return configuration
     }
 }

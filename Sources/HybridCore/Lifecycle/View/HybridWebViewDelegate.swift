@@ -42,7 +42,7 @@ public struct WhiteScreenEvent: Sendable, Equatable {
 public protocol HybridWebViewDelegate: AnyObject {
     /// Allow or cancel a navigation the bridge did not take. Default: allow.
     func webView(_ webView: HybridWebView, decidePolicyFor action: NavigationAction) async -> NavigationActionPolicy
-    /// Allow, cancel or download a response. Default: show what the engine can show.
+    /// Allow, cancel or download a response. Default: show what the engine can show, download the rest.
     func webView(_ webView: HybridWebView, decidePolicyFor response: NavigationResponse) async -> NavigationResponsePolicy
     /// Show a script dialog. `completion.dialog` carries the page's title and URL for the UI.
     /// Answer it once; if the view is hidden, closed, in a transition or destroyed first, the
@@ -66,14 +66,25 @@ public protocol HybridWebViewDelegate: AnyObject {
     /// `rollback.to` serves and the page is loading again on it; `rollback.reason` says why.
     /// Default: nothing.
     func webView(_ webView: HybridWebView, didRollBack rollback: PackageRollback)
+    /// Answer a permission request whose ``PermissionPolicy`` rule is ``PermissionRule/ask`` (only
+    /// then: listed allow/deny rules and remembered answers never reach here). Default: deny.
+    func webView(_ webView: HybridWebView, decidePermission request: PermissionRequest) async -> PermissionDecision
+    /// Choose where a download goes (``Download/destination(in:)`` keeps it inside a directory),
+    /// or cancel it. Default: cancel.
+    func webView(_ webView: HybridWebView, decideDownload download: Download) async -> DownloadDecision
+    /// A download the app placed progressed, finished, failed or was cancelled. Default: nothing.
+    func webView(_ webView: HybridWebView, download id: String, didChange event: DownloadEvent)
+    /// Choose files for the page's `<input type=file>`; an empty answer chooses none. Default: none.
+    func webView(_ webView: HybridWebView, chooseFiles request: FileChooserRequest) async -> [URL]
 }
 
 extension HybridWebViewDelegate {
     /// Allows every navigation.
     public func webView(_ webView: HybridWebView, decidePolicyFor action: NavigationAction) async -> NavigationActionPolicy { .allow }
-    /// Allows a response the engine can render and cancels any other.
+    /// Allows a response the engine can render; an attachment or any other becomes a download,
+    /// which ``webView(_:decideDownload:)`` places or cancels (see `EngineDefaults`).
     public func webView(_ webView: HybridWebView, decidePolicyFor response: NavigationResponse) async -> NavigationResponsePolicy {
-        response.canShowMIMEType ? .allow : .cancel
+        EngineDefaults.policy(for: response)
     }
     /// Answers the dialog with its safe default at once.
     public func webView(_ webView: HybridWebView, runDialog completion: ScriptDialogCompletion) {
@@ -93,4 +104,12 @@ extension HybridWebViewDelegate {
     public func webView(_ webView: HybridWebView, didBlockNavigation navigation: BlockedNavigation) {}
     /// Does nothing; the view already shows the last confirmed version.
     public func webView(_ webView: HybridWebView, didRollBack rollback: PackageRollback) {}
+    /// Denies.
+    public func webView(_ webView: HybridWebView, decidePermission request: PermissionRequest) async -> PermissionDecision { .deny }
+    /// Cancels: nothing is written.
+    public func webView(_ webView: HybridWebView, decideDownload download: Download) async -> DownloadDecision { .cancel }
+    /// Does nothing.
+    public func webView(_ webView: HybridWebView, download id: String, didChange event: DownloadEvent) {}
+    /// Chooses no file.
+    public func webView(_ webView: HybridWebView, chooseFiles request: FileChooserRequest) async -> [URL] { [] }
 }
