@@ -20,7 +20,8 @@ public final class WKDriver: EngineDriver {
     public static let capabilities: EngineCapabilities = [
         .scriptWorlds, .messageReplies, .schemeRequestBodies, .customSchemeNavigation, .streamedSchemeResponses,
         .userOriginStyleSheets, .documentElementAtDocumentStart, .windowOpenReturnsNull, .perViewMediaPolicy,
-        .cookieChangeEvents, .crossSiteCookiesWithoutSameSite, .backForwardCache, .downloads, .permissionPrompts, .windowCloseRequests,
+        .cookieChangeEvents, .crossSiteCookiesWithoutSameSite, .backForwardCache, .downloads, .permissionPrompts,
+        .windowCloseRequests,
     ]
 
     /// Why WKWebView lacks what it lacks (``WebEngineProvider/limitations``).
