@@ -48,14 +48,15 @@ struct EngineCookieTests {
         #expect(cookies.first { $0.name == "fromServer" }?.httpOnly == true)
         #expect(cookies.contains { $0.name == "fromScript" && $0.value == "1" })
         #expect(try await engine.evaluate("document.cookie") == "fromScript=1")
-        token.cancel()
-        let before = changes
-        // A second observer, still subscribed, is the barrier: once it has seen the change, a
-        // cancelled observer that still received changes would have been called too.
+        // A second observer, subscribed before the first is cancelled (so a polling store keeps
+        // its baseline), is the barrier: once it has seen the next change, a cancelled observer
+        // that still received changes would have been called too.
         var witnessed = 0
         let witness = provider.cookieStore.observeChanges { witnessed += 1 }
+        token.cancel()
+        let before = changes, witnessedBefore = witnessed
         _ = try await engine.evaluate("document.cookie = 'later=1'")
-        try await eventually("the change to reach a live observer") { witnessed > 0 }
+        try await eventually("the change to reach a live observer") { witnessed > witnessedBefore }
         #expect(changes == before)
         witness.cancel()
         engine.close()
