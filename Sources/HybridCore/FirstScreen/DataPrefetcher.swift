@@ -85,24 +85,24 @@ public final class DataPrefetcher: Sendable {
     }
 
     /// Starts every request the rules declare for `page` (call it when the app opens the page,
-    /// before or while the view loads). Returns the keys started.
+    /// before or while the view loads). A request already started for the same page and key and
+    /// not yet taken or expired is not made again. Returns the keys started.
     @discardableResult
     public func start(for page: URL) -> [String] {
-        let now = clock()
-        let started = rules.filter { $0.pages.matches(page) }.compactMap { rule -> Entry? in
-            guard let url = rule.requestURL(for: page) else { return nil }
-            let proxy = rule.withCookies ? withCookies : withoutCookies
-            let request = ProxyRequest(url: url.absoluteString, method: "GET", headers: rule.headers)
-            return Entry(origin: BridgeOrigin(url: page), page: Self.withoutFragment(page.absoluteString), key: rule.key,
-                         withCookies: rule.withCookies,
-                         expires: now.addingTimeInterval(rule.maxAge),
-                         response: Task { try? await proxy.perform(request) })
-        }
-        entries.withLock { entries in
+        let now = clock(), origin = BridgeOrigin(url: page), pageText = Self.withoutFragment(page.absoluteString)
+        return entries.withLock { entries in
             entries.removeAll { $0.expires <= now }
+            let started = rules.filter { $0.pages.matches(page) }.compactMap { rule -> Entry? in
+                guard let url = rule.requestURL(for: page),
+                      !entries.contains(where: { $0.origin == origin && $0.page == pageText && $0.key == rule.key }) else { return nil }
+                let proxy = rule.withCookies ? withCookies : withoutCookies
+                let request = ProxyRequest(url: url.absoluteString, method: "GET", headers: rule.headers)
+                return Entry(origin: origin, page: pageText, key: rule.key, withCookies: rule.withCookies,
+                             expires: now.addingTimeInterval(rule.maxAge), response: Task { try? await proxy.perform(request) })
+            }
             entries += started
+            return started.map(\.key)
         }
-        return started.map(\.key)
     }
 
     /// Takes the response started by `key` for `page` (its fragment ignored) of `origin`, waiting

@@ -69,6 +69,10 @@ public struct HybridWebViewConfiguration {
     /// served by their own container; `nil` registers none. Each view gets its own module, so
     /// a pooled configuration still routes every page to the view that shows it.
     public var navigationModuleOrigins: [OriginPattern]?
+    /// Starts the data requests of a page when the app opens it (``HybridWebView/open(_:)``,
+    /// ``WebViewPool/open(_:)``); its ``PrefetchModule`` and page script are in ``modules`` and
+    /// ``engine``. Set by ``installing(_:from:cookieStore:)`` for a decision that declares prefetches.
+    public var prefetcher: DataPrefetcher?
 
     /// A configuration; by default no modules, package, injections, cookie sync or navigation policy.
     public init(engine: EngineConfiguration = EngineConfiguration(), modules: [any BridgeModule] = [],
