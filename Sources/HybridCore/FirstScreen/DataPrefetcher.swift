@@ -123,6 +123,34 @@ public final class DataPrefetcher: Sendable {
         return await entry?.response.value
     }
 
+    /// The responses started for `page` (its fragment ignored) of `origin` and not taken, each
+    /// still there to take: what ``HybridWebView`` pushes into the page's document once it exists.
+    func untaken(page: String, origin: BridgeOrigin?) -> [(key: String, withCookies: Bool, response: Task<ProxyResponse?, Never>)] {
+        guard let origin else { return [] }
+        let now = clock(), page = Self.withoutFragment(page)
+        return entries.withLock { entries in
+            entries.filter { $0.origin == origin && $0.page == page && $0.expires > now }.map { ($0.key, $0.withCookies, $0.response) }
+        }
+    }
+
+    /// Hands the response for `key` to `send` when it arrived and nobody took it — the one answer
+    /// a document gets, pushed instead of asked for — and puts it back, as it was, when `send`
+    /// says the document did not receive it. Returns whether it was received.
+    func push(_ key: String, page: String, origin: BridgeOrigin?, send: @MainActor (ProxyResponse, Bool) async -> Bool) async -> Bool {
+        guard let origin else { return false }
+        let now = clock(), page = Self.withoutFragment(page)
+        let entry = entries.withLock { entries -> Entry? in
+            guard let index = entries.firstIndex(where: {
+                $0.origin == origin && $0.page == page && $0.key == key && $0.expires > now
+            }) else { return nil }
+            return entries.remove(at: index)
+        }
+        guard let entry, let response = await entry.response.value else { return false }
+        if await send(response, entry.withCookies) { return true }
+        entries.withLock { $0.append(entry) }
+        return false
+    }
+
     private static func withoutFragment(_ url: String) -> String {
         url.firstIndex(of: "#").map { String(url[..<$0]) } ?? url
     }

@@ -46,10 +46,11 @@ extension HybridWebViewConfiguration {
 }
 
 extension HybridWebView {
-    /// Opens `url` as an app's tap does: the configuration's prefetches for it start, then the
-    /// page loads.
+    /// Opens `url` as an app's tap does: the configuration's prefetches for it start, the page
+    /// loads, and each prefetched response is pushed into its document as soon as both exist.
     public func open(_ url: URL) {
         configuration.prefetcher?.start(for: url)
+        deliverPrefetches(for: url)
         load(url)
     }
 
@@ -62,7 +63,7 @@ extension HybridWebView {
         provisions.prefetcher(for: decision.features.prefetch)?.start(for: decision.url)
         let view = try await make(for: decision, engines: engines, configuration: configuration, packages: packages,
                                   provisions: provisions)
-        view.load(decision.url)
+        view.open(decision.url)
         return view
     }
 }
@@ -74,7 +75,7 @@ extension WebViewPool {
     public func open(_ url: URL) async throws -> HybridWebView {
         configuration.prefetcher?.start(for: url)
         let view = try await dequeue()
-        view.load(url)
+        view.open(url)
         return view
     }
 }
