@@ -56,4 +56,32 @@ struct PrefetchDeliveryEndToEndTests {
             """)
         #expect(planted == false)
     }
+
+    @Test(arguments: EngineKind.allCases)
+    func aForeignOriginFrameCannotReadAPushedResponse(_ kind: EngineKind) async throws {
+        let fixture = try Fixture(kind)
+        defer { fixture.rig.close() }
+        // A frame of another origin (localhost) inside the prefetched page (127.0.0.1) reaches for
+        // the page's pushed responses and reports what it got.
+        fixture.rig.page("/prefetch/foreign", """
+            <!doctype html><script>
+            let got;
+            try { got = JSON.stringify(window.parent.__hybridkitPrefetchEarly.take('item')); } catch (e) { got = e.name; }
+            window.parent.postMessage({ foreign: got, own: typeof window.__hybridkitPrefetchEarly }, '*');
+            </script>
+            """)
+        fixture.rig.page("/prefetch/framed", """
+            <!doctype html><title>framed</title><script>
+            addEventListener('message', (event) => { window.__foreign = event.data; });
+            </script><iframe src="\(fixture.rig.server.url("/prefetch/foreign", host: "localhost").absoluteString)"></iframe>
+            """)
+        try await fixture.openPushing(fixture.rig.server.url("/prefetch/framed?item=11&delay=200"))
+        try await fixture.waitForPush("item")
+        try await fixture.view.engine.waitUntil("window.__foreign", timeout: 10)
+        let foreign = try await fixture.js("return window.__foreign;")
+        #expect(foreign["foreign"] == "SecurityError", "the frame cannot touch the page's pushed responses")
+        #expect(foreign["own"] == "undefined", "and has none of its own: the page script is for the main frame only")
+        let own = try await fixture.js(PrefetchEndToEndTests.read + "return await read(await hybrid.prefetched('item'));")
+        #expect(own["body"] == ["id": "11", "served": 1], "the page still gets its response")
+    }
 }
