@@ -84,4 +84,25 @@ struct PrefetchDeliveryEndToEndTests {
         let own = try await fixture.js(PrefetchEndToEndTests.read + "return await read(await hybrid.prefetched('item'));")
         #expect(own["body"] == ["id": "11", "served": 1], "the page still gets its response")
     }
+
+    @Test(arguments: EngineKind.allCases)
+    func aPushedResponseThePageNeverTookDoesNotReachTheNextPage(_ kind: EngineKind) async throws {
+        let fixture = try Fixture(kind)
+        defer { fixture.rig.close() }
+        try await fixture.openPushing(fixture.page("20"))
+        try await fixture.waitForPush("item")
+        // The page never asks; the view shows the next page (as a reused view would), opened
+        // without a prefetch of its own.
+        try await fixture.open(fixture.page("21"), prefetch: false)
+        let next = try await fixture.js(PrefetchEndToEndTests.read + """
+            const pushed = window.__hybridkitPrefetchEarly.has('item');
+            const explicit = await hybrid.prefetched('item');
+            const own = await read(await fetch('/api/item?id=21&delay=0'));
+            return { pushed, explicit, own };
+            """)
+        #expect(next["pushed"] == false)
+        #expect(next["explicit"] == .null)
+        #expect(next["own"]?["body"] == ["id": "21", "served": 2], "its own request, to the network")
+        #expect(fixture.prefetcher.pending == 0, "item 20's response went with its document")
+    }
 }
