@@ -61,7 +61,7 @@ public final class DataPrefetcher: Sendable {
     private let entries = LockedState<[Entry]>([])
     private let clock: @Sendable () -> Date
 
-    private struct Entry {
+    fileprivate struct Entry: Sendable {
         let origin: BridgeOrigin?
         /// The page it was started for, without its fragment.
         let page: String
@@ -133,22 +133,30 @@ public final class DataPrefetcher: Sendable {
         }
     }
 
-    /// Hands the response for `key` to `send` when it arrived and nobody took it — the one answer
-    /// a document gets, pushed instead of asked for — and puts it back, as it was, when `send`
-    /// says the document did not receive it. Returns whether it was received.
-    func push(_ key: String, page: String, origin: BridgeOrigin?, send: @MainActor (ProxyResponse, Bool) async -> Bool) async -> Bool {
-        guard let origin else { return false }
+    /// A response taken out of the prefetcher to be pushed into a document (``claimForPush(_:page:origin:)``).
+    struct PushClaim: Sendable {
+        fileprivate let entry: Entry
+        /// Whether it was made with the app's cookies.
+        var withCookies: Bool { entry.withCookies }
+    }
+
+    /// Takes the response for `key` out now, synchronously, when nobody took it yet: call it on the
+    /// main actor in the same turn that sends the response into the document, so a bridge `take`
+    /// that finds nothing is answered only after the document has it. `nil` when it is gone.
+    func claimForPush(_ key: String, page: String, origin: BridgeOrigin?) -> PushClaim? {
+        guard let origin else { return nil }
         let now = clock(), page = Self.withoutFragment(page)
-        let entry = entries.withLock { entries -> Entry? in
+        return entries.withLock { entries -> PushClaim? in
             guard let index = entries.firstIndex(where: {
                 $0.origin == origin && $0.page == page && $0.key == key && $0.expires > now
             }) else { return nil }
-            return entries.remove(at: index)
+            return PushClaim(entry: entries.remove(at: index))
         }
-        guard let entry, let response = await entry.response.value else { return false }
-        if await send(response, entry.withCookies) { return true }
-        entries.withLock { $0.append(entry) }
-        return false
+    }
+
+    /// Puts back, as it was, a response the document did not receive.
+    func giveBack(_ claim: PushClaim) {
+        entries.withLock { $0.append(claim.entry) }
     }
 
     private static func withoutFragment(_ url: String) -> String {

@@ -22,10 +22,12 @@ extension HybridWebView {
                 guard let self, committed.map({ Self.sameDocument($0.absoluteString, page) }) == true else { return }
                 for started in prefetcher.untaken(page: page, origin: origin) {
                     Task { @MainActor [weak self] in
-                        guard await started.response.value != nil else { return }
-                        _ = await prefetcher.push(started.key, page: page, origin: origin) { response, withCookies in
-                            guard let self, !self.isClosed else { return false }
-                            return await self.pushIntoDocument(page: page, key: started.key, withCookies: withCookies, response: response)
+                        // Claimed and sent in one main-actor turn: a bridge `take` that finds it
+                        // gone is answered after the document has it (the page looks again then).
+                        guard let response = await started.response.value, let self, !self.isClosed,
+                              let claim = prefetcher.claimForPush(started.key, page: page, origin: origin) else { return }
+                        if await !self.pushIntoDocument(page: page, key: started.key, withCookies: claim.withCookies, response: response) {
+                            prefetcher.giveBack(claim)
                         }
                     }
                 }
