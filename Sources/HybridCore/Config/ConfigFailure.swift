@@ -32,6 +32,10 @@ public enum ConfigFailure: HybridFailureReason {
     case downloadFailed(url: String, message: String)
     /// The last good document could not be written to the cache.
     case cacheWriteFailed(path: String, message: String)
+    /// A rule's prefetch declaration breaks a rule of the format (`reason` says which).
+    case invalidPrefetch(rule: String, key: String, reason: String)
+    /// A prefetch declaration targets an origin the app does not let remote config prefetch from.
+    case prefetchTargetNotAllowed(key: String, origin: String)
 
     /// A stable, lower-case code for logs (`bad_signature`, `version_rollback`, ...).
     public var code: String {
@@ -51,6 +55,8 @@ public enum ConfigFailure: HybridFailureReason {
         case .httpStatus: "http_status"
         case .downloadFailed: "download_failed"
         case .cacheWriteFailed: "cache_write_failed"
+        case .invalidPrefetch: "invalid_prefetch"
+        case .prefetchTargetNotAllowed: "prefetch_target_not_allowed"
         }
     }
 
@@ -72,6 +78,9 @@ public enum ConfigFailure: HybridFailureReason {
         case .httpStatus(let url, let status): "HTTP \(status) for \(url)"
         case .downloadFailed(let url, let message): "download of \(url) failed: \(message)"
         case .cacheWriteFailed(let path, let message): "cannot write the config cache \(path): \(message)"
+        case .invalidPrefetch(let rule, let key, let reason): "rule '\(rule)' prefetch '\(key)': \(reason)"
+        case .prefetchTargetNotAllowed(let key, let origin):
+            "prefetch '\(key)' targets \(origin), which the app does not let remote config prefetch from"
         }
     }
 }

@@ -25,6 +25,13 @@ public final class FeatureProvisions {
     public let proxyOrigins: [OriginPattern]
     /// The navigation policy where a decision turns URL interception on.
     public var navigation: NavigationPolicy
+    /// The origins whose pages may take what remote config prefetches for them (default deny).
+    public var prefetchOrigins: [OriginPattern] = []
+    /// The origins remote config may prefetch from (default deny: a declaration targeting any
+    /// other origin is never started).
+    public var prefetchTargets: [OriginPattern] = []
+    /// One prefetcher per set of rules, made when a decision first declares it.
+    var prefetchers: [[PrefetchRule]: DataPrefetcher] = [:]
     /// The proxy every proxied view shares (one `URLSession`), made when a decision first needs it.
     private var proxy: RequestProxy?
     private let proxyObserver: RequestProxy.Observer?
@@ -85,6 +92,7 @@ extension HybridWebViewConfiguration {
             configuration.engine.userScripts.append(script)
         }
         if features.urlInterception { configuration.navigation = provisions.navigation }
+        configuration.installPrefetch(features.prefetch, from: provisions)
         return configuration
     }
 }

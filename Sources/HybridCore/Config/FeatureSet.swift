@@ -15,15 +15,18 @@ public struct FeatureSet: Sendable, Hashable, Codable {
     public var urlInterception: Bool
     /// The name of an engine configuration in the document's registry; `nil` = the app's default.
     public var engine: String?
+    /// Data requests the container starts when the app opens a matched page (see ``PrefetchDeclaration``).
+    public var prefetch: [PrefetchDeclaration] = []
 
     /// A feature set; everything is off by default (``safeDefaults``).
     public init(offlinePackage: String? = nil, requestProxy: Bool = false, cookieSync: Bool = false,
-                urlInterception: Bool = false, engine: String? = nil) {
+                urlInterception: Bool = false, engine: String? = nil, prefetch: [PrefetchDeclaration] = []) {
         self.offlinePackage = offlinePackage
         self.requestProxy = requestProxy
         self.cookieSync = cookieSync
         self.urlInterception = urlInterception
         self.engine = engine
+        self.prefetch = prefetch
     }
 
     /// Everything off on the app's default engine: what a page gets with no config, an expired
@@ -31,7 +34,7 @@ public struct FeatureSet: Sendable, Hashable, Codable {
     public static let safeDefaults = FeatureSet()
 
     private enum CodingKeys: String, CodingKey {
-        case offlinePackage, requestProxy, cookieSync, urlInterception, engine
+        case offlinePackage, requestProxy, cookieSync, urlInterception, engine, prefetch
     }
 
     /// Decodes a feature set; every field left out is off.
@@ -42,6 +45,18 @@ public struct FeatureSet: Sendable, Hashable, Codable {
         cookieSync = try c.decodeIfPresent(Bool.self, forKey: .cookieSync) ?? false
         urlInterception = try c.decodeIfPresent(Bool.self, forKey: .urlInterception) ?? false
         engine = try c.decodeIfPresent(String.self, forKey: .engine)
+        prefetch = try c.decodeIfPresent([PrefetchDeclaration].self, forKey: .prefetch) ?? []
+    }
+
+    /// Encodes the feature set; no prefetch is left out, so documents without one keep their bytes.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeIfPresent(offlinePackage, forKey: .offlinePackage)
+        try c.encode(requestProxy, forKey: .requestProxy)
+        try c.encode(cookieSync, forKey: .cookieSync)
+        try c.encode(urlInterception, forKey: .urlInterception)
+        try c.encodeIfPresent(engine, forKey: .engine)
+        if !prefetch.isEmpty { try c.encode(prefetch, forKey: .prefetch) }
     }
 
     /// The features that are on, in words (`offline package 'app', request proxy`).
@@ -51,6 +66,7 @@ public struct FeatureSet: Sendable, Hashable, Codable {
         if requestProxy { parts.append("request proxy") }
         if cookieSync { parts.append("cookie sync") }
         if urlInterception { parts.append("URL interception") }
+        if !prefetch.isEmpty { parts.append("prefetch " + prefetch.map { "'\($0.key)'" }.joined(separator: ", ")) }
         return parts.isEmpty ? "none" : parts.joined(separator: ", ")
     }
 }

@@ -74,6 +74,7 @@ public struct RemoteConfig: Codable, Sendable, Equatable {
             if let package = rule.features.offlinePackage, !PackageManifest.isValidID(package) {
                 throw bad("rule '\(rule.id)' names a bad package id '\(package)'")
             }
+            try PrefetchDeclaration.validate(rule.features.prefetch, rule: rule.id)
         }
     }
 
@@ -99,7 +100,7 @@ public struct RemoteConfig: Codable, Sendable, Equatable {
             }
             trace.append(.init(ruleID: rule.id, pattern: rule.match.text, rollout: rule.rollout, outcome: .applied(bucket)))
             return FeatureDecision(url: url, installID: installID, source: .rule(rule.id), configVersion: version,
-                                   features: rule.features, engine: rule.features.engine.flatMap { engines[$0] }, trace: trace)
+                                   features: rule.features.prefetching(for: rule.match), engine: rule.features.engine.flatMap { engines[$0] }, trace: trace)
         }
         // Unreachable for a validated document (its last rule takes everything).
         return FeatureDecision(url: url, installID: installID, source: .noRuleMatched, configVersion: version,

@@ -26,5 +26,11 @@ public final class EngineObservers {
 
     /// Drops every observer at once, as a view does when it closes: no event reaches them afterwards,
     /// and cancelling their tokens later does nothing.
-    public func removeAll() { handlers.removeAll() }
+    public func removeAll() {
+        // Released only once the list is empty: an observer that owns its own token cancels it
+        // as it goes, which must not touch the list while it is being emptied.
+        let dropped = handlers
+        handlers.removeAll()
+        withExtendedLifetime(dropped) {}
+    }
 }

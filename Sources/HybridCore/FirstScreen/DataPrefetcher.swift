@@ -61,7 +61,7 @@ public final class DataPrefetcher: Sendable {
     private let entries = LockedState<[Entry]>([])
     private let clock: @Sendable () -> Date
 
-    private struct Entry {
+    fileprivate struct Entry: Sendable {
         let origin: BridgeOrigin?
         /// The page it was started for, without its fragment.
         let page: String
@@ -85,24 +85,24 @@ public final class DataPrefetcher: Sendable {
     }
 
     /// Starts every request the rules declare for `page` (call it when the app opens the page,
-    /// before or while the view loads). Returns the keys started.
+    /// before or while the view loads). A request already started for the same page and key and
+    /// not yet taken or expired is not made again. Returns the keys started.
     @discardableResult
     public func start(for page: URL) -> [String] {
-        let now = clock()
-        let started = rules.filter { $0.pages.matches(page) }.compactMap { rule -> Entry? in
-            guard let url = rule.requestURL(for: page) else { return nil }
-            let proxy = rule.withCookies ? withCookies : withoutCookies
-            let request = ProxyRequest(url: url.absoluteString, method: "GET", headers: rule.headers)
-            return Entry(origin: BridgeOrigin(url: page), page: Self.withoutFragment(page.absoluteString), key: rule.key,
-                         withCookies: rule.withCookies,
-                         expires: now.addingTimeInterval(rule.maxAge),
-                         response: Task { try? await proxy.perform(request) })
-        }
-        entries.withLock { entries in
+        let now = clock(), origin = BridgeOrigin(url: page), pageText = Self.withoutFragment(page.absoluteString)
+        return entries.withLock { entries in
             entries.removeAll { $0.expires <= now }
+            let started = rules.filter { $0.pages.matches(page) }.compactMap { rule -> Entry? in
+                guard let url = rule.requestURL(for: page),
+                      !entries.contains(where: { $0.origin == origin && $0.page == pageText && $0.key == rule.key }) else { return nil }
+                let proxy = rule.withCookies ? withCookies : withoutCookies
+                let request = ProxyRequest(url: url.absoluteString, method: "GET", headers: rule.headers)
+                return Entry(origin: origin, page: pageText, key: rule.key, withCookies: rule.withCookies,
+                             expires: now.addingTimeInterval(rule.maxAge), response: Task { try? await proxy.perform(request) })
+            }
             entries += started
+            return started.map(\.key)
         }
-        return started.map(\.key)
     }
 
     /// Takes the response started by `key` for `page` (its fragment ignored) of `origin`, waiting
@@ -121,6 +121,42 @@ public final class DataPrefetcher: Sendable {
             return entries.remove(at: index)
         }
         return await entry?.response.value
+    }
+
+    /// The responses started for `page` (its fragment ignored) of `origin` and not taken, each
+    /// still there to take: what ``HybridWebView`` pushes into the page's document once it exists.
+    func untaken(page: String, origin: BridgeOrigin?) -> [(key: String, withCookies: Bool, response: Task<ProxyResponse?, Never>)] {
+        guard let origin else { return [] }
+        let now = clock(), page = Self.withoutFragment(page)
+        return entries.withLock { entries in
+            entries.filter { $0.origin == origin && $0.page == page && $0.expires > now }.map { ($0.key, $0.withCookies, $0.response) }
+        }
+    }
+
+    /// A response taken out of the prefetcher to be pushed into a document (``claimForPush(_:page:origin:)``).
+    struct PushClaim: Sendable {
+        fileprivate let entry: Entry
+        /// Whether it was made with the app's cookies.
+        var withCookies: Bool { entry.withCookies }
+    }
+
+    /// Takes the response for `key` out now, synchronously, when nobody took it yet: call it on the
+    /// main actor in the same turn that sends the response into the document, so a bridge `take`
+    /// that finds nothing is answered only after the document has it. `nil` when it is gone.
+    func claimForPush(_ key: String, page: String, origin: BridgeOrigin?) -> PushClaim? {
+        guard let origin else { return nil }
+        let now = clock(), page = Self.withoutFragment(page)
+        return entries.withLock { entries -> PushClaim? in
+            guard let index = entries.firstIndex(where: {
+                $0.origin == origin && $0.page == page && $0.key == key && $0.expires > now
+            }) else { return nil }
+            return PushClaim(entry: entries.remove(at: index))
+        }
+    }
+
+    /// Puts back, as it was, a response the document did not receive.
+    func giveBack(_ claim: PushClaim) {
+        entries.withLock { $0.append(claim.entry) }
     }
 
     private static func withoutFragment(_ url: String) -> String {

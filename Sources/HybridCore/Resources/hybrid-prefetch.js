@@ -5,7 +5,8 @@
 // A page `fetch` (GET) of the URL a rule makes for this page, with the credentials the rule
 // used, is answered from the response the container started when the app opened the page —
 // once; anything else, or a prefetch that is not there, goes on as the page asked
-// (`hybrid.prefetched(key)` is the explicit way). Install it after the request proxy's script,
+// (`hybrid.prefetched(key)` is the explicit way). A response the container pushed into the
+// document is answered at once (`__hybridkitPrefetchEarly`). Install it after the request proxy's script,
 // so a prefetched URL is answered before the proxy would fetch it.
 (function () {
   'use strict';
@@ -16,6 +17,25 @@
 
   var here;
   try { here = new URL(location.href); } catch (e) { return; }
+
+  // What the container pushed into this document (DataPrefetcher, as soon as the document and
+  // the response both exist): `hybrid.prefetched` takes from here first, without a bridge round
+  // trip or waiting for the bridge's handshake. Only for this document's own URL, once per key.
+  var early = Object.create(null);
+  Object.defineProperty(window, '__hybridkitPrefetchEarly', { value: Object.freeze({
+    deliver: function (page, key, withCookies, reply) {
+      if (String(location.href).split('#')[0] !== page || typeof key !== 'string' || !reply || early[key]) return false;
+      early[key] = { withCookies: !!withCookies, reply: reply };
+      return true;
+    },
+    has: function (key) { return !!early[key]; },
+    take: function (key, withCookies) {
+      var entry = early[key];
+      if (!entry || (typeof withCookies === 'boolean' && entry.withCookies !== withCookies)) return null;
+      delete early[key];
+      return entry.reply;
+    }
+  }) });
   // The same expansion as PrefetchRule.requestURL(for:): encodeURIComponent of each value.
   function expand(template) {
     var text = String(template).replace(/\{query\.([^}]*)\}/g, function (_, name) {

@@ -342,7 +342,13 @@
       if (typeof key !== 'string') return Promise.reject(new TypeError('key must be a string'));
       var params = { key: key, page: location.href };
       if (options && typeof options.withCookies === 'boolean') params.withCookies = options.withCookies;
-      return call('prefetch', 'take', params).then(function (reply) { return reply ? prefetchedResponse(reply) : null; });
+      // Pushed into the document already (hybrid-prefetch.js): no round trip. Asked for and
+      // not there: it may have been pushed while the question was on its way.
+      var early = window.__hybridkitPrefetchEarly;
+      var pushed = function () { var reply = early && early.take(key, params.withCookies); return reply ? prefetchedResponse(reply) : null; };
+      var now = pushed();
+      if (now) return Promise.resolve(now);
+      return call('prefetch', 'take', params).then(function (reply) { return reply ? prefetchedResponse(reply) : pushed(); });
     },
     get ready() { return ready; },
     get version() { return (info && info.version) || RUNTIME_VERSION; },

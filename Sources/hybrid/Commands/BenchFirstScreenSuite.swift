@@ -21,10 +21,15 @@ enum FirstScreenBenchSuite: BenchSuite {
         pooled_network_ms       a warm view from a WebViewPool; page and data from the network
         pooled_package_ms       a warm view; page from the installed offline package, data from the network
         pooled_package_prefetch_ms  the same, with the data request started natively at the open
-                                (DataPrefetcher) and the page's own fetch answered from it
+                                (DataPrefetcher) and the page's own fetch answered from it: the app's
+                                open (WebViewPool.open / HybridWebView.open) pushes the response into
+                                the document as soon as the document and the response both exist
+        pooled_package_prefetch_bridge_ms  the same prefetch taken over the bridge only (the page
+                                asks, after the bridge's handshake): what the push saves
         speedup                 cold_network_ms / pooled_package_prefetch_ms (goal >= 10)
         speedup_pooled_package  cold_network_ms / pooled_package_ms
-        Where pooled_package_ms goes, then pooled_package_prefetch_ms (prefetch_stage_*; medians, ms from the open):
+        Where pooled_package_ms goes, then pooled_package_prefetch_ms (prefetch_stage_*; medians, ms from the open;
+        prefetch_bridge_stage_data_ms for the bridge-only prefetch):
         stage_view_ms           the pool handed out the view
         stage_commit_ms         the engine committed the navigation
         stage_script_ms         the page's app script started (all 24 scripts and 15 sheets before it)
@@ -87,6 +92,7 @@ enum FirstScreenBenchSuite: BenchSuite {
         var prefetching = packaged
         prefetching.modules.append(PrefetchModule(prefetcher: prefetcher, allowedOrigins: [.any]))
         prefetching.engine.userScripts.append(prefetcher.userScript)
+        prefetching.prefetcher = prefetcher
         let networkPool = WebViewPool(provider: provider, policy: WebViewPoolPolicy(capacity: 1))
         let packagePool = WebViewPool(provider: provider, configuration: packaged.fitted(to: provider.capabilities),
                                       policy: WebViewPoolPolicy(capacity: 1))
@@ -108,10 +114,22 @@ enum FirstScreenBenchSuite: BenchSuite {
         // One-time costs (libraries, processes, connections) out of the way on every path.
         _ = try await open(cold: provider, entry(networkBase, "warmup"))
         var cold: [Double] = [], pooledNetwork: [Double] = [], pooledPackage: [Double] = [], prefetched: [Double] = []
+        var bridged: [Double] = [], bridgedData: [Double] = []
         var stages: [[Double]] = Array(repeating: [], count: 5), prefetchStages: [[Double]] = Array(repeating: [], count: 5)
+        /// A prefetched open, checked (not timed) to have made exactly one data request.
+        func prefetchedOpen(_ name: String, pushing: Bool) async throws -> OpenTiming {
+            await prefetchPool.prewarm()
+            try await settle()
+            let timing = try await open(pooled: prefetchPool, entry(packageBase, name), prefetching: prefetcher, pushing: pushing)
+            guard dataRequests.value[name] == 1, prefetcher.pending == 0 else {
+                throw HybridError.engine(.native(domain: "bench firstscreen", code: 3, message:
+                    "open \(name): \(dataRequests.value[name] ?? 0) data requests, \(prefetcher.pending) untaken"))
+            }
+            return timing
+        }
         for round in 0..<opens {
-            for step in 0..<4 {
-                switch (round + step) % 4 {
+            for step in 0..<5 {
+                switch (round + step) % 5 {
                 case 0:
                     cold.append(try await open(cold: provider, entry(networkBase, "cold-\(round)")).fcp)
                 case 1:
@@ -119,16 +137,13 @@ enum FirstScreenBenchSuite: BenchSuite {
                     try await settle()
                     pooledNetwork.append(try await open(pooled: networkPool, entry(networkBase, "net-\(round)")).fcp)
                 case 2:
-                    await prefetchPool.prewarm()
-                    try await settle()
-                    let timing = try await open(pooled: prefetchPool, entry(packageBase, "pre-\(round)"), prefetching: prefetcher)
-                    // Not timed: the page's own fetch was answered by the prefetch, not a second request.
-                    guard dataRequests.value["pre-\(round)"] == 1, prefetcher.pending == 0 else {
-                        throw HybridError.engine(.native(domain: "bench firstscreen", code: 3, message:
-                            "open pre-\(round): \(dataRequests.value["pre-\(round)"] ?? 0) data requests, \(prefetcher.pending) untaken"))
-                    }
+                    let timing = try await prefetchedOpen("pre-\(round)", pushing: true)
                     prefetched.append(timing.fcp)
                     for (index, value) in timing.stages.enumerated() { prefetchStages[index].append(value) }
+                case 3:
+                    let timing = try await prefetchedOpen("bridge-\(round)", pushing: false)
+                    bridged.append(timing.fcp)
+                    bridgedData.append(timing.data)
                 default:
                     await packagePool.prewarm()
                     try await settle()
@@ -141,12 +156,15 @@ enum FirstScreenBenchSuite: BenchSuite {
         }
         let coldMs = median(cold), packageMs = median(pooledPackage), prefetchMs = median(prefetched)
         let names = ["view", "commit", "script", "data", "fcp"]
-        return BenchReport(values: [
+        var values: [(String, Double)] = [
             ("cold_network_ms", coldMs), ("pooled_network_ms", median(pooledNetwork)), ("pooled_package_ms", packageMs),
-            ("pooled_package_prefetch_ms", prefetchMs), ("speedup", coldMs / prefetchMs), ("speedup_pooled_package", coldMs / packageMs),
-        ] + names.indices.map { ("stage_\(names[$0])_ms", median(stages[$0])) }
-          + names.indices.map { ("prefetch_stage_\(names[$0])_ms", median(prefetchStages[$0])) }
-          + [("opens", Double(opens))])
+            ("pooled_package_prefetch_ms", prefetchMs), ("pooled_package_prefetch_bridge_ms", median(bridged)),
+            ("speedup", coldMs / prefetchMs), ("speedup_pooled_package", coldMs / packageMs),
+        ]
+        values += names.indices.map { ("stage_\(names[$0])_ms", median(stages[$0])) }
+        values += names.indices.map { ("prefetch_stage_\(names[$0])_ms", median(prefetchStages[$0])) }
+        values += [("prefetch_bridge_stage_data_ms", median(bridgedData)), ("opens", Double(opens))]
+        return BenchReport(values: values)
     }
 
     /// Milliseconds from the open to each stage of one page open.
@@ -162,20 +180,22 @@ enum FirstScreenBenchSuite: BenchSuite {
         return try await measure(view, url, began: began)
     }
 
-    /// A pooled open; with `prefetcher`, its data request starts first, as the app's open would.
-    @MainActor private static func open(pooled pool: WebViewPool, _ url: URL,
-                                        prefetching prefetcher: DataPrefetcher? = nil) async throws -> OpenTiming {
+    /// A pooled open; with `prefetcher`, its data request starts first, as the app's open would,
+    /// and `pushing` opens the page as the app's open does (``HybridWebView/open(_:)``: the response
+    /// pushed into the document); without it the page takes the response over the bridge.
+    @MainActor private static func open(pooled pool: WebViewPool, _ url: URL, prefetching prefetcher: DataPrefetcher? = nil,
+                                        pushing: Bool = false) async throws -> OpenTiming {
         let began = Date()
         if let prefetcher, prefetcher.start(for: url).isEmpty {
             throw HybridError.engine(.native(domain: "bench firstscreen", code: 2, message: "no prefetch rule matches \(url)"))
         }
         let view = try await pool.dequeue()
         defer { pool.enqueue(view) }
-        return try await measure(view, url, began: began)
+        return try await measure(view, url, began: began, pushing: pushing)
     }
 
     /// Loads `url` in `view` and reads the page's own marks once its content has painted.
-    @MainActor private static func measure(_ view: HybridWebView, _ url: URL, began: Date) async throws -> OpenTiming {
+    @MainActor private static func measure(_ view: HybridWebView, _ url: URL, began: Date, pushing: Bool = false) async throws -> OpenTiming {
         var timing = OpenTiming()
         let since = { (date: Date) in date.timeIntervalSince(began) * 1000 }
         timing.view = since(Date())
@@ -184,7 +204,7 @@ enum FirstScreenBenchSuite: BenchSuite {
             if case .loadCommitted = event, committed == nil { committed = Date() }
         }
         defer { token.cancel() }
-        try await view.engine.waitForLoad(of: url, timeout: BenchOptions.loadTimeout) { view.load(url) }
+        try await view.engine.waitForLoad(of: url, timeout: BenchOptions.loadTimeout) { pushing ? view.open(url) : view.load(url) }
         try await view.engine.waitUntil("window.__firstScreen && window.__firstScreen.fcp > 0", timeout: 30)
         let marks = try await view.engine.evaluate("JSON.stringify(window.__firstScreen)")
         guard let text = marks.stringValue, let page = try? JSONDecoder().decode(PageMarks.self, from: Data(text.utf8)),

@@ -21,6 +21,8 @@ final class DemoTour: DemoHost, HybridWebViewDelegate {
     /// Every request the proxy carried, as the app's observer saw it.
     let proxied = ProxyLog()
     var pool: WebViewPool?
+    /// Tap to first contentful paint of the cold open, for the pooled-reopen row.
+    var coldFirstPaintMs: Double?
     /// The container showing the tour now.
     var view: HybridWebView?
     var dialogs: [String] = []
@@ -73,6 +75,7 @@ final class DemoTour: DemoHost, HybridWebViewDelegate {
         show(view)
         guard await visit("pool") != nil else { throw RunError("the first page did not report: \(view.state)") }
         let coldMs = Date().timeIntervalSince(started) * 1000
+        coldFirstPaintMs = await firstContentfulPaint(since: started)
         let pool = WebViewPool(provider: provider, configuration: configuration, policy: WebViewPoolPolicy(capacity: 1))
         await pool.prewarm()
         self.pool = pool

@@ -72,6 +72,10 @@ public struct HybridWebViewConfiguration {
     /// Who may use the camera, microphone, position and notifications (docs/data.md). The default
     /// lists no origin: every request is denied without asking.
     public var permissions: PermissionPolicy?
+    /// Starts the data requests of a page when the app opens it (``HybridWebView/open(_:)``,
+    /// ``WebViewPool/open(_:)``); its ``PrefetchModule`` and page script are in ``modules`` and
+    /// ``engine``. Set by ``installing(_:from:cookieStore:)`` for a decision that declares prefetches.
+    public var prefetcher: DataPrefetcher?
 
     /// A configuration; by default no modules, package, injections, cookie sync or navigation policy.
     public init(engine: EngineConfiguration = EngineConfiguration(), modules: [any BridgeModule] = [],

@@ -1,0 +1,64 @@
+import Foundation
+
+extension HybridWebView {
+    /// Pushes what ``HybridWebViewConfiguration/prefetcher`` started for `url` into the page's
+    /// document as soon as both exist — the navigation to `url` committed and the response
+    /// arrived — so the page takes it without a bridge round trip or waiting for the bridge's
+    /// handshake (the page script keeps it for `hybrid.prefetched` and the transparent `fetch`).
+    ///
+    /// The same rules as the bridge's `take`: only a page origin the ``PrefetchModule`` admits,
+    /// only the document of `url` (checked by the engine on commit and by the page script
+    /// against its own `location`), the main frame only, once. A response the document did not
+    /// receive stays in the prefetcher for the bridge's `take`.
+    func deliverPrefetches(for url: URL) {
+        guard let prefetcher = configuration.prefetcher, let origin = BridgeOrigin(url: url),
+              bridge.router.moduleNames(for: origin).contains(PrefetchModule.moduleName) else { return }
+        let page = url.absoluteString
+        let watch = PrefetchDeliveryWatch()
+        watch.token = engine.observe { [weak self] event in
+            switch event {
+            case .loadCommitted(let committed):
+                watch.token = nil
+                guard let self, committed.map({ Self.sameDocument($0.absoluteString, page) }) == true else { return }
+                for started in prefetcher.untaken(page: page, origin: origin) {
+                    Task { @MainActor [weak self] in
+                        // Claimed and sent in one main-actor turn: a bridge `take` that finds it
+                        // gone is answered after the document has it (the page looks again then).
+                        guard let response = await started.response.value, let self, !self.isClosed,
+                              let claim = prefetcher.claimForPush(started.key, page: page, origin: origin) else { return }
+                        if await !self.pushIntoDocument(page: page, key: started.key, withCookies: claim.withCookies, response: response) {
+                            prefetcher.giveBack(claim)
+                        }
+                    }
+                }
+            case .loadFailed, .contentProcessTerminated:
+                watch.token = nil
+            default:
+                break
+            }
+        }
+    }
+
+    private func pushIntoDocument(page: String, key: String, withCookies: Bool, response: ProxyResponse) async -> Bool {
+        guard let reply = try? JSONEncoder().encode(response) else { return false }
+        let script = """
+            (function (page, key, withCookies, reply) {
+              var early = window.__hybridkitPrefetchEarly;
+              return !!early && String(location.href).split('#')[0] === page && early.deliver(page, key, withCookies, reply);
+            })(\(JSONValue.string(Self.withoutFragment(page)).jsonText), \(JSONValue.string(key).jsonText), \(withCookies), \(String(decoding: reply, as: UTF8.self)))
+            """
+        return (try? await engine.evaluate(script, in: .page)) == .bool(true)
+    }
+
+    private static func sameDocument(_ a: String, _ b: String) -> Bool { withoutFragment(a) == withoutFragment(b) }
+
+    private static func withoutFragment(_ url: String) -> String {
+        url.firstIndex(of: "#").map { String(url[..<$0]) } ?? url
+    }
+}
+
+/// Keeps a delivery's engine observation alive until the navigation commits or fails.
+@MainActor
+private final class PrefetchDeliveryWatch {
+    var token: ObservationToken?
+}
