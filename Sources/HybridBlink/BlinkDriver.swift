@@ -31,6 +31,9 @@ public final class BlinkDriver: EngineDriver {
         .crossSiteCookiesWithoutSameSite: "Chromium treats a cookie without SameSite as SameSite=Lax: cross-site iframes and images do not get it",
         .backForwardCache: "the adapter turns Chromium's back/forward cache off, so every history navigation is a load with its events",
         .cookieChangeEvents: "the protocol has no cookie event: the store is polled every 100 ms, so changes within one poll are one notification",
+        .scriptErrorsInContainerWorld: "Chromium dispatches a page's error events only in the page's world; the driver reports errors from "
+            + "Runtime.exceptionThrown, which is not sent for an error the page cancelled (onerror returning true, preventDefault) "
+            + "nor for a cross-origin iframe (a target of its own)",
     ]
 
     /// `blink`.
@@ -66,6 +69,8 @@ public final class BlinkDriver: EngineDriver {
     var showsOnlyBaselessDocuments = false
     /// Isolated worlds' execution contexts in the main frame, by world name.
     var worldContexts: [String: Int] = [:]
+    /// Every frame's page-world execution context's origin, by context id (script errors name it).
+    var contextOrigins: [Int: String] = [:]
     /// A load whose first document request gets its method, headers and body (Fetch.continueRequest).
     var pendingLoad: EngineRequest?
     /// Documents to serve at a URL when it is requested (loadHTML, simulated responses).

@@ -54,6 +54,10 @@ public struct EngineCapabilities: OptionSet, Sendable, Hashable {
     /// to the navigation's own URL amends the request in flight instead of cancelling it and
     /// loading anew (an engine that aborts a navigation cannot load the same URL at once).
     public static let amendsNavigationRequests = EngineCapabilities(rawValue: 1 << 18)
+    /// The container's own script world hears every frame's `error` and `unhandledrejection`
+    /// events, so a page that cancels them (`onerror` returning true, `preventDefault()`) or a
+    /// foreign iframe cannot keep its errors from health recording (docs/health.md).
+    public static let scriptErrorsInContainerWorld = EngineCapabilities(rawValue: 1 << 19)
 
     /// Every capability with its name, in declaration order (reports, docs, skip messages).
     public static let named: [(name: String, capability: EngineCapabilities)] = [
@@ -68,6 +72,7 @@ public struct EngineCapabilities: OptionSet, Sendable, Hashable {
         ("secureCookiesOnLoopbackHTTP", .secureCookiesOnLoopbackHTTP),
         ("crossSiteCookiesWithoutSameSite", .crossSiteCookiesWithoutSameSite),
         ("backForwardCache", .backForwardCache), ("amendsNavigationRequests", .amendsNavigationRequests),
+        ("scriptErrorsInContainerWorld", .scriptErrorsInContainerWorld),
     ]
 
     /// The single capabilities in this set, in declaration order.

@@ -111,6 +111,9 @@ public protocol EngineDriverHost: AnyObject {
     func messagePosted(_ message: ScriptMessage, toHandlerAt index: Int, reply: (@MainActor (ScriptReply) -> Void)?)
     /// The page asked to close its window (`window.close()`).
     func closeRequested()
+    /// A frame threw an uncaught error or left a rejection unhandled, as the engine reports it: for
+    /// an engine whose isolated worlds do not hear the page's `error` events (Blink).
+    func scriptErrorThrown(_ report: ScriptErrorReport)
 }
 
 /// What the contract tells a driver to do with a navigation it asked about.
