@@ -84,6 +84,8 @@ public final class HybridWebView {
     var bootTrial: BootTrialSession?
     /// The URL the navigation policy last redirected to (its load is let through as is).
     var navigationRedirect: URL?
+    /// Health recording, when the configuration has a recorder (``HybridWebViewConfiguration/health``).
+    var health: ViewHealth?
     let start = Date()
 
     /// Creates the engine view with the bridge, package scheme and injections installed.
@@ -105,6 +107,11 @@ public final class HybridWebView {
             engineConfiguration.userScripts.append(boot.script)
             engineConfiguration.messageHandlers.append(boot.handler)
         }
+        let health = configuration.health.map(ViewHealth.init(recorder:))
+        if let health {
+            engineConfiguration.userScripts.append(HealthCapture.script)
+            engineConfiguration.messageHandlers.append(health.handler)
+        }
         engine = try provider.makeEngine(engineConfiguration)
         progressModel = ProgressModel(options: configuration.progress)
         recovery = PageRecovery(policy: configuration.whiteScreen)
@@ -114,6 +121,8 @@ public final class HybridWebView {
         bridge.attach(engine)
         // A proxied form POST's response is shown in this view.
         for case let proxy as ProxyModule in configuration.modules { proxy.documents.engine = engine }
+        self.health = health
+        health?.attach(self)
         engineObservation = engine.observe { [weak self] event in self?.engineDidReport(event) }
     }
 
@@ -130,6 +139,7 @@ public final class HybridWebView {
     /// Loads a request (method, headers and body where the engine allows).
     public func load(_ request: EngineRequest) {
         guard beginNavigation() else { return }
+        health?.appLoading(request.url, preloaded: false)
         beginBootLaunch(request.url)
         engine.load(request)
     }
@@ -137,6 +147,7 @@ public final class HybridWebView {
     /// Loads HTML as if it came from `baseURL`.
     public func loadHTML(_ html: String, baseURL: URL?) {
         guard beginNavigation() else { return }
+        health?.appLoading(baseURL, preloaded: false)
         engine.loadHTML(html, baseURL: baseURL)
     }
 
@@ -147,6 +158,7 @@ public final class HybridWebView {
     /// nothing usable.
     public func load(_ url: URL, preloaded: Task<PreloadedPage?, Never>) async {
         guard beginNavigation() else { return }
+        health?.appLoading(url, preloaded: true)
         beginBootLaunch(url)
         if !isWarm { warmUp() }
         let page = await preloaded.value
@@ -164,6 +176,7 @@ public final class HybridWebView {
     /// Reloads the page.
     public func reload() {
         guard beginNavigation() else { return }
+        health?.appLoading(engine.url ?? page.lastURL, preloaded: false)
         beginBootLaunch(engine.url ?? page.lastURL)
         engine.reload()
     }
@@ -353,6 +366,7 @@ public final class HybridWebView {
         isClosed = true
         recovery.cancelScheduled()
         bootTrial?.cancel()
+        health?.close()
         progressTicker?.cancel()
         engineObservation?.cancel()
         observers.removeAll()

@@ -69,6 +69,13 @@ public struct HybridWebViewConfiguration {
     /// served by their own container; `nil` registers none. Each view gets its own module, so
     /// a pooled configuration still routes every page to the view that shows it.
     public var navigationModuleOrigins: [OriginPattern]?
+    /// Records what the view's pages do for the app's sinks (launches, timing, ready, script
+    /// errors, white screens, crashes, rollbacks; see docs/health.md); `nil`, the default, records
+    /// nothing and injects nothing.
+    public var health: HealthRecorder?
+    /// The remote-config decision the configuration was made for (``applying(_:packages:)`` sets
+    /// it): health events carry its rule and the install's rollout bucket.
+    public var decision: FeatureDecision?
 
     /// A configuration; by default no modules, package, injections, cookie sync or navigation policy.
     public init(engine: EngineConfiguration = EngineConfiguration(), modules: [any BridgeModule] = [],
