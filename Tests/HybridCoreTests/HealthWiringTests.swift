@@ -1,5 +1,6 @@
 import Foundation
 @testable import HybridCore
+import HybridTestSupport
 import HybridTesting
 import Testing
 
@@ -9,16 +10,8 @@ import Testing
 @Suite("Health: the view's wiring (fake engine)")
 @MainActor
 struct HealthWiringTests {
-    final class Events: HealthSink, @unchecked Sendable {
-        private let lock = NSLock()
-        private var events: [HealthEvent] = []
-        func record(_ event: HealthEvent) { lock.withLock { events.append(event) } }
-        var all: [HealthEvent] { lock.withLock { events } }
-        var names: [String] { all.map(\.name) }
-    }
-
-    func make(decision: FeatureDecision? = nil) throws -> (HybridWebView, FakeEngineDriver, Events) {
-        let events = Events()
+    func make(decision: FeatureDecision? = nil) throws -> (HybridWebView, FakeEngineDriver, HealthEventLog) {
+        let events = HealthEventLog()
         var configuration = HybridWebViewConfiguration()
         configuration.health = HealthRecorder(sinks: [events])
         configuration.decision = decision

@@ -12,26 +12,10 @@ import Testing
 @Suite("Health: capture in the engines", .serialized)
 @MainActor
 struct HealthEndToEndTests {
-    /// Every event the recorder handed on, in order.
-    final class Events: HealthSink, @unchecked Sendable {
-        private let lock = NSLock()
-        private var events: [HealthEvent] = []
-        func record(_ event: HealthEvent) { lock.withLock { events.append(event) } }
-        var all: [HealthEvent] { lock.withLock { events } }
-        var errors: [ScriptErrorReport] {
-            all.compactMap { if case .scriptError(let report) = $0.kind { report } else { nil } }
-        }
-        var timings: [PageTiming] { all.compactMap { if case .pageTiming(let timing) = $0.kind { timing } else { nil } } }
-        var launches: [HealthEvent.PageSource] {
-            all.compactMap { if case .launch(let source) = $0.kind { source } else { nil } }
-        }
-        var dropped: Int { all.reduce(0) { if case .dropped(let count) = $1.kind { $0 + count } else { $0 } } }
-    }
-
     @MainActor
     final class Fixture {
         let rig: LifecycleRig
-        let events = Events()
+        let events = HealthEventLog()
         let recorder: HealthRecorder
         let view: HybridWebView
 
@@ -185,7 +169,7 @@ struct HealthEndToEndTests {
         let rig = try OfflinePackageRig()
         _ = try rig.publish(version: 1, files: OfflinePackageRig.site(version: 1))
         _ = try await rig.updater.update(OfflinePackageRig.id)
-        let events = Events()
+        let events = HealthEventLog()
         var configuration = HybridWebViewConfiguration()
         configuration.package = PackageBinding(installer: rig.installer, id: OfflinePackageRig.id, scheme: rig.scheme(on: kind))
         configuration.health = HealthRecorder(sinks: [events])
@@ -193,7 +177,7 @@ struct HealthEndToEndTests {
         defer { view.close() }
         try await view.loadAndWait(rig.entryURL(on: kind))
         try await eventually("the ready mark and the timing") {
-            events.all.contains { if case .ready = $0.kind { true } else { false } } && !events.timings.isEmpty
+            events.hasReady && !events.timings.isEmpty
         }
         #expect(events.launches == [.package])
         let ready = try #require(events.all.first { if case .ready = $0.kind { true } else { false } })
