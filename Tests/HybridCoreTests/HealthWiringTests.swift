@@ -35,7 +35,9 @@ struct HealthWiringTests {
         #expect(driver.configuration.userScripts.contains { $0.world == HealthCapture.world && $0.frames == .allFrames })
         view.load(page)
         driver.runLoad(page)
-        await driver.post(.string(#"{"kind":"timing","responseStart":12,"domContentLoaded":40,"load":80,"firstContentfulPaint":55.5}"#),
+        await driver.post(.string(#"{"kind":"timing","page":"https://m.example.com/old","firstContentfulPaint":3}"#),
+                          to: HealthCapture.handlerName, in: HealthCapture.world)   // the previous document, going away
+        await driver.post(.string(#"{"kind":"timing","page":"https://m.example.com/shop?token=secret#top","responseStart":12,"domContentLoaded":40,"load":80,"firstContentfulPaint":55.5}"#),
                           to: HealthCapture.handlerName, in: HealthCapture.world)
         await driver.post(.string(#"{"kind":"timing","firstContentfulPaint":1}"#), to: HealthCapture.handlerName, in: HealthCapture.world)
         await driver.post(.string(#"{"kind":"error","type":"error","message":"boom","source":"https://m.example.com/a.js?x=1","line":3,"column":9,"origin":"https://m.example.com"}"#),

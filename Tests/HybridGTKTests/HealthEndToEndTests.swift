@@ -19,12 +19,13 @@ struct HealthEndToEndTests {
         let recorder: HealthRecorder
         let view: HybridWebView
 
-        init(_ kind: EngineKind, configure: (inout HybridWebViewConfiguration) -> Void = { _ in }) throws {
+        /// - Parameter configure: Changes the configuration; it gets the loopback origin.
+        init(_ kind: EngineKind, configure: (inout HybridWebViewConfiguration, String) -> Void = { _, _ in }) throws {
             rig = try LifecycleRig(kind)
             recorder = HealthRecorder(sinks: [events])
             var configuration = HybridWebViewConfiguration()
             configuration.health = recorder
-            configure(&configuration)
+            configure(&configuration, "http://127.0.0.1:\(rig.server.port)")
             view = try rig.view(configuration)
         }
 
@@ -184,6 +185,54 @@ struct HealthEndToEndTests {
         if case .ready(let milliseconds) = ready.kind { #expect(milliseconds > 0) }
         for event in events.all {
             #expect(event.context.release == "\(OfflinePackageRig.id)@1", "\(event.name)")
+        }
+    }
+
+    /// A warm pooled view's placeholder document goes away when the page loads: its own report
+    /// (no timing at all) must not stand in for the page's.
+    @Test(arguments: EngineKind.allCases)
+    func aPooledViewsLaunchIsPooledAndGetsThePagesOwnTiming(_ kind: EngineKind) async throws {
+        let rig = try LifecycleRig(kind)
+        defer { rig.close() }
+        let events = HealthEventLog()
+        var configuration = HybridWebViewConfiguration()
+        configuration.health = HealthRecorder(sinks: [events])
+        let pool = WebViewPool(provider: rig.provider, configuration: configuration, policy: WebViewPoolPolicy(capacity: 1))
+        defer { pool.drain() }
+        await pool.prewarm()
+        let view = try await pool.dequeue()
+        rig.page("/health/pooled", Self.content)
+        try await view.loadAndWait(rig.url("/health/pooled"))
+        try await eventually("page timing") { !events.timings.isEmpty }
+        #expect(events.launches == [.pooled])
+        #expect(events.timings.count == 1)
+        #expect(events.timings.first?.firstContentfulPaint != nil)
+        pool.enqueue(view)
+    }
+
+    /// A module whose action fails with the module's own code.
+    struct FailingModule: BridgeModule {
+        let name = "orders"
+        let allowedOrigins: [OriginPattern]
+        var actions: [BridgeAction] {
+            [Action("place") { (_: Empty, _) -> BridgeEmpty in throw BridgeFailure.module(code: "out_of_stock", message: "none left", data: nil) }]
+        }
+    }
+
+    @Test(arguments: EngineKind.allCases)
+    func bridgeFailuresAreRecordedByModuleAndCode(_ kind: EngineKind) async throws {
+        let fixture = try Fixture(kind) { configuration, origin in
+            configuration.modules = [FailingModule(allowedOrigins: [OriginPattern(stringLiteral: origin)])]
+        }
+        defer { fixture.rig.close() }
+        try await fixture.open("/health/bridge", Self.content)
+        let failed = try await fixture.view.page("""
+            await hybrid.ready;
+            try { await hybrid.call('orders', 'place'); return 'placed'; } catch (e) { return e.code; }
+            """)
+        #expect(failed == "out_of_stock")
+        try await eventually("the bridge failure") {
+            fixture.events.all.contains { $0.kind == .bridgeFailure(module: "orders", code: "out_of_stock") }
         }
     }
 

@@ -21,8 +21,9 @@ enum HealthCapture {
 
     /// What the script posted.
     enum Message: Equatable {
-        /// The top-level document's timing (milliseconds from navigation start).
-        case timing(PageTiming)
+        /// The top-level document's timing (milliseconds from navigation start), and its URL: a
+        /// document that is going away may report after the next launch began.
+        case timing(PageTiming, page: String?)
         /// An uncaught error or unhandled rejection in the frame that posted it.
         case error(ScriptErrorReport)
         /// Errors the frame folded away (repeats, or beyond its limit).
@@ -32,7 +33,7 @@ enum HealthCapture {
     private struct Wire: Decodable {
         var kind: String
         var responseStart, domContentLoaded, load, firstPaint, firstContentfulPaint: Double?
-        var type, message, source, stack, origin: String?
+        var type, message, source, stack, origin, page: String?
         var line, column, count: Int?
     }
 
@@ -44,7 +45,7 @@ enum HealthCapture {
         case "timing":
             return .timing(PageTiming(responseStart: wire.responseStart, domContentLoaded: wire.domContentLoaded,
                                       load: wire.load, firstPaint: wire.firstPaint,
-                                      firstContentfulPaint: wire.firstContentfulPaint))
+                                      firstContentfulPaint: wire.firstContentfulPaint), page: wire.page)
         case "error":
             guard let message = wire.message else { return nil }
             let type = wire.type == "rejection" ? "rejection" : "error"

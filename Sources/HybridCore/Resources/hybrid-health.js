@@ -6,7 +6,7 @@
 // `window.onerror` or calling `preventDefault()` on `unhandledrejection` hides nothing.
 //
 // Posts JSON strings:
-//   {kind: 'timing', responseStart, domContentLoaded, load, firstPaint, firstContentfulPaint, timeOrigin}
+//   {kind: 'timing', page, responseStart, domContentLoaded, load, firstPaint, firstContentfulPaint, timeOrigin}
 //     once per top-level document, in milliseconds from navigation start, when the load has
 //     ended and the first contentful paint is known (or 10 s after the load without one, or
 //     when the page goes away);
@@ -77,8 +77,8 @@
   // Errors folded and not posted yet (this world's own global: tests wait for it to reach 0).
   window.__hybridkitHealthUnsent = function () { return folded; };
 
-  // Page timing, top-level documents only.
-  if (!isTop) return;
+  // Page timing, top-level documents only, never for a view's placeholder (about:blank, data:).
+  if (!isTop || location.protocol === 'about:' || location.protocol === 'data:') return;
   var firstPaint = null, firstContentfulPaint = null, loaded = false, sent = false;
   function round(value) { return typeof value === 'number' && value > 0 ? Math.round(value * 1000) / 1000 : null; }
   function sendTiming() {
@@ -88,6 +88,7 @@
     try { navigation = performance.getEntriesByType('navigation')[0] || null; } catch (e) { /* none */ }
     post({
       kind: 'timing',
+      page: String(location.href),
       timeOrigin: round(performance.timeOrigin),
       responseStart: navigation ? round(navigation.responseStart) : null,
       domContentLoaded: navigation ? round(navigation.domContentLoadedEventEnd) : null,

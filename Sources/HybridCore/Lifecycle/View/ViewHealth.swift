@@ -38,6 +38,13 @@ final class ViewHealth {
     func attach(_ view: HybridWebView) {
         self.view = view
         observation = view.engine.observe { [weak self] event in self?.engineReported(event) }
+        // Chained: a completion handler set before the view was made keeps being called.
+        let router = view.bridge.router
+        let previous = router.onCompletion
+        router.onCompletion = { [weak self] completion in
+            previous?(completion)
+            if let code = completion.code { self?.record(.bridgeFailure(module: completion.module, code: code)) }
+        }
     }
 
     // MARK: Launches
@@ -127,13 +134,20 @@ final class ViewHealth {
     private func pagePosted(_ message: HealthCapture.Message) {
         guard launch != nil else { return }
         switch message {
-        case .timing(let timing):
-            guard launch?.timingRecorded == false else { return }   // one per launch
+        case .timing(let timing, let page):
+            // One per launch, and only the launch's own document's.
+            guard launch?.timingRecorded == false, Self.samePage(page, launch?.context.url) else { return }
             launch?.timingRecorded = true
             record(.pageTiming(timing))
         case .error(let report): record(.scriptError(report))
         case .dropped(let count): record(.dropped(count: count))
         }
+    }
+
+    /// Whether two URLs name the same document (fragments aside).
+    static func samePage(_ a: String?, _ b: String?) -> Bool {
+        guard let a, let b else { return false }
+        return a.split(separator: "#", maxSplits: 1).first == b.split(separator: "#", maxSplits: 1).first
     }
 
     /// The page said it is ready (`hybrid.call('app', 'ready')`): once per launch.
