@@ -20,28 +20,29 @@ struct HealthWiringTests {
         return (view, provider.drivers[0], events)
     }
 
+    let world = ScriptWorld.named(BridgeHost.Options().worldName)
     let page = URL(string: "https://m.example.com/shop?token=secret#top")!
 
     @Test func withoutARecorderNothingIsInjected() throws {
         let provider = FakeEngineProvider()
         _ = try HybridWebView(provider: provider)
         let configuration = provider.drivers[0].configuration
-        #expect(!configuration.userScripts.contains { $0.world == HealthCapture.world })
+        #expect(!configuration.userScripts.contains { $0.source == HealthCapture.source })
         #expect(!configuration.messageHandlers.contains { $0.name == HealthCapture.handlerName })
     }
 
     @Test func aLoadIsALaunchAndThePagesReportsJoinIt() async throws {
         let (view, driver, events) = try make()
-        #expect(driver.configuration.userScripts.contains { $0.world == HealthCapture.world && $0.frames == .allFrames })
+        #expect(driver.configuration.userScripts.contains { $0.source == HealthCapture.source && $0.world == world && $0.frames == .allFrames })
         view.load(page)
         driver.runLoad(page)
         await driver.post(.string(#"{"kind":"timing","page":"https://m.example.com/old","firstContentfulPaint":3}"#),
-                          to: HealthCapture.handlerName, in: HealthCapture.world)   // the previous document, going away
+                          to: HealthCapture.handlerName, in: world)   // the previous document, going away
         await driver.post(.string(#"{"kind":"timing","page":"https://m.example.com/shop?token=secret#top","responseStart":12,"domContentLoaded":40,"load":80,"firstContentfulPaint":55.5}"#),
-                          to: HealthCapture.handlerName, in: HealthCapture.world)
-        await driver.post(.string(#"{"kind":"timing","firstContentfulPaint":1}"#), to: HealthCapture.handlerName, in: HealthCapture.world)
+                          to: HealthCapture.handlerName, in: world)
+        await driver.post(.string(#"{"kind":"timing","firstContentfulPaint":1}"#), to: HealthCapture.handlerName, in: world)
         await driver.post(.string(#"{"kind":"error","type":"error","message":"boom","source":"https://m.example.com/a.js?x=1","line":3,"column":9,"origin":"https://m.example.com"}"#),
-                          to: HealthCapture.handlerName, in: HealthCapture.world)
+                          to: HealthCapture.handlerName, in: world)
         driver.emit(.scriptError(ScriptErrorReport(type: "rejection", message: "nope", origin: "https://ads.example.net")))
         #expect(events.names == ["hybridkit.page.launch", "hybridkit.page.timing", "hybridkit.script.error", "hybridkit.script.error"])
         let all = events.all
@@ -60,10 +61,10 @@ struct HealthWiringTests {
         for body in ["not json", #"{"kind":"timing""#, #"{"kind":"mine","message":"x"}"#, #"{"kind":"error"}"#,
                      #"{"kind":"dropped","count":-5}"#, #"["error"]"#,
                      #"{"kind":"error","message":""# + String(repeating: "x", count: 40_000) + #""}"#] {
-            await driver.post(.string(body), to: HealthCapture.handlerName, in: HealthCapture.world)
+            await driver.post(.string(body), to: HealthCapture.handlerName, in: world)
         }
         await driver.post(.json(#"{"kind":"error","message":"an object, not a string"}"#), to: HealthCapture.handlerName,
-                          in: HealthCapture.world)
+                          in: world)
         #expect(events.names == ["hybridkit.page.launch"])
     }
 
@@ -71,7 +72,7 @@ struct HealthWiringTests {
         let (view, driver, events) = try make()
         view.load(page)
         driver.runLoad(page)
-        await driver.post(.string(#"{"kind":"dropped","count":7}"#), to: HealthCapture.handlerName, in: HealthCapture.world)
+        await driver.post(.string(#"{"kind":"dropped","count":7}"#), to: HealthCapture.handlerName, in: world)
         driver.runLoad(URL(string: "https://m.example.com/next")!)   // a link the page followed
         let launches = events.all.filter { if case .launch = $0.kind { true } else { false } }
         #expect(launches.count == 2)

@@ -39,7 +39,7 @@ struct HealthEndToEndTests {
         func pageSideFlushed() async throws {
             guard rig.kind.capabilities.contains(.scriptErrorsInContainerWorld) else { return }
             try await eventually("the page side's drop report") {
-                try await view.engine.evaluate("__hybridkitHealthUnsent()", in: .named("hybridkit-health")) == .number(0)
+                try await view.engine.evaluate("__hybridkitHealthUnsent()", in: .named(view.configuration.bridgeOptions.worldName)) == .number(0)
             }
         }
     }

@@ -1,23 +1,27 @@
 import Foundation
 
 /// The page side of health recording: `hybrid-health.js`, run at document start in every frame in
-/// the container's own script world, and the handler it posts to in that world.
+/// the container's own script world (the bridge's: a world of its own would cost every document
+/// another world), and the handler it posts to in that world.
 ///
 /// Measured (docs/health.md): on WebKit (WebKitGTK, WKWebView) the world hears the page's `error`
 /// and `unhandledrejection` events and its paint entries, whatever the page overrides; on Blink it
 /// hears the paint entries only, and the driver reports the page's errors from DevTools instead
 /// (``EngineDriverHost/scriptErrorThrown(_:)``).
 enum HealthCapture {
-    /// The container's health world: the page cannot see the script's globals or post to its handler.
-    static let world = ScriptWorld.named("hybridkit-health")
-    /// The handler the script posts to, in ``world``.
+    /// The handler the script posts to, in the script's world.
     static let handlerName = "hybridkitHealth"
     /// The largest message taken; the script bounds what it sends far below this.
     static let maxMessageBytes = 32_768
 
-    /// `hybrid-health.js` as shipped, in every frame at document start.
-    static let script = UserScript(source: ScriptResource.source("hybrid-health"), injectionTime: .documentStart,
-                                   frames: .allFrames, world: world)
+    /// `hybrid-health.js` as shipped.
+    static let source = ScriptResource.source("hybrid-health")
+
+    /// The script, in every frame at document start, in `world` (the page cannot see its globals
+    /// or post to its handler).
+    static func script(in world: ScriptWorld) -> UserScript {
+        UserScript(source: source, injectionTime: .documentStart, frames: .allFrames, world: world)
+    }
 
     /// What the script posted.
     enum Message: Equatable {

@@ -1,7 +1,7 @@
 // HybridKit health capture: the page side.
 //
-// Injected at document start into every frame, in the container's own script world
-// (`hybridkit-health`), with the message handler `hybridkitHealth` in that world: the page's
+// Injected at document start into every frame, in the container's own script world (the
+// bridge's, `hybridkit`), with the message handler `hybridkitHealth` in that world: the page's
 // scripts share none of its globals, so overriding `PerformanceObserver`, `console`,
 // `window.onerror` or calling `preventDefault()` on `unhandledrejection` hides nothing.
 //

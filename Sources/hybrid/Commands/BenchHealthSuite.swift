@@ -13,7 +13,7 @@ enum HealthBenchSuite: BenchSuite {
         Containers of the same configuration, with a HealthRecorder (health on) and without; the two
         sides alternate, so both see the same machine load (N rounds, default 21, medians;
         HYBRID_BENCH_AA=1 turns recording off on both sides, to show the noise floor):
-        bridge_off_ms, bridge_on_ms   one empty hybrid.call, timed in the page in groups of about 100 ms,
+        bridge_off_ms, bridge_on_ms   one empty hybrid.call, timed in the page in groups of about 300 ms,
                                       in four views each way
         health_overhead_bridge        bridge_on_ms / bridge_off_ms (goal <= 1.02)
         pool_off_ms, pool_on_ms       dequeue a warm view from a WebViewPool and load a small loopback page
@@ -123,12 +123,13 @@ enum HealthBenchSuite: BenchSuite {
         ])
     }
 
-    /// Calls per group so that one group lasts about 100 ms (performance.now() is coarse on WebKit).
+    /// Calls per group so that one group lasts about 300 ms (performance.now() is coarsened to 1 ms on
+    /// WebKit: a step is then about 0.3% of a group).
     @MainActor private static func groupSize(_ view: HybridWebView) async throws -> Int {
         var n = 1
         while n < 65_536 {
             let perCall = try await timeGroup(view, n)
-            if perCall * Double(n) >= 30 { return max(1, Int(100 / max(perCall, 0.001))) }
+            if perCall * Double(n) >= 30 { return max(1, Int(300 / max(perCall, 0.001))) }
             n *= 2
         }
         return n

@@ -107,9 +107,10 @@ public final class HybridWebView {
             engineConfiguration.userScripts.append(boot.script)
             engineConfiguration.messageHandlers.append(boot.handler)
         }
-        let health = configuration.health.map(ViewHealth.init(recorder:))
+        let healthWorld = ScriptWorld.named(configuration.bridgeOptions.worldName)
+        let health = configuration.health.map { ViewHealth(recorder: $0, world: healthWorld) }
         if let health {
-            engineConfiguration.userScripts.append(HealthCapture.script)
+            engineConfiguration.userScripts.append(HealthCapture.script(in: health.world))
             engineConfiguration.messageHandlers.append(health.handler)
         }
         engine = try provider.makeEngine(engineConfiguration)

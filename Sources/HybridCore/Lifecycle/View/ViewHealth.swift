@@ -17,17 +17,20 @@ final class ViewHealth {
     }
 
     let recorder: HealthRecorder
+    /// The container's world the capture script runs and posts in.
+    let world: ScriptWorld
     private(set) var launch: Launch?
     private weak var view: HybridWebView?
     private var observation: ObservationToken?
 
-    init(recorder: HealthRecorder) {
+    init(recorder: HealthRecorder, world: ScriptWorld) {
         self.recorder = recorder
+        self.world = world
     }
 
     /// The capture script's handler, in the container's health world.
     var handler: ScriptMessageHandler {
-        ScriptMessageHandler(name: HealthCapture.handlerName, world: HealthCapture.world) { [self] message in
+        ScriptMessageHandler(name: HealthCapture.handlerName, world: world) { [self] message in
             guard case .string(let text) = message.body, let parsed = HealthCapture.parse(text) else { return }
             pagePosted(parsed)
         }
