@@ -236,6 +236,25 @@ struct HealthEndToEndTests {
         }
     }
 
+    @Test(arguments: EngineKind.allCases)
+    func proxyFailuresAreRecordedByCode(_ kind: EngineKind) async throws {
+        let fixture = try Fixture(kind) { configuration, origin in
+            let policy = try! ProxyPolicy(requests: [origin + "/allowed/*"])
+            configuration.modules = [ProxyModule(proxy: RequestProxy(policy: policy, jar: nil),
+                                                 allowedOrigins: [OriginPattern(stringLiteral: origin)])]
+        }
+        defer { fixture.rig.close() }
+        try await fixture.open("/health/proxy", Self.content)
+        let code = try await fixture.view.page("""
+            await hybrid.ready;
+            try { await hybrid.call('proxy', 'request', { url: location.origin + '/elsewhere', method: 'GET', headers: [] }); return 'ok'; }
+            catch (e) { return e.code; }
+            """)
+        #expect(code == "proxy_denied")
+        try await eventually("the proxy failure") { fixture.events.all.contains { $0.kind == .proxyFailure(code: "proxy_denied") } }
+        #expect(!fixture.events.all.contains { if case .bridgeFailure = $0.kind { true } else { false } })
+    }
+
     static let hostile = """
         <!doctype html><title>hostile</title>
         <script>

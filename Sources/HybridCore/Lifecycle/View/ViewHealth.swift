@@ -41,12 +41,16 @@ final class ViewHealth {
     func attach(_ view: HybridWebView) {
         self.view = view
         observation = view.engine.observe { [weak self] event in self?.engineReported(event) }
-        // Chained: a completion handler set before the view was made keeps being called.
+        // Chained: a completion handler set before the view was made keeps being called. A failed
+        // call of the request proxy's module is a proxied request that failed: a proxy failure.
         let router = view.bridge.router
         let previous = router.onCompletion
+        let proxies = Set(view.configuration.modules.compactMap { ($0 as? ProxyModule)?.name })
         router.onCompletion = { [weak self] completion in
             previous?(completion)
-            if let code = completion.code { self?.record(.bridgeFailure(module: completion.module, code: code)) }
+            guard let code = completion.code else { return }
+            self?.record(proxies.contains(completion.module) ? .proxyFailure(code: code)
+                                                              : .bridgeFailure(module: completion.module, code: code))
         }
     }
 
