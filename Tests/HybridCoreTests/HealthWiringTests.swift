@@ -81,6 +81,20 @@ struct HealthWiringTests {
         view.close()
     }
 
+    @Test func anUpdateReportBecomesAnUpdateEventOfTheNewRelease() {
+        var report = PackageUpdater.Report(id: "shop", previousVersion: 6, outcome: .installed(version: 7, previous: 6), upToDate: false)
+        report.patchesApplied = 2
+        report.bytesFetched = 1_200
+        report.documentBytes = 300
+        report.duration = 0.25
+        let event = HealthEvent(update: report, engine: "webkitgtk")
+        #expect(event.kind == .update(way: "patch", bytes: 1_500, milliseconds: 250))
+        #expect(event.context.release == "shop@7")
+        let none = HealthEvent(update: PackageUpdater.Report(id: "shop", previousVersion: 7, outcome: nil, upToDate: true), engine: "blink")
+        #expect(none.kind == .update(way: "none", bytes: 0, milliseconds: 0))
+        #expect(none.context.release == "shop@7")
+    }
+
     @Test func terminationsAndWhiteScreensAreRecordedWithTheRuleAndBucket() throws {
         let decision = FeatureDecision(
             url: page, installID: "install-1", source: .rule("shop-canary"), configVersion: 3, features: FeatureSet(),
