@@ -133,9 +133,12 @@ struct HealthEndToEndTests {
         defer { fixture.rig.close() }
         try await fixture.open("/health/loop", Self.content + """
             <script>
-            for (let i = 0; i < 2000; i++) setTimeout(() => { throw new Error('loop ' + (i % 100)); }, 0);
-            for (let i = 0; i < 20000; i++) Promise.reject(new Error('rejection ' + (i % 100)));
-            setTimeout(() => setTimeout(() => { window.done = true; }, 50), 0);
+            // After the load, so the flood (each error a DevTools message on Blink) cannot hold the load back.
+            window.addEventListener('load', () => setTimeout(() => {
+              for (let i = 0; i < 2000; i++) setTimeout(() => { throw new Error('loop ' + (i % 100)); }, 0);
+              for (let i = 0; i < 5000; i++) Promise.reject(new Error('rejection ' + (i % 100)));
+              setTimeout(() => setTimeout(() => { window.done = true; }, 50), 0);
+            }, 0));
             </script>
             """)
         try await eventually("the loop to end", timeout: 30) {
