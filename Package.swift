@@ -13,7 +13,8 @@ let linux = TargetDependencyCondition.when(platforms: [.linux])
 var targets: [Target] = [
     // Policy and protocols: Foundation + Dispatch only, compiles on Linux and Apple.
     .target(name: "HybridCore", resources: [.copy("Resources/hybrid.js"), .copy("Resources/hybrid.d.ts"), .copy("Resources/hybrid-proxy.js"),
-                                            .copy("Resources/hybrid-prefetch.js"), .copy("Resources/hybrid-transport.js")]),
+                                            .copy("Resources/hybrid-prefetch.js"), .copy("Resources/hybrid-transport.js"),
+                                            .copy("Resources/hybrid-health.js")]),
 
     // WebKitGTK 6.0 (engine, GTK 4, libsoup 3, GLib) through pkg-config.
     .systemLibrary(

@@ -10,9 +10,20 @@ extension BlinkDriver {
         switch method {
         case "Fetch.requestPaused": requestPaused(params)
         case "Runtime.bindingCalled": bindingCalled(params)
-        case "Runtime.executionContextCreated": if let context = params["context"] { executionContextCreated(context) }
-        case "Runtime.executionContextDestroyed": if let id = params.int("executionContextId") { executionContextDestroyed(id) }
-        case "Runtime.executionContextsCleared": worldContexts.removeAll()
+        case "Runtime.executionContextCreated":
+            if let context = params["context"] {
+                executionContextCreated(context)
+                noteContextOrigin(context)
+            }
+        case "Runtime.executionContextDestroyed":
+            if let id = params.int("executionContextId") {
+                executionContextDestroyed(id)
+                contextOrigins[id] = nil
+            }
+        case "Runtime.executionContextsCleared":
+            worldContexts.removeAll()
+            contextOrigins.removeAll()
+        case "Runtime.exceptionThrown": exceptionThrown(params)
         case "Runtime.consoleAPICalled": consoleCalled(params)
         case "Network.requestWillBeSent": requestWillBeSent(params)
         case "Network.loadingFailed": loadingFailed(params)

@@ -32,6 +32,9 @@ public final class BlinkDriver: EngineDriver {
         .backForwardCache: "the adapter turns Chromium's back/forward cache off, so every history navigation is a load with its events",
         .cookieChangeEvents: "the protocol has no cookie event: the store is polled every 100 ms, so changes within one poll are one notification",
         .windowCloseRequests: "no DevTools event asks first: Chromium ignores window.close() in a view it did not open by script unless its history has one entry, and then destroys the target itself (Inspector.detached, Target.targetDestroyed)",
+        .scriptErrorsInContainerWorld: "Chromium dispatches a page's error events only in the page's world; the driver reports errors from "
+            + "Runtime.exceptionThrown, which is not sent for an error the page cancelled (onerror returning true, preventDefault) "
+            + "nor for a cross-origin iframe (a target of its own)",
     ]
 
     /// `blink`.
@@ -73,6 +76,8 @@ public final class BlinkDriver: EngineDriver {
     var frameOrigins: [String: BridgeOrigin] = [:]
     /// The ids of this view's iframes, in its process or out of it (their origin may be unknown).
     var knownFrames: Set<String> = []
+    /// Every frame's page-world execution context's origin, by context id (script errors name it).
+    var contextOrigins: [Int: String] = [:]
     /// A load whose first document request gets its method, headers and body (Fetch.continueRequest).
     var pendingLoad: EngineRequest?
     /// Documents to serve at a URL when it is requested (loadHTML, simulated responses).

@@ -17,8 +17,7 @@ public final class GTKDriver: EngineDriver {
         .scriptWorlds, .messageReplies, .schemeRequestBodies, .customSchemeNavigation, .streamedSchemeResponses,
         .userOriginStyleSheets, .documentElementAtDocumentStart, .windowOpenReturnsNull, .perViewMediaPolicy,
         .downloads, .cookieChangeEvents, .crossSiteCookiesWithoutSameSite, .backForwardCache,
-        .windowCloseRequests,
-        .permissionPrompts, .fileChoosers,
+        .windowCloseRequests, .permissionPrompts, .fileChoosers, .scriptErrorsInContainerWorld,
     ]
 
     /// Why WebKitGTK lacks what it lacks (``WebEngineProvider/limitations``).

@@ -160,10 +160,12 @@ public final class FakeEngineDriver: EngineDriver {
     }
 
     /// Reports `event` as the engine would. A ``EngineEvent/contentProcessTerminated(_:)`` goes
-    /// through ``terminate(_:)``.
+    /// through ``terminate(_:)``, a ``EngineEvent/scriptError(_:)`` through the host's
+    /// ``EngineDriverHost/scriptErrorThrown(_:)`` (as Blink's driver reports page errors).
     /// - Parameter event: The event to report.
     public func emit(_ event: EngineEvent) {
         if case .contentProcessTerminated(let reason) = event { return terminate(reason) }
+        if case .scriptError(let report) = event { return host?.scriptErrorThrown(report) ?? () }
         host?.report(event)
     }
 

@@ -21,7 +21,7 @@ public final class WKDriver: EngineDriver {
         .scriptWorlds, .messageReplies, .schemeRequestBodies, .customSchemeNavigation, .streamedSchemeResponses,
         .userOriginStyleSheets, .documentElementAtDocumentStart, .windowOpenReturnsNull, .perViewMediaPolicy,
         .cookieChangeEvents, .crossSiteCookiesWithoutSameSite, .backForwardCache, .downloads, .permissionPrompts,
-        .windowCloseRequests,
+        .windowCloseRequests, .scriptErrorsInContainerWorld,
     ]
 
     /// Why WKWebView lacks what it lacks (``WebEngineProvider/limitations``).

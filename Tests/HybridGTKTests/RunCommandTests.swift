@@ -74,6 +74,30 @@ struct RunCommandTests {
         #expect(report?["title"] as? String == "t")
     }
 
+    @Test(arguments: ["webkit", "blink"])
+    func theReportHasThePagesTimingAndScriptErrors(_ engine: String) throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("hk-run-health-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let page = """
+            <title>t</title><h1>Health</h1><p>text to paint</p>
+            <script>
+            function fail() { throw new Error('reported by the run'); }
+            setTimeout(fail, 0);
+            </script>
+            """
+        let run = try Self.run(page: page, ["--engine", engine, "--headless", "--timeout", "30",
+                                            "--report", out.appendingPathComponent("report.json").path])
+        #expect(run.status == 0)
+        let report = try JSONValue(jsonText: String(decoding: Data(contentsOf: out.appendingPathComponent("report.json")), as: UTF8.self))
+        let health = try #require(report["health"])
+        #expect((health["timing"]?["first_contentful_paint_ms"]?.numberValue ?? 0) > 0)
+        #expect((health["timing"]?["load_ms"]?.numberValue ?? 0) > 0)
+        let error = try #require(health["errors"]?.arrayValue?.first)
+        #expect(error["message"]?.stringValue?.contains("reported by the run") == true)
+        #expect(error["line"] == .number(3))
+        #expect(health["launches"] == .number(1))
+    }
+
     @Test func aCookiesFileReachesTheFirstRequestAndOnlyNonHttpOnlyReachJS() throws {
         let server = try LoopbackServer()
         defer { server.stop() }

@@ -11,6 +11,7 @@ extension HybridWebViewConfiguration {
     /// - Parameter packages: the app's package bindings by package id.
     public func applying(_ decision: FeatureDecision, packages: [String: PackageBinding] = [:]) -> HybridWebViewConfiguration {
         var configuration = self
+        configuration.decision = decision
         if !decision.features.cookieSync { configuration.cookieSync = nil }
         if let id = decision.features.offlinePackage {
             configuration.package = packages[id] ?? (package?.id == id ? package : nil)

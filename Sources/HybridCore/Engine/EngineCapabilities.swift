@@ -56,15 +56,18 @@ public struct EngineCapabilities: OptionSet, Sendable, Hashable {
     public static let amendsNavigationRequests = EngineCapabilities(rawValue: 1 << 18)
     /// A page's `window.close()` reaches the contract as a request
     /// (``EngineDriverHost/closeRequested()``, then ``WebEngineDelegate/engineRequestsClose(_:)``)
-    /// and the view stays open until the app closes it. (Bit 27, not the next free one, so that
-    /// capabilities added on other branches at the same time cannot take the same bit unseen.)
-    public static let windowCloseRequests = EngineCapabilities(rawValue: 1 << 27)
+    /// and the view stays open until the app closes it.
+    public static let windowCloseRequests = EngineCapabilities(rawValue: 1 << 22)
     /// A page's permission request (camera, microphone, position, notifications) is asked of the
     /// host when it happens, so a ``PermissionRule/ask`` rule reaches the delegate; an engine
     /// without it is told the policy's grants up front (``EngineConfiguration/permissionGrants``).
     public static let permissionPrompts = EngineCapabilities(rawValue: 1 << 19)
     /// `<input type=file>` opens a picker the host answers with files.
     public static let fileChoosers = EngineCapabilities(rawValue: 1 << 20)
+    /// The container's own script world hears every frame's `error` and `unhandledrejection`
+    /// events, so a page that cancels them (`onerror` returning true, `preventDefault()`) or a
+    /// foreign iframe cannot keep its errors from health recording (docs/health.md).
+    public static let scriptErrorsInContainerWorld = EngineCapabilities(rawValue: 1 << 21)
 
     /// Every capability with its name, in declaration order (reports, docs, skip messages).
     public static let named: [(name: String, capability: EngineCapabilities)] = [
@@ -81,6 +84,7 @@ public struct EngineCapabilities: OptionSet, Sendable, Hashable {
         ("backForwardCache", .backForwardCache), ("amendsNavigationRequests", .amendsNavigationRequests),
         ("windowCloseRequests", .windowCloseRequests),
         ("permissionPrompts", .permissionPrompts), ("fileChoosers", .fileChoosers),
+        ("scriptErrorsInContainerWorld", .scriptErrorsInContainerWorld),
     ]
 
     /// The single capabilities in this set, in declaration order.

@@ -173,4 +173,7 @@ public enum EngineEvent: Sendable, Equatable {
     case contentProcessTerminated(TerminationReason)
     /// A message the page logged (`console.*`), when the engine can forward it.
     case consoleMessage(level: String, text: String)
+    /// An uncaught error or unhandled rejection the engine itself reported (Blink, from DevTools,
+    /// whose isolated worlds never hear the page's `error` events); the frame's origin included.
+    case scriptError(ScriptErrorReport)
 }

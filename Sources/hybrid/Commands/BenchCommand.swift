@@ -53,6 +53,7 @@ enum BenchCommand: HybridCommand {
         ProxyBenchSuite.self,
         UpdateBenchSuite.self,
         FirstScreenBenchSuite.self,
+        HealthBenchSuite.self,
     ] }
 
     static let name = "bench"

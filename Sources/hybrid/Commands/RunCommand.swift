@@ -37,7 +37,8 @@ enum RunCommand: HybridCommand {
                                 the window is closed
           --screenshot PATH     write a PNG of the page when the run ends (or when the page calls
                                 hybrid.call('test', 'screenshot'))
-          --report PATH         write the outcome as JSON (exit code, summary, details, url, title)
+          --report PATH         write the outcome as JSON (exit code, summary, details, url, title,
+                                and health: the page's timing, script errors, white screens)
           --until load|done     end after the page loaded (default), or wait for the page to call
                                 hybrid.call('test', 'done', { ok, details })
           --timeout SECONDS     give up after this long (default 30): exit 2
@@ -149,6 +150,7 @@ enum RunCommand: HybridCommand {
             object["details"] = outcome.details
             object["url"] = outcome.url.map { .string($0) }
             object["title"] = outcome.title.map { .string($0) }
+            object["health"] = outcome.health
             try FileManager.default.createDirectory(at: report.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(JSONValue.object(object).jsonText.utf8).write(to: report)
         }

@@ -15,6 +15,8 @@ struct RunContainer {
     let modules: [any BridgeModule]
     /// Origins that get the bridge modules (the target's and `--allow`'s).
     let origins: [OriginPattern]
+    /// Records the page's timing and errors for the report (`--report`).
+    var health: HealthRecorder?
     /// The app's cookie jar: the source of truth when the decision turns cookie sync on.
     let jar = CookieJar()
     private let providers = ProviderCache()
@@ -27,6 +29,7 @@ struct RunContainer {
         var base = HybridWebViewConfiguration(engine: EngineConfiguration(schemeHandlers: target.schemeHandlers, viewportSize: options.viewport),
                                               modules: modules)
         base.package = target.package
+        base.health = health
         guard let config = options.config else {
             let provider = engines.defaultProvider
             return (try HybridWebView(provider: provider, configuration: base.fitted(to: provider.capabilities)), nil)

@@ -33,4 +33,6 @@ struct RunOutcome: Sendable {
     var details: JSONValue?
     var url: String?
     var title: String?
+    /// The page's timing and errors, as the container recorded them (`--report`'s `health`).
+    var health: JSONValue?
 }

@@ -40,7 +40,9 @@ final class RunSession: HybridWebViewDelegate {
             StorageModule(store: BridgeKeyValueStore(directory: storage), allowedOrigins: origins),
             test,
         ]
-        let container = RunContainer(options: options, target: target, modules: modules, origins: origins)
+        let health = options.report == nil ? nil : RunHealth()
+        let container = RunContainer(options: options, target: target, modules: modules, origins: origins,
+                                     health: health?.recorder)
         let (view, decision) = try await container.make()
         if let config = options.config, let decision { print(config.describe(decision, verbose: options.verbose)) }
         view.delegate = self
@@ -71,6 +73,7 @@ final class RunSession: HybridWebViewDelegate {
         }
         result.url = view.engine.url?.absoluteString
         result.title = view.engine.title
+        result.health = health?.report()
         if options.screenshot != nil, result.exitCode != 2 || view.engine.isAlive {
             do { _ = try await takeScreenshot() } catch { print("hybrid run: screenshot failed: \(error)") }
         }

@@ -200,6 +200,12 @@ public final class ContractEngine<Driver: EngineDriver>: WebEngine, EngineDriver
         observers.emit(event)
     }
 
+    /// Reports ``EngineEvent/scriptError(_:)`` unless the view is closed.
+    public func scriptErrorThrown(_ report: ScriptErrorReport) {
+        guard !isClosed else { return }
+        observers.emit(.scriptError(report))
+    }
+
     /// Marks the process dead (once until the next load), fails the pending calls with the
     /// reason, answers open dialogs, then reports ``EngineEvent/contentProcessTerminated(_:)``.
     public func contentProcessTerminated(_ reason: TerminationReason) {

@@ -123,6 +123,9 @@ public protocol EngineDriverHost: AnyObject {
     /// The page opened a file picker; `answer` is called exactly once with the chosen files (none
     /// when the view closes or its process dies first).
     func fileChooserOpened(_ request: FileChooserRequest, answer: @escaping @MainActor ([URL]) -> Void)
+    /// A frame threw an uncaught error or left a rejection unhandled, as the engine reports it: for
+    /// an engine whose isolated worlds do not hear the page's `error` events (Blink).
+    func scriptErrorThrown(_ report: ScriptErrorReport)
 }
 
 /// What the contract tells a driver to do with a navigation it asked about.

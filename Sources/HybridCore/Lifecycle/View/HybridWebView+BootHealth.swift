@@ -110,6 +110,7 @@ extension HybridWebView: BridgeAppHealthDelegate {
 
     /// The page called `hybrid.call('app', 'ready')`: the version on trial is confirmed.
     public func bridgeAppReady() async {
+        health?.ready()
         bootTrialHealthy()
     }
 
@@ -198,6 +199,7 @@ extension HybridWebView: BridgeAppHealthDelegate {
 
     private func reportRollback(_ rollback: PackageRollback) {
         guard !isClosed else { return }
+        health?.record(.rollback(reason: rollback.reason.code))
         delegate?.webView(self, didRollBack: rollback)
     }
 }

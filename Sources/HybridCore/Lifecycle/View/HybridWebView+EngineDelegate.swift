@@ -86,6 +86,7 @@ extension HybridWebView: WebEngineDelegate {
         Task { [weak self] in
             let rolledBack = await Task.detached { (try? package.installer.rollback(package.id)) != nil }.value
             guard rolledBack, let self, !self.isClosed else { return }
+            self.health?.record(.rollback(reason: "load_failed"))
             // Load the page itself, not `reload()`, and only once WebKit's own error page for the
             // failed URL has finished loading: a load started before that is cancelled by it.
             for _ in 0..<100 where self.engine.isLoading {

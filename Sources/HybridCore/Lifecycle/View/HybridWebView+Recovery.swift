@@ -28,6 +28,7 @@ extension HybridWebView {
         }
         let event = WhiteScreenEvent(reason: reason, recovery: recovery, url: failedURL)
         if case .showErrorPage = recovery { self.recovery.showErrorPage(event) }
+        health?.whiteScreen(event)
         delegate?.webView(self, didDetectWhiteScreen: event)
     }
 

@@ -82,6 +82,8 @@ public final class HybridWebView {
     var bootTrial: BootTrialSession?
     /// The URL the navigation policy last redirected to (its load is let through as is).
     var navigationRedirect: URL?
+    /// Health recording, when the configuration has a recorder (``HybridWebViewConfiguration/health``).
+    var health: ViewHealth?
     let start = Date()
 
     /// Creates the engine view with the bridge, package scheme and injections installed.
@@ -103,6 +105,12 @@ public final class HybridWebView {
             engineConfiguration.userScripts.append(boot.script)
             engineConfiguration.messageHandlers.append(boot.handler)
         }
+        let healthWorld = ScriptWorld.named(configuration.bridgeOptions.worldName)
+        let health = configuration.health.map { ViewHealth(recorder: $0, world: healthWorld) }
+        if let health {
+            engineConfiguration.userScripts.append(HealthCapture.script(in: health.world))
+            engineConfiguration.messageHandlers.append(health.handler)
+        }
         engine = try provider.makeEngine(engineConfiguration)
         progressModel = ProgressModel(options: configuration.progress)
         recovery = PageRecovery(policy: configuration.whiteScreen)
@@ -112,6 +120,8 @@ public final class HybridWebView {
         bridge.attach(engine)
         // A proxied form POST's response is shown in this view.
         for case let proxy as ProxyModule in configuration.modules { proxy.documents.engine = engine }
+        self.health = health
+        health?.attach(self)
         engineObservation = engine.observe { [weak self] event in self?.engineDidReport(event) }
     }
 
@@ -128,6 +138,7 @@ public final class HybridWebView {
     /// Loads a request (method, headers and body where the engine allows).
     public func load(_ request: EngineRequest) {
         guard beginNavigation() else { return }
+        health?.appLoading(request.url, preloaded: false)
         beginBootLaunch(request.url)
         engine.load(request)
     }
@@ -135,6 +146,7 @@ public final class HybridWebView {
     /// Loads HTML as if it came from `baseURL`.
     public func loadHTML(_ html: String, baseURL: URL?) {
         guard beginNavigation() else { return }
+        health?.appLoading(baseURL, preloaded: false)
         engine.loadHTML(html, baseURL: baseURL)
     }
 
@@ -145,6 +157,7 @@ public final class HybridWebView {
     /// nothing usable.
     public func load(_ url: URL, preloaded: Task<PreloadedPage?, Never>) async {
         guard beginNavigation() else { return }
+        health?.appLoading(url, preloaded: true)
         beginBootLaunch(url)
         if !poolRecord.isWarm { warmUp() }
         let page = await preloaded.value
@@ -162,6 +175,7 @@ public final class HybridWebView {
     /// Reloads the page.
     public func reload() {
         guard beginNavigation() else { return }
+        health?.appLoading(engine.url ?? page.lastURL, preloaded: false)
         beginBootLaunch(engine.url ?? page.lastURL)
         engine.reload()
     }
@@ -340,6 +354,7 @@ public final class HybridWebView {
         isClosed = true
         recovery.cancelScheduled()
         bootTrial?.cancel()
+        health?.close()
         progressTicker?.cancel()
         engineObservation?.cancel()
         observers.removeAll()

@@ -76,6 +76,13 @@ public struct HybridWebViewConfiguration {
     /// ``WebViewPool/open(_:)``); its ``PrefetchModule`` and page script are in ``modules`` and
     /// ``engine``. Set by ``installing(_:from:cookieStore:)`` for a decision that declares prefetches.
     public var prefetcher: DataPrefetcher?
+    /// Records what the view's pages do for the app's sinks (launches, timing, ready, script
+    /// errors, white screens, crashes, rollbacks; see docs/health.md); `nil`, the default, records
+    /// nothing and injects nothing.
+    public var health: HealthRecorder?
+    /// The remote-config decision the configuration was made for (``applying(_:packages:)`` sets
+    /// it): health events carry its rule and the install's rollout bucket.
+    public var decision: FeatureDecision?
 
     /// A configuration; by default no modules, package, injections, cookie sync or navigation policy.
     public init(engine: EngineConfiguration = EngineConfiguration(), modules: [any BridgeModule] = [],

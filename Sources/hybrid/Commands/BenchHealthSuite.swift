@@ -1,0 +1,178 @@
+#if os(Linux)
+import Foundation
+import HybridCore
+import HybridServer
+import HybridTestSupport
+
+/// `hybrid bench health`: what health recording costs on the bridge and on a pooled open, with
+/// recording on and off side by side in one run, and whether the first contentful paint the
+/// container records is the one the page itself reads.
+enum HealthBenchSuite: BenchSuite {
+    static let name = "health"
+    static let keys = """
+        Containers of the same configuration, with a HealthRecorder (health on) and without; the two
+        sides alternate, so both see the same machine load (N rounds, default 21, medians;
+        HYBRID_BENCH_AA=1 turns recording off on both sides, to show the noise floor):
+        bridge_off_ms, bridge_on_ms   one empty hybrid.call, timed in the page in groups of about 300 ms,
+                                      in four views each way
+        health_overhead_bridge        bridge_on_ms / bridge_off_ms (goal <= 1.02)
+        pool_off_ms, pool_on_ms       dequeue a warm view from a WebViewPool and load a small loopback page
+        health_overhead_pool          pool_on_ms / pool_off_ms (goal <= 1.02)
+        fcp_ms                        the first contentful paint the container recorded (median)
+        fcp_delta_ms                  the largest |recorded FCP - the page's own performance entry| (goal < 1)
+        """
+
+    /// An empty action for the bench page's origin.
+    struct BenchModule: BridgeModule {
+        let name = "bench"
+        let allowedOrigins: [OriginPattern]
+        var actions: [BridgeAction] { [.immediate("empty") { (_: Empty, _) in BridgeEmpty() }] }
+    }
+
+    @MainActor static func run(_ options: BenchOptions) async throws -> BenchReport {
+        let rounds = max(11, options.iterations ?? 21)
+        let provider = try options.makeProvider()
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let html = "<!doctype html><title>Bench</title><meta name=viewport content='width=device-width'><h1>health bench</h1><p>text</p>"
+        server.route("/page") { _ in .html(html) }
+        let log = HealthEventLog()
+        let recorder = HealthRecorder(sinks: [log])
+        func configuration(health: Bool) -> HybridWebViewConfiguration {
+            var configuration = HybridWebViewConfiguration(modules: [BenchModule(allowedOrigins: [
+                OriginPattern(stringLiteral: "http://127.0.0.1:\(server.port)"),
+            ])])
+            if health { configuration.health = recorder }
+            return configuration
+        }
+
+        // The bridge: four views each way on the same page (made in alternating order: one view
+        // alone is measurably faster or slower than another, recording or not), groups of calls
+        // timed in the page, the sides alternating.
+        let aa = ProcessInfo.processInfo.environment["HYBRID_BENCH_AA"] != nil   // both sides off: the noise floor
+        var pairs: [(off: HybridWebView, on: HybridWebView)] = []
+        defer { for pair in pairs { pair.off.close(); pair.on.close() } }
+        for index in 0..<4 {
+            let first = try HybridWebView(provider: provider, configuration: configuration(health: index % 2 == 1 && !aa))
+            let second = try HybridWebView(provider: provider, configuration: configuration(health: index % 2 == 0 && !aa))
+            pairs.append(index % 2 == 0 ? (first, second) : (second, first))
+        }
+        for view in pairs.flatMap({ [$0.off, $0.on] }) {
+            let url = server.url("/page?bridge")
+            try await view.engine.waitForLoad(of: url, timeout: BenchOptions.loadTimeout) { view.load(url) }
+            _ = try await view.engine.callAsync("await hybrid.ready; return null")
+        }
+        let group = try await groupSize(pairs[0].off)
+        var bridgeOff: [Double] = [], bridgeOn: [Double] = []
+        for round in 0..<rounds {
+            for pair in pairs {
+                for step in 0..<2 {
+                    if (step == 0) == (round % 2 == 0) {
+                        bridgeOff.append(try await timeGroup(pair.off, group))
+                    } else {
+                        bridgeOn.append(try await timeGroup(pair.on, group))
+                    }
+                }
+            }
+        }
+
+        // The pool: a warm pooled view each way, the same page, alternating.
+        let poolOff = WebViewPool(provider: provider, configuration: configuration(health: false), policy: WebViewPoolPolicy(capacity: 1))
+        let poolOn = WebViewPool(provider: provider, configuration: configuration(health: !aa), policy: WebViewPoolPolicy(capacity: 1))
+        poolOff.refillDelay = 3600
+        poolOn.refillDelay = 3600
+        defer {
+            poolOff.drain()
+            poolOn.drain()
+        }
+        var openOff: [Double] = [], openOn: [Double] = [], fcps: [Double] = [], fcpDelta = 0.0
+        for round in 0..<rounds {
+            for step in 0..<2 {
+                let health = (step == 0) != (round % 2 == 0)
+                let pool = health ? poolOn : poolOff
+                await pool.prewarm()
+                try await settle()
+                let url = server.url("/page?pool=\(round)&health=\(health)")
+                let began = Date()
+                let view = try await pool.dequeue()
+                try await view.engine.waitForLoad(of: url, timeout: BenchOptions.loadTimeout) { view.load(url) }
+                let elapsed = Date().timeIntervalSince(began) * 1000
+                if health {
+                    openOn.append(elapsed)
+                    if aa {
+                        pool.enqueue(view)
+                        continue
+                    }
+                    let recorded = try await recordedFCP(log, for: url)
+                    let direct = try await view.engine.evaluate("performance.getEntriesByName('first-contentful-paint')[0].startTime")
+                    guard let page = direct.numberValue else { throw benchError("the page has no first-contentful-paint entry") }
+                    fcps.append(recorded)
+                    fcpDelta = max(fcpDelta, abs(recorded - page))
+                } else {
+                    openOff.append(elapsed)
+                }
+                pool.enqueue(view)
+            }
+        }
+        let bridgeOffMs = median(bridgeOff), bridgeOnMs = median(bridgeOn)
+        let poolOffMs = median(openOff), poolOnMs = median(openOn)
+        return BenchReport(values: [
+            ("bridge_off_ms", bridgeOffMs), ("bridge_on_ms", bridgeOnMs), ("health_overhead_bridge", bridgeOnMs / bridgeOffMs),
+            ("pool_off_ms", poolOffMs), ("pool_on_ms", poolOnMs), ("health_overhead_pool", poolOnMs / poolOffMs),
+            ("fcp_ms", median(fcps)), ("fcp_delta_ms", fcpDelta), ("rounds", Double(rounds)),
+        ])
+    }
+
+    /// Calls per group so that one group lasts about 300 ms (performance.now() is coarsened to 1 ms on
+    /// WebKit: a step is then about 0.3% of a group).
+    @MainActor private static func groupSize(_ view: HybridWebView) async throws -> Int {
+        var n = 1
+        while n < 65_536 {
+            let perCall = try await timeGroup(view, n)
+            if perCall * Double(n) >= 30 { return max(1, Int(300 / max(perCall, 0.001))) }
+            n *= 2
+        }
+        return n
+    }
+
+    /// The mean time of one empty call over `n` calls, timed in the page.
+    @MainActor private static func timeGroup(_ view: HybridWebView, _ n: Int) async throws -> Double {
+        let value = try await view.engine.callAsync("""
+            const t0 = performance.now();
+            for (let i = 0; i < n; i++) await hybrid.call('bench', 'empty');
+            return (performance.now() - t0) / n;
+            """, arguments: ["n": .number(Double(n))])
+        guard let perCall = value.numberValue else { throw benchError("a group returned \(value.jsonText)") }
+        return perCall
+    }
+
+    /// The FCP recorded for the launch of `url`, once the page has reported it (bounded wait).
+    @MainActor private static func recordedFCP(_ log: HealthEventLog, for url: URL) async throws -> Double {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            let launch = log.all.last { $0.context.url == url.absoluteString.components(separatedBy: "?")[0] }?.context.launchID
+            let timing = log.all.last { event in
+                guard event.context.launchID == launch, case .pageTiming = event.kind else { return false }
+                return true
+            }
+            if case .pageTiming(let value)? = timing?.kind, let fcp = value.firstContentfulPaint, launch != nil { return fcp }
+            try await Task.sleep(nanoseconds: 5_000_000)
+        }
+        throw benchError("no page timing recorded for \(url.absoluteString): \(log.all.map { "\($0.name) \($0.kind) \($0.context.launchID ?? "-")" })")
+    }
+
+    /// Lets the pool's warm-up finish and closed processes exit before a timing.
+    @MainActor private static func settle() async throws {
+        try await Task.sleep(nanoseconds: 300_000_000)
+    }
+
+    private static func benchError(_ message: String) -> HybridError {
+        HybridError.engine(.native(domain: "bench", code: 3, message: message))
+    }
+
+    private static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+    }
+}
+#endif
