@@ -60,7 +60,7 @@ final class ViewHealth {
     /// the page (a warm pooled view, a preload, the offline package).
     func appLoading(_ url: URL?, preloaded: Bool) {
         guard let view else { return }
-        let pooled = view.uses > 0 && view.isWarm
+        let pooled = view.poolRecord.uses > 0 && view.poolRecord.isWarm
         let source: HealthEvent.PageSource = switch (preloaded, isPackage(url), pooled) {
         case (true, _, _): .preloaded
         case (false, true, true): .pooledPackage
