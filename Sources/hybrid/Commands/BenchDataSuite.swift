@@ -18,8 +18,9 @@ enum DataBenchSuite: BenchSuite {
         upload_50mb_ratio            proxy / native (goal at most 1.3)
         upload_200mb_native_rss_growth_mb  the app process's peak RSS growth (VmHWM after resetting it
                                      through /proc/self/clear_refs, and VmRSS sampled every 5 ms) during
-                                     a 200 MB upload by the engine's own fetch (the reference)
-        upload_200mb_rss_growth_mb   the same during a 200 MB upload through the proxy (goal at most 64)
+                                     a 200 MB upload by the engine's own fetch (the reference; -1 when it failed)
+        upload_200mb_rss_growth_mb   the same during a 200 MB upload through the proxy (goal at most 64;
+                                     -1 when the upload failed, the reason on standard error)
         bytes_10mb_rt_ms             a 10 MB Uint8Array sent to a module by hybrid.call and echoed back
                                      (the runtime's byte path: BridgeBytes)
         bytes_base64_10mb_rt_ms      the same bytes base64-encoded by the page and sent as a string
@@ -35,6 +36,8 @@ enum DataBenchSuite: BenchSuite {
 
     @MainActor static func run(_ options: BenchOptions) async throws -> BenchReport {
         let rounds = max((options.iterations ?? 9) / 3, 1)
+        // The engine first: a Chromium started after nginx never answers on its DevTools pipe.
+        let provider = try options.makeProvider()
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("hk-bench-data-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
         try makeSite(at: root)
@@ -56,16 +59,18 @@ enum DataBenchSuite: BenchSuite {
                                                          maxInFlightBytes: bigUploadMB * 3 << 20,
                                                          defaultTimeout: .seconds(600))
         if let script = ProxyModule.userScript(policy: policy) { configuration.engine.userScripts.append(script) }
-        let view = try HybridWebView(provider: try options.makeProvider(), configuration: configuration)
+        let view = try HybridWebView(provider: provider, configuration: configuration)
         defer { view.close() }
         try await view.engine.waitForLoad(timeout: BenchOptions.loadTimeout) { view.load(nginx.url("/bench.html")) }
         _ = try await view.engine.callAsync("await window.hybrid.ready; return true;")
 
         let upload = try await pair(view, "upload", ["mb": uploadMB, "rounds": rounds])
-        let nativeGrowth = try await peakGrowth { _ = try await pair(view, "put", ["mb": bigUploadMB, "proxied": 0]) }
-        let proxyGrowth = try await peakGrowth { _ = try await pair(view, "put", ["mb": bigUploadMB, "proxied": 1]) }
         let bytes = try await pair(view, "bytes", ["mb": bytesMB, "rounds": rounds + 2])
         let download = try await pair(view, "download", ["mb": downloadMB, "rounds": rounds])
+        // Last, as they may take the page down (Chromium 156's renderer dies on a 200 MB fetch body
+        // here, its own or the proxy's): -1 then, the reason on standard error.
+        let nativeGrowth = await bigUpload(view, proxied: false)
+        let proxyGrowth = await bigUpload(view, proxied: true)
         return BenchReport(values: [
             ("upload_50mb_native_ms", upload.0), ("upload_50mb_proxy_ms", upload.1), ("upload_50mb_ratio", upload.1 / upload.0),
             ("upload_200mb_native_rss_growth_mb", nativeGrowth), ("upload_200mb_rss_growth_mb", proxyGrowth),
@@ -77,6 +82,9 @@ enum DataBenchSuite: BenchSuite {
 
     /// Runs one scenario of `bench-data.js` (`window.dataBench[name]`) in the page; it answers two numbers.
     @MainActor private static func pair(_ view: HybridWebView, _ name: String, _ arguments: [String: Int]) async throws -> (Double, Double) {
+        if ProcessInfo.processInfo.environment["HYBRID_BENCH_VERBOSE"] != nil {
+            FileHandle.standardError.write(Data("bench data: \(name) \(arguments)\n".utf8))
+        }
         var args = arguments.mapValues { JSONValue.number(Double($0)) }
         args["scenario"] = .string(name)
         let result = try await view.engine.callAsync("return await window.dataBench[scenario](mb, rounds, proxied);",
@@ -85,6 +93,16 @@ enum DataBenchSuite: BenchSuite {
             throw HybridError.engine(.native(domain: "bench", code: 1, message: "\(name): unexpected result \(result.jsonText.prefix(300))"))
         }
         return (values[0], values[1])
+    }
+
+    /// The app's peak RSS growth during a 200 MB PUT (-1 when it failed, the reason on standard error).
+    @MainActor private static func bigUpload(_ view: HybridWebView, proxied: Bool) async -> Double {
+        do {
+            return try await peakGrowth { _ = try await pair(view, "put", ["mb": bigUploadMB, "proxied": proxied ? 1 : 0]) }
+        } catch {
+            FileHandle.standardError.write(Data("bench data: the 200 MB upload (\(proxied ? "proxy" : "engine")) failed: \(error)\n".utf8))
+            return -1
+        }
     }
 
     /// The app process's peak resident memory growth, in MB, while `work` runs.
