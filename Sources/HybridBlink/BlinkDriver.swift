@@ -31,6 +31,7 @@ public final class BlinkDriver: EngineDriver {
         .crossSiteCookiesWithoutSameSite: "Chromium treats a cookie without SameSite as SameSite=Lax: cross-site iframes and images do not get it",
         .backForwardCache: "the adapter turns Chromium's back/forward cache off, so every history navigation is a load with its events",
         .cookieChangeEvents: "the protocol has no cookie event: the store is polled every 100 ms, so changes within one poll are one notification",
+        .binaryMessages: "a Runtime.addBinding payload is a string and everything on the DevTools pipe is JSON: bytes cross as base64",
     ]
 
     /// `blink`.

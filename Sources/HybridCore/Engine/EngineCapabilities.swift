@@ -54,6 +54,10 @@ public struct EngineCapabilities: OptionSet, Sendable, Hashable {
     /// to the navigation's own URL amends the request in flight instead of cancelling it and
     /// loading anew (an engine that aborts a navigation cannot load the same URL at once).
     public static let amendsNavigationRequests = EngineCapabilities(rawValue: 1 << 18)
+    /// Script messages carry bytes as bytes: a typed array or `ArrayBuffer` posted to a message
+    /// handler, or returned in a reply, crosses between page and app without base64. Without it
+    /// the bridge carries bytes as `{"$bytes": base64}` (``BridgeBytes``).
+    public static let binaryMessages = EngineCapabilities(rawValue: 1 << 19)
 
     /// Every capability with its name, in declaration order (reports, docs, skip messages).
     public static let named: [(name: String, capability: EngineCapabilities)] = [
@@ -68,6 +72,7 @@ public struct EngineCapabilities: OptionSet, Sendable, Hashable {
         ("secureCookiesOnLoopbackHTTP", .secureCookiesOnLoopbackHTTP),
         ("crossSiteCookiesWithoutSameSite", .crossSiteCookiesWithoutSameSite),
         ("backForwardCache", .backForwardCache), ("amendsNavigationRequests", .amendsNavigationRequests),
+        ("binaryMessages", .binaryMessages),
     ]
 
     /// The single capabilities in this set, in declaration order.
