@@ -8,15 +8,17 @@ import Testing
 @Suite("Blobs in bridge params", .serialized)
 @MainActor
 struct BridgeBlobParamsTests {
-    static let pages = ["index.html": "<!doctype html><title>app</title><p>app</p>"]
+    /// Runs `body` in a fresh rig's page, its bridge ready.
+    private func run(_ kind: EngineKind, _ body: String) async throws -> JSONValue {
+        let rig = try BridgeRig(kind, pages: ["index.html": "<!doctype html><title>app</title><p>app</p>"])
+        defer { rig.close() }
+        try await rig.open("index.html")
+        return try await rig.page("await hybrid.ready;\n" + body)
+    }
 
     @Test(arguments: EngineKind.allCases)
     func blobsAndFilesArriveAsTheirBytes(_ kind: EngineKind) async throws {
-        let rig = try BridgeRig(kind, pages: Self.pages)
-        defer { rig.close() }
-        try await rig.open("index.html")
-        let result = try await rig.page("""
-            await hybrid.ready;
+        let result = try await run(kind, """
             const big = new Uint8Array(300000).map((_, i) => i % 251);
             const back = await hybrid.call('probe', 'reverse', new Blob([big.subarray(0, 100000), big.subarray(100000)]));
             let same = back.length === big.length;
@@ -45,11 +47,7 @@ struct BridgeBlobParamsTests {
     /// read or sent, with the typed error and the limit; the bridge keeps working.
     @Test(arguments: EngineKind.allCases)
     func oversizedBlobsAreRefusedBeforeTheyAreRead(_ kind: EngineKind) async throws {
-        let rig = try BridgeRig(kind, pages: Self.pages)
-        defer { rig.close() }
-        try await rig.open("index.html")
-        let result = try await rig.page("""
-            await hybrid.ready;
+        let result = try await run(kind, """
             const limit = (await hybrid.call('hybrid', 'info')).maxMessageBytes;
             // Two Blobs that fit alone but not together (as base64, 4 bytes per 3).
             const half = new Blob([new Uint8Array(Math.floor(limit * 3 / 8) + 1024)]);
