@@ -69,8 +69,11 @@ enum DataBenchSuite: BenchSuite {
         let download = try await pair(view, "download", ["mb": downloadMB, "rounds": rounds])
         // Last, as they may take the page down (Chromium 156's renderer dies on a 200 MB fetch body
         // here, its own or the proxy's): -1 then, the reason on standard error.
-        let nativeGrowth = await bigUpload(view, proxied: false)
         let proxyGrowth = await bigUpload(view, proxied: true)
+        if proxyGrowth < 0 {
+            try await view.engine.waitForLoad(timeout: BenchOptions.loadTimeout) { view.load(nginx.url("/bench.html")) }
+        }
+        let nativeGrowth = await bigUpload(view, proxied: false)
         return BenchReport(values: [
             ("upload_50mb_native_ms", upload.0), ("upload_50mb_proxy_ms", upload.1), ("upload_50mb_ratio", upload.1 / upload.0),
             ("upload_200mb_native_rss_growth_mb", nativeGrowth), ("upload_200mb_rss_growth_mb", proxyGrowth),
