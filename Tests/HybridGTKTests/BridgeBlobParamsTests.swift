@@ -44,7 +44,8 @@ struct BridgeBlobParamsTests {
     }
 
     /// Hostile: Blobs too large for one message are refused by the page runtime before they are
-    /// read or sent, with the typed error and the limit; the bridge keeps working.
+    /// read or sent, with the typed error and the limit; params that are a web of shared objects
+    /// are searched for Blobs once, not once per path; the bridge keeps working.
     @Test(arguments: EngineKind.allCases)
     func oversizedBlobsAreRefusedBeforeTheyAreRead(_ kind: EngineKind) async throws {
         let result = try await run(kind, """
@@ -52,13 +53,18 @@ struct BridgeBlobParamsTests {
             // Two Blobs that fit alone but not together (as base64, 4 bytes per 3).
             const half = new Blob([new Uint8Array(Math.floor(limit * 3 / 8) + 1024)]);
             const refused = await attempt(hybrid.call('probe', 'echo', { a: half, b: new Blob([half]) }));
+            // Params whose objects refer to each other 2^64 ways are walked once, then refused.
+            const knot = {};
+            for (let i = 0; i < 64; i++) knot.next = { a: knot.next ?? knot, b: knot.next ?? knot };
+            const cyclic = await attempt(hybrid.call('probe', 'echo', knot));
             const after = await hybrid.call('probe', 'add', { a: 1, b: 2 });
-            return { refused, limit, after };
+            return { refused, limit, cyclic, after };
             """)
         #expect(result["refused"]?["ok"] == false)
         #expect(result["refused"]?["code"] == "payload_too_large")
         #expect(result["refused"]?["message"]?.stringValue?.hasPrefix("Blob params") == true)
         #expect(result["refused"]?["data"]?["limit"] == result["limit"])
+        #expect(result["cyclic"]?["code"] == "bad_params")
         #expect(result["after"] == 3)
     }
 }

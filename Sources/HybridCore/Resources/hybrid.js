@@ -97,16 +97,20 @@
     return value;
   }
 
-  // The Blobs in `value` (objects and arrays, at most 64 levels deep), each once.
-  function findBlobs(value, found, depth) {
+  // The Blobs in `value` (objects and arrays, at most 64 levels deep), each once. Every object is
+  // visited once, so shared or cyclic params cost one pass (a cycle then fails in JSON.stringify).
+  function findBlobs(value, found, depth, seen) {
     if (value === null || typeof value !== 'object' || depth > 64) return found;
+    seen = seen || new Set();
+    if (seen.has(value)) return found;
+    seen.add(value);
     if (typeof Blob !== 'undefined' && value instanceof Blob) {
-      if (found.indexOf(value) < 0) found.push(value);
+      found.push(value);
       return found;
     }
     if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) return found;
     for (var key in value) {
-      if (Object.prototype.hasOwnProperty.call(value, key)) findBlobs(value[key], found, depth + 1);
+      if (Object.prototype.hasOwnProperty.call(value, key)) findBlobs(value[key], found, depth + 1, seen);
     }
     return found;
   }
