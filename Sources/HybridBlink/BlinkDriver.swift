@@ -35,6 +35,7 @@ public final class BlinkDriver: EngineDriver {
         .scriptErrorsInContainerWorld: "Chromium dispatches a page's error events only in the page's world; the driver reports errors from "
             + "Runtime.exceptionThrown, which is not sent for an error the page cancelled (onerror returning true, preventDefault) "
             + "nor for a cross-origin iframe (a target of its own)",
+        .binaryMessages: "a Runtime.addBinding payload is a string and everything on the DevTools pipe is JSON: bytes cross as base64",
     ]
 
     /// `blink`.

@@ -27,16 +27,18 @@ public final class NginxProcess: @unchecked Sendable {
     /// - Parameters:
     ///   - workers: worker processes; 1 compares fairly with a one-thread server.
     ///   - gzip: compress text types for clients that accept it, as `hybrid serve` does.
+    ///   - locations: extra `location` blocks for the server (an upload sink for `bench data`).
     /// - Throws: `HybridError.network(.serverStartFailed)` when nginx is missing, exits, or does
     ///   not listen within a few seconds.
-    public init(root: URL, workers: Int = 1, gzip: Bool = true) throws {
+    public init(root: URL, workers: Int = 1, gzip: Bool = true, locations: String = "") throws {
         guard Self.isAvailable else { throw HybridError.network(.serverStartFailed("\(Self.executable) is not installed")) }
         let fm = FileManager.default
         prefix = fm.temporaryDirectory.appendingPathComponent("hk-nginx-\(UUID().uuidString)")
         try fm.createDirectory(at: prefix.appendingPathComponent("tmp"), withIntermediateDirectories: true)
         port = try Self.freePort()
         let config = prefix.appendingPathComponent("nginx.conf")
-        try Data(Self.config(root: root.standardizedFileURL.path, prefix: prefix.path, port: port, workers: workers, gzip: gzip).utf8)
+        try Data(Self.config(root: root.standardizedFileURL.path, prefix: prefix.path, port: port, workers: workers, gzip: gzip,
+                                locations: locations).utf8)
             .write(to: config)
         process = Process()
         process.executableURL = URL(fileURLWithPath: Self.executable)
@@ -77,7 +79,7 @@ public final class NginxProcess: @unchecked Sendable {
         try? FileManager.default.removeItem(at: prefix)
     }
 
-    static func config(root: String, prefix: String, port: Int, workers: Int, gzip: Bool) -> String {
+    static func config(root: String, prefix: String, port: Int, workers: Int, gzip: Bool, locations: String = "") -> String {
         // As root, nginx would switch its workers to `nobody`, who may not read a test's files.
         let user = geteuid() == 0 ? "user root;\n" : ""
         return """
@@ -103,6 +105,7 @@ public final class NginxProcess: @unchecked Sendable {
                     listen 127.0.0.1:\(port);
                     root \(root);
                     location / { }
+                    \(locations)
                 }
             }
 

@@ -34,6 +34,8 @@ public final class WKDriver: EngineDriver {
         .requestBodyLoads: "not claimed: a loaded request's body is not verified to reach the server on every OS version",
         .secureCookiesOnLoopbackHTTP: "not claimed: unverified on WKWebView",
         .amendsNavigationRequests: "a WKNavigationActionPolicy only allows or cancels the request: a redirect is a cancel and a new load",
+        .binaryMessages: "not claimed: WKScriptMessage bodies are documented as NSNumber, NSString, NSDate, NSArray, NSDictionary "
+            + "and NSNull only, so bytes cross as base64",
     ]
 
     /// `wkwebview`.

@@ -68,6 +68,10 @@ public struct EngineCapabilities: OptionSet, Sendable, Hashable {
     /// events, so a page that cancels them (`onerror` returning true, `preventDefault()`) or a
     /// foreign iframe cannot keep its errors from health recording (docs/health.md).
     public static let scriptErrorsInContainerWorld = EngineCapabilities(rawValue: 1 << 21)
+    /// Script messages carry bytes as bytes: a typed array or `ArrayBuffer` posted to a message
+    /// handler, or returned in a reply, crosses between page and app without base64. Without it
+    /// the bridge carries bytes as `{"$bytes": base64}` (``BridgeBytes``).
+    public static let binaryMessages = EngineCapabilities(rawValue: 1 << 23)
 
     /// Every capability with its name, in declaration order (reports, docs, skip messages).
     public static let named: [(name: String, capability: EngineCapabilities)] = [
@@ -85,6 +89,7 @@ public struct EngineCapabilities: OptionSet, Sendable, Hashable {
         ("windowCloseRequests", .windowCloseRequests),
         ("permissionPrompts", .permissionPrompts), ("fileChoosers", .fileChoosers),
         ("scriptErrorsInContainerWorld", .scriptErrorsInContainerWorld),
+        ("binaryMessages", .binaryMessages),
     ]
 
     /// The single capabilities in this set, in declaration order.

@@ -19,12 +19,13 @@ declare global {
 
 /**
  * What params and results may hold: JSON values, and bytes. Bytes (`ArrayBuffer`, any typed
- * array, `DataView`) are sent as `{"$bytes": base64}` and come back as `Uint8Array`.
+ * array, `DataView`, `Blob`/`File` — read before the call is sent) are sent as `{"$bytes": base64}`
+ * and come back as `Uint8Array`.
  */
 export type JSONValue = null | boolean | number | string | Bytes | JSONValue[] | { [key: string]: JSONValue };
 
 /** Binary data in params (sent as base64) and results (received as `Uint8Array`). */
-export type Bytes = ArrayBuffer | ArrayBufferView;
+export type Bytes = ArrayBuffer | ArrayBufferView | Blob;
 
 /**
  * The stable codes a call can fail with. Modules may define their own codes too

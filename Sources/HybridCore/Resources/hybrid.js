@@ -41,8 +41,9 @@
   }
 
   // ---- binary ----------------------------------------------------------------------------
-  // Bytes travel as {"$bytes": base64}: ArrayBuffers, typed arrays and DataViews in params are
-  // encoded on the way out; results carrying that form come back as Uint8Arrays.
+  // Bytes travel as {"$bytes": base64}: ArrayBuffers, typed arrays, DataViews and Blobs in params
+  // are encoded on the way out; results carrying that form come back as Uint8Arrays. No engine
+  // carries bytes in script messages as bytes (EngineCapabilities.binaryMessages, measured).
   function toBase64(view) {
     var bytes = new Uint8Array(view.buffer || view, view.byteOffset || 0, view.byteLength);
     var parts = [];
@@ -84,11 +85,34 @@
     return false;
   }
 
+  // Blobs (and Files) in params are read before the call is sent; while its envelope is made,
+  // `blobBytes` maps each of them to its bytes.
+  var blobBytes = null;
+
   function replacer(key, value) {
     if (value !== null && typeof value === 'object' && (value instanceof ArrayBuffer || ArrayBuffer.isView(value))) {
       return { $bytes: toBase64(value) };
     }
+    if (blobBytes !== null && value instanceof Blob && blobBytes.has(value)) return { $bytes: toBase64(blobBytes.get(value)) };
     return value;
+  }
+
+  // The Blobs in `value` (objects and arrays, at most 64 levels deep), each once. Every object is
+  // visited once, so shared or cyclic params cost one pass (a cycle then fails in JSON.stringify).
+  function findBlobs(value, found, depth, seen) {
+    if (value === null || typeof value !== 'object' || depth > 64) return found;
+    seen = seen || new Set();
+    if (seen.has(value)) return found;
+    seen.add(value);
+    if (typeof Blob !== 'undefined' && value instanceof Blob) {
+      found.push(value);
+      return found;
+    }
+    if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) return found;
+    for (var key in value) {
+      if (Object.prototype.hasOwnProperty.call(value, key)) findBlobs(value[key], found, depth + 1, seen);
+    }
+    return found;
   }
 
   function reviver(key, value) {
@@ -171,10 +195,40 @@
     // Only objects can hold bytes; a replacer takes JSON.stringify off its fast path, so
     // strings and numbers (a large string is the common bulk payload) go without one.
     var params = call.params;
-    return JSON.stringify({ v: 1, id: call.id, module: call.module, action: call.action,
-      params: params, nonce: nonce, timeout: call.timeout },
-      params !== null && typeof params === 'object' && (ArrayBuffer.isView(params) || params instanceof ArrayBuffer || hasOwnKeys(params))
-        ? replacer : undefined);
+    blobBytes = call.blobBytes || null;
+    try {
+      return JSON.stringify({ v: 1, id: call.id, module: call.module, action: call.action,
+        params: params, nonce: nonce, timeout: call.timeout },
+        params !== null && typeof params === 'object' && (ArrayBuffer.isView(params) || params instanceof ArrayBuffer ||
+          blobBytes !== null || hasOwnKeys(params)) ? replacer : undefined);
+    } finally {
+      blobBytes = null;
+    }
+  }
+
+  // Reads the call's Blobs, then sends it. Blobs larger together than the container's message
+  // limit allows (as base64) are refused without being read.
+  function readBlobsThenSend(entry, blobs) {
+    var limit = info && info.maxMessageBytes;
+    var total = 0;
+    for (var i = 0; i < blobs.length; i++) total += blobs[i].size;
+    if (limit && Math.ceil(total / 3) * 4 > limit) {
+      finish(entry);
+      entry.reject(HybridError('payload_too_large', 'Blob params of ' + total + ' bytes exceed the limit of ' + limit +
+        ' bytes as base64', { size: Math.ceil(total / 3) * 4, limit: limit }));
+      return;
+    }
+    Promise.all(blobs.map(function (blob) { return blob.arrayBuffer(); })).then(function (buffers) {
+      if (!pending.has(entry.id)) return;  // aborted or timed out meanwhile
+      entry.blobBytes = new Map();
+      for (var i = 0; i < blobs.length; i++) entry.blobBytes.set(blobs[i], new Uint8Array(buffers[i]));
+      if (!announced && entry.transport !== 'url') waiting.push(entry);
+      else transmit(entry);
+    }, function (error) {
+      if (!pending.has(entry.id)) return;
+      finish(entry);
+      entry.reject(HybridError('bad_params', 'a Blob in params could not be read: ' + (error && error.message)));
+    });
   }
 
   function transmit(call) {
@@ -251,7 +305,9 @@
         };
         signal.addEventListener('abort', entry.onAbort);
       }
-      if (!announced && entry.transport !== 'url') waiting.push(entry);
+      var blobs = findBlobs(entry.params, [], 0);
+      if (blobs.length > 0) readBlobsThenSend(entry, blobs);
+      else if (!announced && entry.transport !== 'url') waiting.push(entry);
       else transmit(entry);
     });
   }

@@ -51,6 +51,7 @@ enum BenchCommand: HybridCommand {
         ServeBenchSuite.self,
         OfflineBenchSuite.self,
         ProxyBenchSuite.self,
+        DataBenchSuite.self,
         UpdateBenchSuite.self,
         FirstScreenBenchSuite.self,
         HealthBenchSuite.self,

@@ -1,0 +1,245 @@
+#if os(Linux)
+import Foundation
+import HybridCore
+import HybridServer
+import HybridTestSupport
+
+/// `hybrid bench data`: what moving large bodies and bytes between page and app costs, side by
+/// side with the engine doing the same by itself. nginx (a separate process) serves the page and
+/// the files and takes the uploads, so the app process's memory holds only what HybridKit holds.
+enum DataBenchSuite: BenchSuite {
+    static let name = "data"
+    static let keys = """
+        nginx (its own process) serves the page and two 50 MB files and stores PUT uploads (WebDAV);
+        the request proxy carries /sink/proxied and /files/proxied, the engine the rest. Medians of
+        N rounds (a third of --iterations; default 3), each alternating between the two sides:
+        upload_50mb_native_ms        the engine's own fetch PUT of a 50 MB Uint8Array
+        upload_50mb_proxy_ms         the same request through the request proxy
+        upload_50mb_ratio            proxy / native (goal at most 1.3)
+        upload_200mb_native_rss_growth_mb  the app process's peak RSS growth (VmHWM after resetting it
+                                     through /proc/self/clear_refs, and VmRSS sampled every 5 ms) during
+                                     a 200 MB upload by the engine's own fetch (the reference; -1 when it failed)
+        upload_200mb_rss_growth_mb   the same during a 200 MB upload through the proxy (goal at most 64;
+                                     -1 when the upload failed, the reason on standard error)
+        bytes_10mb_rt_ms             a 10 MB Uint8Array sent to a module by hybrid.call and echoed back
+                                     (the runtime's byte path: BridgeBytes)
+        bytes_base64_10mb_rt_ms      the same bytes base64-encoded by the page and sent as a string
+        bytes_vs_base64              bytes_base64_10mb_rt_ms / bytes_10mb_rt_ms (goal at least 3 where the
+                                     engine has a binary path; about 1 where bytes cross as base64 anyway)
+        download_50mb_native_ms      the engine's own fetch of a 50 MB file into an ArrayBuffer
+        download_50mb_proxy_ms       the same through the proxy (streamed)
+        download_50mb_ratio          proxy / native
+        """
+
+    /// Sizes in MiB.
+    private static let uploadMB = 50, bigUploadMB = 200, bytesMB = 10, downloadMB = 50
+
+    @MainActor static func run(_ options: BenchOptions) async throws -> BenchReport {
+        let rounds = max((options.iterations ?? 9) / 3, 1)
+        // The engine first: a Chromium started after nginx never answers on its DevTools pipe.
+        let provider = try options.makeProvider()
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("hk-bench-data-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try makeSite(at: root)
+        let nginx = try NginxProcess(root: root, gzip: false, locations: """
+            location /sink/ { dav_methods PUT; client_max_body_size 0; client_body_buffer_size 1m; create_full_put_path on; }
+            """)
+        defer { nginx.stop() }
+        let origin = "http://127.0.0.1:\(nginx.port)"
+        let policy = try ProxyPolicy(requests: ["\(origin)/sink/proxied*", "\(origin)/files/proxied*"],
+                                     maxBodyBytes: (bigUploadMB + 8) << 20, defaultTimeout: 600)
+        let proxy = RequestProxy(policy: policy, jar: CookieJar())
+        var configuration = HybridWebViewConfiguration()
+        configuration.modules = [
+            ProxyModule(proxy: proxy, allowedOrigins: [OriginPattern(origin)]),
+            EchoModule(allowedOrigins: [OriginPattern(origin)]),
+        ]
+        // The proxy carries request bodies inside bridge messages today: room for 200 MB as base64.
+        configuration.bridgeLimits = BridgeRouter.Limits(maxMessageBytes: (bigUploadMB * 3 / 2) << 20,
+                                                         maxInFlightBytes: bigUploadMB * 3 << 20,
+                                                         defaultTimeout: .seconds(600))
+        if let script = ProxyModule.userScript(policy: policy) { configuration.engine.userScripts.append(script) }
+        let view = try HybridWebView(provider: provider, configuration: configuration)
+        defer { view.close() }
+        try await view.engine.waitForLoad(timeout: BenchOptions.loadTimeout) { view.load(nginx.url("/bench.html")) }
+        _ = try await view.engine.callAsync("await window.hybrid.ready; return true;")
+
+        let upload = try await pair(view, "upload", ["mb": uploadMB, "rounds": rounds])
+        let bytes = try await pair(view, "bytes", ["mb": bytesMB, "rounds": rounds + 2])
+        let download = try await pair(view, "download", ["mb": downloadMB, "rounds": rounds])
+        // Last, as they may take the page down (Chromium 156's renderer dies on a 200 MB fetch body
+        // here, its own or the proxy's): -1 then, the reason on standard error.
+        let proxyGrowth = await bigUpload(view, proxied: true)
+        if proxyGrowth < 0 {
+            try await view.engine.waitForLoad(timeout: BenchOptions.loadTimeout) { view.load(nginx.url("/bench.html")) }
+        }
+        let nativeGrowth = await bigUpload(view, proxied: false)
+        return BenchReport(values: [
+            ("upload_50mb_native_ms", upload.0), ("upload_50mb_proxy_ms", upload.1), ("upload_50mb_ratio", upload.1 / upload.0),
+            ("upload_200mb_native_rss_growth_mb", nativeGrowth), ("upload_200mb_rss_growth_mb", proxyGrowth),
+            ("bytes_10mb_rt_ms", bytes.0), ("bytes_base64_10mb_rt_ms", bytes.1), ("bytes_vs_base64", bytes.1 / bytes.0),
+            ("download_50mb_native_ms", download.0), ("download_50mb_proxy_ms", download.1),
+            ("download_50mb_ratio", download.1 / download.0),
+        ])
+    }
+
+    /// Runs one scenario of `bench-data.js` (`window.dataBench[name]`) in the page; it answers two numbers.
+    @MainActor private static func pair(_ view: HybridWebView, _ name: String, _ arguments: [String: Int]) async throws -> (Double, Double) {
+        if ProcessInfo.processInfo.environment["HYBRID_BENCH_VERBOSE"] != nil {
+            FileHandle.standardError.write(Data("bench data: \(name) \(arguments)\n".utf8))
+        }
+        var args = arguments.mapValues { JSONValue.number(Double($0)) }
+        args["scenario"] = .string(name)
+        let result = try await view.engine.callAsync("return await window.dataBench[scenario](mb, rounds, proxied);",
+                                                     arguments: args.merging(["rounds": .number(1), "proxied": .number(0)]) { mine, _ in mine })
+        guard let values = result.arrayValue?.compactMap(\.numberValue), values.count == 2, values.allSatisfy({ $0 >= 0 }) else {
+            throw HybridError.engine(.native(domain: "bench", code: 1, message: "\(name): unexpected result \(result.jsonText.prefix(300))"))
+        }
+        return (values[0], values[1])
+    }
+
+    /// The app's peak RSS growth during a 200 MB PUT (-1 when it failed, the reason on standard error).
+    @MainActor private static func bigUpload(_ view: HybridWebView, proxied: Bool) async -> Double {
+        do {
+            return try await peakGrowth { _ = try await pair(view, "put", ["mb": bigUploadMB, "proxied": proxied ? 1 : 0]) }
+        } catch {
+            FileHandle.standardError.write(Data("bench data: the 200 MB upload (\(proxied ? "proxy" : "engine")) failed: \(error)\n".utf8))
+            return -1
+        }
+    }
+
+    /// The app process's peak resident memory growth, in MB, while `work` runs.
+    @MainActor private static func peakGrowth(_ work: () async throws -> Void) async throws -> Double {
+        let sampler = ResidentMemorySampler()
+        let base = sampler.start()
+        try await work()
+        let peak = sampler.stop()
+        return Double(max(peak - base, 0)) / 1024
+    }
+
+    /// The page, its scenarios, the files to download, the directory uploads land in.
+    private static func makeSite(at root: URL) throws {
+        let fm = FileManager.default
+        try fm.createDirectory(at: root.appendingPathComponent("files"), withIntermediateDirectories: true)
+        try fm.createDirectory(at: root.appendingPathComponent("sink"), withIntermediateDirectories: true)
+        var file = Data(count: downloadMB << 20)
+        file.withUnsafeMutableBytes { raw in
+            for index in stride(from: 0, to: raw.count, by: 4096) { raw[index] = UInt8(truncatingIfNeeded: index / 4096) }
+        }
+        try file.write(to: root.appendingPathComponent("files/native.bin"))
+        try file.write(to: root.appendingPathComponent("files/proxied.bin"))
+        try Data(page.utf8).write(to: root.appendingPathComponent("bench.html"))
+    }
+
+    /// The page: scenarios answering `[native or bytes ms, proxied or base64 ms]`.
+    private static let page = """
+        <!doctype html><meta charset=utf-8><title>data bench</title>
+        <script>
+        const filled = (mb) => { const u = new Uint8Array(mb << 20); for (let i = 0; i < u.length; i += 4096) u[i] = i % 251; return u; };
+        const median = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+        const timed = async (run) => { const start = performance.now(); await run(); return performance.now() - start; };
+        const put = async (url, body) => {
+          const response = await fetch(url, { method: 'PUT', body });
+          if (response.status >= 300) throw new Error(url + ': ' + response.status);
+        };
+        const get = async (url, mb) => {
+          const bytes = await (await fetch(url)).arrayBuffer();
+          if (bytes.byteLength !== mb << 20) throw new Error(url + ': ' + bytes.byteLength + ' bytes');
+        };
+        const toBase64 = (u8) => { let s = ''; for (let i = 0; i < u8.length; i += 0x8000) s += String.fromCharCode.apply(null, u8.subarray(i, i + 0x8000)); return btoa(s); };
+        const fromBase64 = (text) => { const s = atob(text); const u = new Uint8Array(s.length); for (let i = 0; i < s.length; i++) u[i] = s.charCodeAt(i); return u; };
+        window.dataBench = {
+          async upload(mb, rounds) {
+            const body = filled(mb), a = [], b = [];
+            await put('/sink/native.bin', body); await put('/sink/proxied.bin', body);
+            for (let i = 0; i < rounds; i++) {
+              a.push(await timed(() => put('/sink/native.bin', body)));
+              b.push(await timed(() => put('/sink/proxied.bin', body)));
+            }
+            return [median(a), median(b)];
+          },
+          async put(mb, rounds, proxied) {
+            const ms = await timed(() => put(proxied ? '/sink/proxied.bin' : '/sink/native.bin', filled(mb)));
+            return [ms, ms];
+          },
+          async bytes(mb, rounds) {
+            const bytes = filled(mb), a = [], b = [];
+            const check = (u8) => { if (u8.length !== bytes.length || u8[4096] !== bytes[4096]) throw new Error('echo differs'); };
+            for (let i = 0; i < rounds; i++) {
+              a.push(await timed(async () => check((await hybrid.call('databench', 'echo', { bytes })).bytes)));
+              b.push(await timed(async () => check(fromBase64(await hybrid.call('databench', 'echoText', toBase64(bytes))))));
+            }
+            return [median(a), median(b)];
+          },
+          async download(mb, rounds) {
+            const a = [], b = [];
+            await get('/files/native.bin', mb); await get('/files/proxied.bin', mb);
+            for (let i = 0; i < rounds; i++) {
+              a.push(await timed(() => get('/files/native.bin', mb)));
+              b.push(await timed(() => get('/files/proxied.bin', mb)));
+            }
+            return [median(a), median(b)];
+          },
+        };
+        </script><p>data bench</p>
+        """
+
+    /// `databench.echo` (bytes in, the same bytes out) and `echoText` (a string, the same string).
+    private struct EchoModule: BridgeModule {
+        struct Payload: Codable, Sendable { var bytes: BridgeBytes }
+        let name = "databench"
+        let allowedOrigins: [OriginPattern]
+        var actions: [BridgeAction] {
+            [
+                Action("echo") { (payload: Payload, _) in payload },
+                Action("echoText") { (text: String, _) in text },
+            ]
+        }
+    }
+}
+
+/// The process's resident memory in kB (`/proc/self/status`): the peak since ``start()`` from
+/// `VmHWM` after resetting it (`/proc/self/clear_refs`), and from `VmRSS` sampled every 5 ms in
+/// case the kernel refuses the reset.
+final class ResidentMemorySampler: @unchecked Sendable {
+    private let lock = NSLock()
+    private var peak = 0
+    private var timer: (any DispatchSourceTimer)?
+
+    /// Resets the peak, starts sampling; returns the current resident size.
+    func start() -> Int {
+        if let handle = FileHandle(forWritingAtPath: "/proc/self/clear_refs") {
+            try? handle.write(contentsOf: Data("5".utf8))
+            try? handle.close()
+        }
+        let now = Self.read("VmRSS")
+        lock.withLock { peak = now }
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.schedule(deadline: .now(), repeating: .milliseconds(5))
+        timer.setEventHandler { [weak self] in
+            let rss = Self.read("VmRSS")
+            self?.lock.withLock { self?.peak = max(self?.peak ?? 0, rss) }
+        }
+        timer.resume()
+        self.timer = timer
+        return now
+    }
+
+    /// Stops sampling; returns the peak resident size since ``start()``.
+    func stop() -> Int {
+        timer?.cancel()
+        timer = nil
+        let hwm = Self.read("VmHWM")
+        return lock.withLock { max(peak, hwm) }
+    }
+
+    /// A `kB` field of `/proc/self/status`.
+    static func read(_ field: String) -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in text.split(separator: "\n") where line.hasPrefix(field + ":") {
+            return Int(line.dropFirst(field.count + 1).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "") ?? 0
+        }
+        return 0
+    }
+}
+#endif
