@@ -27,7 +27,9 @@ final class GTKSchemeTask {
         g_error_free(error)
     }
 
-    var schemeRequest: SchemeRequest? {
+    /// The request as the handler sees it; its body only when `withBody` and the method can
+    /// carry one (reading it is what crashes WebKitGTK 2.50 for a `Blob` body).
+    func schemeRequest(withBody: Bool) -> SchemeRequest? {
         guard let uri = webkit_uri_scheme_request_get_uri(request), let url = URL(string: String(cString: uri)) else {
             return nil
         }
@@ -36,7 +38,8 @@ final class GTKSchemeTask {
         if let soupHeaders = webkit_uri_scheme_request_get_http_headers(request) {
             headers = allHeaders(soupHeaders)
         }
-        return SchemeRequest(url: url, method: method, headers: headers, body: readBody())
+        let bodyless = ["GET", "HEAD"].contains(method.uppercased())
+        return SchemeRequest(url: url, method: method, headers: headers, body: withBody && !bodyless ? readBody() : nil)
     }
 
     /// The body of a POST/PUT, read in full (WebKit hands the UI process an in-memory stream).
@@ -58,7 +61,7 @@ final class GTKSchemeTask {
     }
 
     func run(with handler: any URLSchemeHandler) {
-        guard let schemeRequest else {
+        guard let schemeRequest = schemeRequest(withBody: handler.readsRequestBodies) else {
             Self.fail(request, status: 400, message: "malformed request URL")
             return
         }

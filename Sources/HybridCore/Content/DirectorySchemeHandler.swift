@@ -18,6 +18,10 @@ public struct DirectorySchemeHandler: URLSchemeHandler {
         self.headers = headers
     }
 
+    /// `false`: a file server needs no request body, so the engine never reads one for it
+    /// (see ``URLSchemeHandler/readsRequestBodies``).
+    public var readsRequestBodies: Bool { false }
+
     /// Answers `GET` and `HEAD` with the file the URL's path names (`405` for other methods, `404`
     /// for anything missing or outside ``root``).
     @MainActor public func respond(to request: SchemeRequest) async throws -> SchemeResponse {

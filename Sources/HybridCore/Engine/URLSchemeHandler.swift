@@ -46,6 +46,18 @@ public struct SchemeResponse: Sendable {
 public protocol URLSchemeHandler: Sendable {
     /// Answers one request. Throwing fails it with a network error in the page.
     @MainActor func respond(to request: SchemeRequest) async throws -> SchemeResponse
+
+    /// Whether the engine reads request bodies for this handler (`true` by default). A handler
+    /// that only serves files says `false`: its requests arrive without a body, and the engine
+    /// never reads one. On WebKitGTK 2.50 reading the body of a custom-scheme POST whose body is
+    /// a `Blob` (or `FormData` with a file) crashes the app process inside WebKit, so a handler
+    /// that needs no body should not expose the app to that (docs/engines.md).
+    var readsRequestBodies: Bool { get }
+}
+
+extension URLSchemeHandler {
+    /// `true`: the handler gets each request's body.
+    public var readsRequestBodies: Bool { true }
 }
 
 /// A scheme handler made from a closure.
