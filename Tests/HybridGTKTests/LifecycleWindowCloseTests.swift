@@ -56,4 +56,52 @@ struct LifecycleWindowCloseTests {
         #expect(delegate.closeRequests == 1)
         #expect(!view.isClosed && view.engine.isAlive)
     }
+
+    /// Hostile: a page that closes itself where the engine lets it (its view's history holds only
+    /// that page, as after a document without a base such as a pool's warm-up) cannot wedge the
+    /// container. WebKit only asks; Chromium destroys the target itself, which the Blink driver
+    /// reports as the close request it was and as the loss of the page's content: the container's
+    /// recovery loads the page again in a fresh target, and the view works.
+    @Test(arguments: EngineKind.allCases)
+    func aPageClosingItselfNeverWedgesTheView(_ kind: EngineKind) async throws {
+        let rig = try LifecycleRig(kind)
+        defer { rig.close() }
+        rig.page("/closing", "<title>Closing</title><p>bye</p>")
+        let (view, delegate) = try await rig.delegatedView(showing: "/closing", afterWarmUp: true)
+        #expect(view.state.canGoBack == false)
+        _ = try await view.engine.evaluate("window.close(); 0")
+        try await eventually("the close request") { delegate.closeRequests >= 1 }
+        // Blink: the target is gone by now, so the title is only read again from the reloaded page.
+        try await eventually("the page answering again") { (try? await view.engine.evaluate("document.title")) == "Closing" }
+        #expect(delegate.closeRequests == 1)
+        #expect(!view.isClosed && view.engine.isAlive)
+        #expect(view.state.url == rig.url("/closing"))
+        if kind.capabilities.contains(.windowCloseRequests) {
+            #expect(delegate.whiteScreens.isEmpty)
+        } else {
+            // The lost page was recovered by loading its URL again (not by reloading a blank target).
+            #expect(delegate.whiteScreens.map(\.reason) == [.contentProcessTerminated(.crashed)])
+            #expect(delegate.whiteScreens.first?.url == rig.url("/closing"))
+        }
+        // Still a working view: the next load and its page answer.
+        try await view.loadAndWait(rig.url("/count/after"))
+        #expect(try await view.engine.evaluate("document.title") == "Counted")
+        #expect(delegate.closeRequests == 1)
+    }
+    /// An app that closes the view when its page asks: the view is closed and nothing more is
+    /// reported (on Blink, no white screen for the destroyed target and no new target).
+    @Test(arguments: EngineKind.allCases)
+    func anAppClosingTheViewOnTheRequestEndsIt(_ kind: EngineKind) async throws {
+        let rig = try LifecycleRig(kind)
+        defer { rig.close() }
+        rig.page("/closing", "<title>Closing</title><p>bye</p>")
+        let (view, delegate) = try await rig.delegatedView(showing: "/closing", afterWarmUp: true)
+        delegate.closesOnRequest = true
+        _ = try await view.engine.evaluate("window.close(); 0")
+        try await eventually("the close request") { delegate.closeRequests >= 1 }
+        #expect(view.isClosed)
+        #expect(delegate.closeRequests == 1)
+        #expect(delegate.whiteScreens.isEmpty)
+        await #expect(throws: HybridError.self) { try await view.engine.evaluate("1") }
+    }
 }
