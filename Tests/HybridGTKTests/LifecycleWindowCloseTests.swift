@@ -66,11 +66,7 @@ struct LifecycleWindowCloseTests {
     func aPageClosingItselfNeverWedgesTheView(_ kind: EngineKind) async throws {
         let rig = try LifecycleRig(kind)
         defer { rig.close() }
-        rig.page("/closing", "<title>Closing</title><p>bye</p>")
-        let (view, delegate) = try await rig.delegatedView(showing: "/closing", afterWarmUp: true)
-        #expect(view.state.canGoBack == false)
-        _ = try await view.engine.evaluate("window.close(); 0")
-        try await eventually("the close request") { delegate.closeRequests >= 1 }
+        let (view, delegate) = try await closeOneEntryPage(rig, appCloses: false)
         // Blink: the target is gone by now, so the title is only read again from the reloaded page.
         try await eventually("the page answering again") { (try? await view.engine.evaluate("document.title")) == "Closing" }
         #expect(delegate.closeRequests == 1)
@@ -94,14 +90,22 @@ struct LifecycleWindowCloseTests {
     func anAppClosingTheViewOnTheRequestEndsIt(_ kind: EngineKind) async throws {
         let rig = try LifecycleRig(kind)
         defer { rig.close() }
-        rig.page("/closing", "<title>Closing</title><p>bye</p>")
-        let (view, delegate) = try await rig.delegatedView(showing: "/closing", afterWarmUp: true)
-        delegate.closesOnRequest = true
-        _ = try await view.engine.evaluate("window.close(); 0")
-        try await eventually("the close request") { delegate.closeRequests >= 1 }
+        let (view, delegate) = try await closeOneEntryPage(rig, appCloses: true)
         #expect(view.isClosed)
         #expect(delegate.closeRequests == 1)
         #expect(delegate.whiteScreens.isEmpty)
         await #expect(throws: HybridError.self) { try await view.engine.evaluate("1") }
+    }
+    /// Shows `/closing` as the only entry of its view's history (where Chromium lets a page close
+    /// itself), runs its `window.close()` and waits for the close request; with `appCloses` the
+    /// delegate closes the view when asked.
+    private func closeOneEntryPage(_ rig: LifecycleRig, appCloses: Bool) async throws -> (HybridWebView, LifecycleDelegate) {
+        rig.page("/closing", "<title>Closing</title><p>bye</p>")
+        let (view, delegate) = try await rig.delegatedView(showing: "/closing", afterWarmUp: true)
+        delegate.closesOnRequest = appCloses
+        #expect(view.state.canGoBack == false)
+        _ = try await view.engine.evaluate("window.close(); 0")
+        try await eventually("the close request") { delegate.closeRequests >= 1 }
+        return (view, delegate)
     }
 }
