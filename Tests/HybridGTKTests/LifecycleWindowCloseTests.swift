@@ -79,8 +79,11 @@ struct LifecycleWindowCloseTests {
             #expect(delegate.whiteScreens.map(\.reason) == [.contentProcessTerminated(.crashed)])
             #expect(delegate.whiteScreens.first?.url == rig.url("/closing"))
         }
-        // Still a working view: the next load and its page answer.
-        try await view.loadAndWait(rig.url("/count/after"))
+        // Still a working view: the next load and its page answer (the recovery's own load may
+        // still be finishing, so this waits for this URL's).
+        let after = rig.url("/count/after"), recorder = EventRecorder(view.engine)
+        view.load(after)
+        try await recorder.loadFinished(after)
         #expect(try await view.engine.evaluate("document.title") == "Counted")
         #expect(delegate.closeRequests == 1)
     }
