@@ -55,7 +55,9 @@ extension BlinkDriver {
     func handleTargetEvent(_ method: String, _ params: JSONValue) {
         // Target.targetCrashed is not used: it can arrive after a reload already revived the
         // page; Inspector.targetCrashed on the session is in order with everything else.
-        guard !isTornDown, let info = params["targetInfo"] else { return }
+        guard !isTornDown else { return }
+        if method == "Target.targetDestroyed" { return targetDestroyed(params.string("targetId")) }
+        guard let info = params["targetInfo"] else { return }
         if info.string("type") == "iframe" { return iframeTargetReported(info) }
         switch method {
         case "Target.targetInfoChanged" where info.string("targetId") == targetID:

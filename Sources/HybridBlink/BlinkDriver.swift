@@ -31,7 +31,7 @@ public final class BlinkDriver: EngineDriver {
         .crossSiteCookiesWithoutSameSite: "Chromium treats a cookie without SameSite as SameSite=Lax: cross-site iframes and images do not get it",
         .backForwardCache: "the adapter turns Chromium's back/forward cache off, so every history navigation is a load with its events",
         .cookieChangeEvents: "the protocol has no cookie event: the store is polled every 100 ms, so changes within one poll are one notification",
-        .windowCloseRequests: "no DevTools event asks first: Chromium ignores window.close() in a view it did not open by script unless its history has one entry, and then destroys the target itself (Inspector.detached, Target.targetDestroyed)",
+        .windowCloseRequests: "no DevTools event asks first: Chromium ignores window.close() in a view it did not open by script unless its history has one entry, and then destroys the target itself (Target.targetDestroyed), which the adapter reports as a close request and the page's loss (contentProcessTerminated, crashed): the next load or reload opens a new target",
         .scriptErrorsInContainerWorld: "Chromium dispatches a page's error events only in the page's world; the driver reports errors from "
             + "Runtime.exceptionThrown, which is not sent for an error the page cancelled (onerror returning true, preventDefault) "
             + "nor for a cross-origin iframe (a target of its own)",
@@ -60,6 +60,9 @@ public final class BlinkDriver: EngineDriver {
     private(set) var isTornDown = false
     /// `terminateContentProcess()` was asked for: the crash that follows is ours.
     var crashRequested = false
+    /// Chromium destroyed the page's target (the page closed its window): the next load or reload
+    /// creates a new one (BlinkDriver+Close.swift).
+    private(set) var targetClosed = false
 
     // Page state, as the last events reported it.
     var currentURL: URL?
@@ -156,21 +159,42 @@ public final class BlinkDriver: EngineDriver {
     /// Schemes Chromium loads itself (anything else never reaches Fetch).
     static let loadableSchemes: Set<String> = ["http", "https", "data", "about", "blob", "file", "javascript"]
 
-    /// A view whose browser died gets a new browser (and a new target in it).
-    private func reviveBrowser() {
+    /// A view whose browser died gets a new browser (and a new target in it); a view whose target
+    /// Chromium destroyed gets a new target. Returns whether it did (the new target shows about:blank).
+    @discardableResult
+    private func reviveBrowser() -> Bool {
         if browser.hasExited, let provider, let fresh = try? provider.runningBrowser() {
             browser = fresh
-            start()
+        } else if !targetClosed {
+            return false
         }
+        targetClosed = false
+        start()
+        return true
+    }
+
+    /// Forgets the target Chromium destroyed: commands fail until the next load or reload
+    /// creates a new one.
+    func forgetClosedTarget() {
+        browser.forget(session: sessionID, target: targetID)
+        targetID = nil
+        sessionID = nil
+        knownFrames.removeAll()
+        targetClosed = true
     }
 
     /// Stops the current load (`Page.stopLoading`).
     public func stopLoading() { fire("Page.stopLoading") }
 
-    /// Reloads the page (`Page.reload`), reviving a view whose browser died.
+    /// Reloads the page (`Page.reload`); a view whose browser died or whose target was destroyed
+    /// loads its last URL in the new target instead (a reload there would show about:blank).
     public func reload() {
-        reviveBrowser()
-        startNavigation("Page.reload")
+        if reviveBrowser(), let currentURL {
+            pendingLoad = nil
+            navigate(currentURL)
+        } else {
+            startNavigation("Page.reload")
+        }
     }
 
     /// Goes to the previous history entry (`Page.navigateToHistoryEntry`), if there is one.

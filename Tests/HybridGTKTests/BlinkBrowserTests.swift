@@ -29,6 +29,24 @@ struct BlinkBrowserTests {
         #expect(!provider.isBrowserRunning)
     }
 
+    /// A reload after the browser died shows the last page again in the new browser's target
+    /// (a plain Page.reload there would reload its about:blank).
+    @Test func aReloadAfterABrowserCrashLoadsTheLastPage() async throws {
+        let provider = try BlinkEngineProvider()
+        let engine = try provider.makeBlinkEngine(Self.kind.pages(RecordingPages(["r.html": "<title>R</title>"])))
+        defer { engine.close() }
+        let page = Self.kind.url("r.html")
+        try await engine.loadAndWait(page)
+        let watcher = EventRecorder(engine)
+        provider.killBrowserForTesting()
+        try await watcher.next("termination") { $0 == .contentProcessTerminated(.crashed) }
+        engine.reload()
+        try await watcher.loadFinished(page)
+        #expect(try await engine.evaluate("document.title") == "R")
+        #expect(engine.url == page)
+        await provider.shutdown()
+    }
+
     @Test func aWindowedBrowserRunsWhenADisplayExists() async throws {
         guard ProcessInfo.processInfo.environment["DISPLAY"] != nil else {
             let message = "skipped aWindowedBrowserRunsWhenADisplayExists on blink: no DISPLAY: a windowed browser needs one"

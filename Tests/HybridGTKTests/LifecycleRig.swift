@@ -40,11 +40,18 @@ final class LifecycleRig {
         return view
     }
 
-    /// A view with a ``LifecycleDelegate`` that records what it is asked, showing `path`.
-    func delegatedView(showing path: String) async throws -> (view: HybridWebView, delegate: LifecycleDelegate) {
+    /// A view with a ``LifecycleDelegate`` that records what it is asked, showing `path`; with
+    /// `afterWarmUp`, first a document without a base (as a pool warms a view up), so `path` is
+    /// the only entry of the view's history.
+    func delegatedView(showing path: String, afterWarmUp: Bool = false) async throws -> (view: HybridWebView, delegate: LifecycleDelegate) {
         let view = try view()
         let delegate = LifecycleDelegate()
         view.delegate = delegate
+        if afterWarmUp {
+            let warm = EventRecorder(view.engine)
+            view.loadHTML("<p>warm</p>", baseURL: nil)
+            try await warm.loadFinished()
+        }
         try await view.loadAndWait(url(path))
         return (view, delegate)
     }
@@ -106,7 +113,12 @@ final class LifecycleDelegate: HybridWebViewDelegate {
         if let answer { completion.complete(answer(completion.dialog)) } else { dialogs.append(completion) }
     }
     func webView(_ webView: HybridWebView, requestsNewWindow request: NewWindowRequest) { newWindows.append(request) }
-    func webViewRequestsClose(_ webView: HybridWebView) { closeRequests += 1 }
+    /// Close the view when the page asks to close it.
+    var closesOnRequest = false
+    func webViewRequestsClose(_ webView: HybridWebView) {
+        closeRequests += 1
+        if closesOnRequest { webView.close() }
+    }
     func webView(_ webView: HybridWebView, didDetectWhiteScreen event: WhiteScreenEvent) { whiteScreens.append(event) }
     func webView(_ webView: HybridWebView, didFailLoad failure: LoadFailure) { failures.append(failure) }
 }
