@@ -345,3 +345,37 @@ final class ProgressLog: @unchecked Sendable {
         #expect(partials.isEmpty)
     }
 }
+
+/// The updater records each update's outcome for health (docs/health.md) when given a recorder.
+@Suite("Package updater: health")
+struct PackageUpdaterHealthTests {
+    final class Events: HealthSink, @unchecked Sendable {
+        private let lock = NSLock()
+        private var kept: [HealthEvent] = []
+        func record(_ event: HealthEvent) { lock.withLock { kept.append(event) } }
+        var all: [HealthEvent] { lock.withLock { kept } }
+    }
+
+    @Test func everyUpdateOutcomeIsRecordedWithItsRelease() async throws {
+        let fixture = try UpdateFixture()
+        let events = Events()
+        var updater = fixture.updater
+        updater.health = HealthRecorder(sinks: [events])
+        updater.healthEngine = "webkitgtk"
+        try fixture.publish(version: 1, files: UpdateFixture.site(version: 1))
+        let first = try await updater.update("app")
+        _ = try await updater.update("app")   // nothing newer
+        fixture.server.inject { path, _ in path == "packages/app/latest.json" ? .status(500) : nil }
+        await #expect(throws: HybridError.self) { _ = try await updater.update("app") }
+
+        let updates = events.all.compactMap { event -> (String, Int, Int?, String)? in
+            guard case .update(let way, let bytes, _) = event.kind else { return nil }
+            return (way, bytes, event.context.packageVersion, event.context.engine)
+        }
+        #expect(updates.map(\.0) == ["full", "none", "failed"])
+        #expect(updates[0].1 == Int(first.totalBytes) && updates[0].1 > 0)
+        #expect(updates.map(\.2) == [1, 1, 1])
+        #expect(updates.allSatisfy { $0.3 == "webkitgtk" })
+        #expect(events.all.allSatisfy { $0.context.packageID == "app" })
+    }
+}

@@ -1,15 +1,15 @@
 import Foundation
 
 extension HealthEvent {
-    /// The outcome of an offline-package update as an event, for the app to record when its
-    /// ``PackageUpdater`` returns: how the new version was fetched (`none` when the repository had
+    /// The outcome of an offline-package update as an event (``PackageUpdater/health`` records it
+    /// for every update; an app that updates otherwise records it itself): how the new version was fetched (`none` when the repository had
     /// nothing newer, `patch` when byte-level patches were applied, `files` when some files were
     /// reused from the store, `full` otherwise), the bytes fetched (manifest included) and how long
     /// it took. The context is the package's release after the update.
     ///
     /// ```swift
-    /// let report = try await updater.update("shop")
-    /// recorder.record(HealthEvent(update: report, engine: "webkitgtk"))
+    /// let updater = PackageUpdater(repository: repo, installer: installer, health: recorder, healthEngine: "webkitgtk")
+    /// let report = try await updater.update("shop")   // recorded
     /// ```
     public init(update report: PackageUpdater.Report, engine: String, time: Date = Date()) {
         let way = if report.upToDate || report.outcome == nil {

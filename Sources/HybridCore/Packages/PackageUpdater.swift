@@ -108,12 +108,22 @@ public struct PackageUpdater: Sendable {
     /// How long a request may wait for data before it fails (seconds).
     public var timeout: TimeInterval
 
+    /// Where each update's outcome is recorded (docs/health.md): an ``HealthEvent/Kind/update(way:bytes:milliseconds:)``
+    /// per call of ``update(_:now:progress:)``, way `none`, `patch`, `files` or `full`, and `failed`
+    /// when it threw; `nil` (the default) records nothing.
+    public var health: HealthRecorder?
+    /// The engine name the recorded events carry (`webkitgtk`, `blink`, `wkwebview`).
+    public var healthEngine: String
+
     /// - Parameter repository: the repository's base URL (`https://cdn.example.com/packages/`).
-    public init(repository: URL, installer: PackageInstaller, parallelDownloads: Int = 4, timeout: TimeInterval = 30) {
+    public init(repository: URL, installer: PackageInstaller, parallelDownloads: Int = 4, timeout: TimeInterval = 30,
+                health: HealthRecorder? = nil, healthEngine: String = "") {
         self.repository = repository
         self.installer = installer
         self.parallelDownloads = max(1, parallelDownloads)
         self.timeout = timeout
+        self.health = health
+        self.healthEngine = healthEngine
     }
 
     /// The package ids the repository's `index.json` lists.
@@ -131,6 +141,21 @@ public struct PackageUpdater: Sendable {
     /// - Throws: every ``PackageFailure`` the checks, downloads and install raise; the active
     ///   version keeps serving, and downloaded blobs stay for the next attempt.
     public func update(_ id: String, now: Date = Date(), progress: (@Sendable (Progress) -> Void)? = nil) async throws -> Report {
+        guard let health else { return try await performUpdate(id, now: now, progress: progress) }
+        let started = Date()
+        do {
+            let report = try await performUpdate(id, now: now, progress: progress)
+            health.record(HealthEvent(update: report, engine: healthEngine))
+            return report
+        } catch {
+            let context = HealthContext(packageID: id, packageVersion: installer.store.activeVersion(id), engine: healthEngine)
+            health.record(HealthEvent(.update(way: "failed", bytes: 0, milliseconds: Date().timeIntervalSince(started) * 1000),
+                                      context: context))
+            throw error
+        }
+    }
+
+    private func performUpdate(_ id: String, now: Date, progress: (@Sendable (Progress) -> Void)?) async throws -> Report {
         guard PackageManifest.isValidID(id) else { throw HybridError.pkg(.invalidManifest("bad package id '\(id)'")) }
         let store = installer.store
         let started = Date()

@@ -301,6 +301,10 @@ public final class HybridWebView {
             let cause = recovery.cause(of: reason)
             dismissDialogs()
             if hasNavigated { handleWhiteScreen(cause) }
+        case .scriptError(let report):
+            // An engine whose container world hears no page errors (Blink) reports them itself.
+            bootScriptError(ScriptErrorReport(message: report.message, source: report.source ?? "", line: report.line ?? 0,
+                                              page: engine.url?.absoluteString ?? ""))
         default:
             break
         }
