@@ -42,12 +42,17 @@ func runShop<T: Sendable>(repository: URL, publicKey: URL, data: URL,
     // Linux: GLib owns the main thread and runs the MainActor (docs/architecture-notes.md).
     try GLibMainLoop.run { @MainActor in
         let verifier = try Ed25519KeyFiles.verifier(at: publicKey)
+        // Health: launches, first paint, ready, script errors, white screens and updates per
+        // release, as OpenTelemetry log lines on the device (`hybrid health FILE` summarises them).
+        let health = HealthRecorder(sinks: [HealthLogFile(url: data.appendingPathComponent("health.jsonl"),
+                                                          serviceName: "Shop", serviceVersion: "1.0")])
 
         // The offline package: signature checked, then only the files that changed are fetched.
         // Offline, the update fails and the version already installed serves.
         let store = PackageStore(root: data.appendingPathComponent("packages"))
         let installer = PackageInstaller(store: store, platform: .native, verifier: verifier)
-        _ = try? await PackageUpdater(repository: repository, installer: installer).update("shop")
+        let updater = PackageUpdater(repository: repository, installer: installer, health: health, healthEngine: "webkitgtk")
+        _ = try? await updater.update("shop")
         let packages = ["shop": PackageBinding(installer: installer, id: "shop", scheme: "app")]
 
         // Remote config: which features and engine each page gets; signed, cached, never downgraded.
@@ -60,10 +65,11 @@ func runShop<T: Sendable>(repository: URL, publicKey: URL, data: URL,
         let engines = EngineRegistry(defaultProvider: try GTKEngineProvider(
             session: .persistent(directory: data.appendingPathComponent("web"))))
         let provisions = try FeatureProvisions(jar: CookieJar())    // the app's jar: cookies' source of truth
-        let base = HybridWebViewConfiguration(modules: [
+        var base = HybridWebViewConfiguration(modules: [
             DeviceModule(appName: "Shop", appVersion: "1.0", allowedOrigins: ["app://m.example.com"]),
             OrdersModule(),
         ])
+        base.health = health
 
         // The shop's pages as the config decides: package, cookie sync, engine, in a warm pool.
         let home = URL(string: "app://m.example.com/shop/")!       // the package, else the network

@@ -38,7 +38,8 @@ struct Smoke {
                 page = report
                 break
             }
-            return SmokeModule.Report(ok: page.ok, checks: page.checks + container)
+            let health = await Self.healthChecks(app.appendingPathComponent("health.jsonl"))
+            return SmokeModule.Report(ok: page.ok, checks: page.checks + container + health)
         }
         for check in report.checks {
             log("\(check.ok ? "ok    " : "FAILED") \(check.name)\(check.detail.isEmpty ? "" : ": \(check.detail)")")
@@ -46,6 +47,35 @@ struct Smoke {
         let passed = report.ok && !report.checks.isEmpty && report.checks.allSatisfy(\.ok)
         log(passed ? "passed (\(report.checks.count) checks)" : "FAILED")
         return passed
+    }
+
+    /// What the quick start's health recorder wrote: the update, the shop page's launch from the
+    /// pooled package, its ready mark and its first contentful paint (which the page reports once
+    /// painted: waited for, up to 10 s).
+    @MainActor
+    static func healthChecks(_ file: URL) async -> [SmokeModule.Check] {
+        var events: [HealthEvent] = []
+        for _ in 0..<200 {
+            events = (try? HealthLogFile.read(file).events) ?? []
+            if events.contains(where: { if case .pageTiming(let timing) = $0.kind { timing.firstContentfulPaint != nil } else { false } }) {
+                break
+            }
+            try? await Task.sleep(nanoseconds: 50_000_000)
+        }
+        let update = events.first { if case .update = $0.kind { true } else { false } }
+        let launch = events.lazy.compactMap { event -> (HealthEvent, String)? in
+            if case .launch(let source) = event.kind { (event, source.rawValue) } else { nil }
+        }.first
+        let fcp = events.lazy.compactMap { if case .pageTiming(let timing) = $0.kind { timing.firstContentfulPaint } else { nil } }.first
+        let ready = events.contains { if case .ready = $0.kind { true } else { false } }
+        return [
+            .init(name: "health recorded the update", ok: update?.context.packageVersion == 1,
+                  detail: update.map { "\($0.name) shop v\($0.context.packageVersion ?? 0)" } ?? "no update event"),
+            .init(name: "health recorded the launch", ok: launch?.0.context.packageID == "shop",
+                  detail: launch.map { "shop page from the \($0.1)" } ?? "no launch event"),
+            .init(name: "health recorded first contentful paint", ok: fcp != nil, detail: fcp.map { "\($0) ms" } ?? "none"),
+            .init(name: "health recorded app.ready", ok: ready, detail: ready ? "ready" : "no ready event"),
+        ]
     }
 
     /// The package's update (in the app's `store`) and the config's decision, as the quick start
