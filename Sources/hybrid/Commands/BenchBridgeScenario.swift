@@ -72,6 +72,10 @@ final class BridgeBenchmark {
             "if ((await window.webkit.messageHandlers.raw.postMessage(__big)).length !== __big.length) throw new Error('raw echo')",
             "if ((await hybrid.call('bench', 'echo', __big)).length !== __big.length) throw new Error('echo')")
         let (relay, hybridVsRelay) = try await interleaved(engine, n, "await __relay('')", hybridStep)
+        // The same relay carrying texts the size of an empty call's envelope and reply (the echo of
+        // a 110-byte text is 110 bytes back; the reply is 47): what the message sizes alone cost.
+        let sized = "await __relay('{\"v\":1,\"id\":123456789,\"module\":\"bench\",\"action\":\"empty\",\"params\":{},\"nonce\":\"' + 'a'.repeat(48) + '\"}')"
+        let (relaySized, hybridVsSized) = try await interleaved(engine, n, sized, hybridStep)
         let (rawVsAsync, hybridAsync) = try await interleaved(engine, n, rawStep, "await hybrid.call('bench', 'emptyAsync')")
         let (hybridAgain, url) = try await interleaved(engine, n / 2,
             hybridStep, "await hybrid.call('bench', 'empty', {}, { transport: 'url' })")
@@ -82,6 +86,7 @@ final class BridgeBenchmark {
             ("url_transport_rt_ms", url), ("events_per_s", events), ("isolated_relay_rt_ms", relay),
             ("overhead_ratio", hybrid / raw), ("overhead_ratio_1mb", hybridBig / rawBig), ("url_vs_hybrid_ratio", url / hybridAgain),
             ("overhead_vs_relay_ratio", hybridVsRelay / relay),
+            ("isolated_relay_sized_rt_ms", relaySized), ("overhead_vs_sized_relay_ratio", hybridVsSized / relaySized),
             ("router_us_per_call", routerMicroseconds), ("router_share_of_overhead", routerMicroseconds / 1000 / (hybridVsRelay - relay)),
             ("hybrid_async_rt_ms", hybridAsync), ("async_overhead_ratio", hybridAsync / rawVsAsync),
             ("iterations", Double(n)),
