@@ -20,6 +20,10 @@ enum BridgeBenchSuite: BenchSuite {
                            reply handler → back by DOM event (what any isolated-world bridge pays)
         overhead_ratio, overhead_ratio_1mb, url_vs_hybrid_ratio, overhead_vs_relay_ratio,
         async_overhead_ratio (hybrid_async / raw, from hybrid_async_rt_ms and its own interleaved raw)
+        isolated_relay_sized_rt_ms the same relay carrying an empty call's envelope as text (echoed back), so
+                           overhead_vs_sized_relay_ratio leaves out what the message sizes cost
+        router_us_per_call the native part of an empty call (decode, admit, run, write the reply), timed in a
+                           loop outside the engine; router_share_of_overhead: its share of hybrid minus relay
         """
 
     @MainActor static func run(_ options: BenchOptions) async throws -> BenchReport {

@@ -72,18 +72,44 @@ final class BridgeBenchmark {
             "if ((await window.webkit.messageHandlers.raw.postMessage(__big)).length !== __big.length) throw new Error('raw echo')",
             "if ((await hybrid.call('bench', 'echo', __big)).length !== __big.length) throw new Error('echo')")
         let (relay, hybridVsRelay) = try await interleaved(engine, n, "await __relay('')", hybridStep)
+        // The same relay carrying texts the size of an empty call's envelope and reply (the echo of
+        // a 110-byte text is 110 bytes back; the reply is 47): what the message sizes alone cost.
+        let sized = "await __relay('{\"v\":1,\"id\":123456789,\"module\":\"bench\",\"action\":\"empty\",\"params\":{},\"nonce\":\"' + 'a'.repeat(48) + '\"}')"
+        let (relaySized, hybridVsSized) = try await interleaved(engine, n, sized, hybridStep)
         let (rawVsAsync, hybridAsync) = try await interleaved(engine, n, rawStep, "await hybrid.call('bench', 'emptyAsync')")
         let (hybridAgain, url) = try await interleaved(engine, n / 2,
             hybridStep, "await hybrid.call('bench', 'empty', {}, { transport: 'url' })")
         let events = try await eventsPerSecond(engine, host: host, count: 50_000)
+        let routerMicroseconds = try routerMicrosecondsPerCall()
         return BenchReport(values: [
             ("raw_rt_ms", raw), ("hybrid_rt_ms", hybrid), ("raw_rt_1mb_ms", rawBig), ("hybrid_rt_1mb_ms", hybridBig),
             ("url_transport_rt_ms", url), ("events_per_s", events), ("isolated_relay_rt_ms", relay),
             ("overhead_ratio", hybrid / raw), ("overhead_ratio_1mb", hybridBig / rawBig), ("url_vs_hybrid_ratio", url / hybridAgain),
             ("overhead_vs_relay_ratio", hybridVsRelay / relay),
+            ("isolated_relay_sized_rt_ms", relaySized), ("overhead_vs_sized_relay_ratio", hybridVsSized / relaySized),
+            ("router_us_per_call", routerMicroseconds), ("router_share_of_overhead", routerMicroseconds / 1000 / (hybridVsRelay - relay)),
             ("hybrid_async_rt_ms", hybridAsync), ("async_overhead_ratio", hybridAsync / rawVsAsync),
             ("iterations", Double(n)),
         ])
+    }
+
+    /// Microseconds the native side spends on one empty call as the page sends it: decoding the
+    /// envelope, admitting the document and origin, running the immediate action, writing the
+    /// reply (a router of its own with the same module, timed in a loop on the main actor).
+    private func routerMicrosecondsPerCall() throws -> Double {
+        let router = BridgeRouter(modules: [BenchModule()], nonceMode: .issued)
+        guard let nonce = router.beginDocument().nonce else { throw HybridError.engine(.resultNotJSON("no nonce issued")) }
+        let origin = BridgeOrigin(url: URL(string: "https://bench.hybridkit.invalid/")!)
+        let text = #"{"v":1,"id":123456789,"module":"bench","action":"empty","params":{},"nonce":"\#(nonce)"}"#
+        guard case .now(.string(let reply)) = router.answer(text, origin: origin), reply.contains(#""ok":true"#) else {
+            throw HybridError.engine(.resultNotJSON("the router did not answer the bench call"))
+        }
+        let count = 200_000
+        let start = ContinuousClock.now
+        for _ in 0..<count { _ = router.answer(text, origin: origin) }
+        let elapsed = ContinuousClock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return seconds / Double(count) * 1e6
     }
 
     /// In the isolated world: relays a page event to `rawRelay` and its reply back.

@@ -16,6 +16,9 @@ enum PoolBenchSuite: BenchSuite {
         cold_shared_open_ms a new view beside others (WebKit may hand it a process it kept warm)
         pooled_open_ms      dequeue a warm view from a WebViewPool (parked out of sight until then) and load the page
         pool_speedup        cold_open_ms / pooled_open_ms (target >= 10); pool_speedup_shared likewise
+        pooled_dequeue_ms   of pooled_open_ms: the dequeue (liveness probe of the warm view, moving it on screen)
+        pooled_commit_ms    of pooled_open_ms: load() to the page's commit (request, response, new document)
+        pooled_finish_ms    of pooled_open_ms: commit to load-finished (parse, scripts at document start, load event)
         open40_ms           a new view, page served with 40 ms added latency, normal load
         preload_open40_ms   same, with the HTML fetched natively while the view is created
         preload_speedup     open40_ms / preload_open40_ms (target >= 1.1)
@@ -41,6 +44,7 @@ enum PoolBenchSuite: BenchSuite {
         _ = await preloader.fetch(server.url("/page40?warmup"))
 
         var coldFresh: [Double] = [], coldShared: [Double] = [], pooledTimes: [Double] = []
+        var pooledParts: [PooledOpen] = []
         var open40: [Double] = [], preload40: [Double] = []
         for round in 0..<rounds {
             // A new context per timing: nothing WebKit keeps warm can help it (an app's first open).
@@ -50,7 +54,9 @@ enum PoolBenchSuite: BenchSuite {
             try await settle()
             await pool.prewarm()
             try await settle()
-            pooledTimes.append(try await pooled(pool, server.url("/page?pooled=\(round)")))
+            let open = try await pooled(pool, server.url("/page?pooled=\(round)"))
+            pooledTimes.append(open.total)
+            pooledParts.append(open)
             try await settle()
             // Alternate which of the pair goes first, so neither always follows the same work.
             let normalFirst = round % 2 == 0
@@ -63,8 +69,10 @@ enum PoolBenchSuite: BenchSuite {
                 try await settle()
             }
             if debug {
-                let line = String(format: "round %d: cold %.1f shared %.1f pooled %.1f open40 %.1f preload40 %.1f\n", round,
-                                  coldFresh[round], coldShared[round], pooledTimes[round], open40[round], preload40[round])
+                let parts = pooledParts[round]
+                let line = String(format: "round %d: cold %.1f shared %.1f pooled %.1f (dequeue %.1f commit %.1f finish %.1f) open40 %.1f preload40 %.1f\n",
+                                  round, coldFresh[round], coldShared[round], pooledTimes[round], parts.dequeue, parts.commit,
+                                  parts.finish, open40[round], preload40[round])
                 FileHandle.standardError.write(Data(line.utf8))
             }
         }
@@ -73,6 +81,8 @@ enum PoolBenchSuite: BenchSuite {
         return BenchReport(values: [
             ("cold_open_ms", coldMs), ("cold_shared_open_ms", sharedMs), ("pooled_open_ms", pooledMs),
             ("pool_speedup", coldMs / pooledMs), ("pool_speedup_shared", sharedMs / pooledMs),
+            ("pooled_dequeue_ms", median(pooledParts.map(\.dequeue))), ("pooled_commit_ms", median(pooledParts.map(\.commit))),
+            ("pooled_finish_ms", median(pooledParts.map(\.finish))),
             ("open40_ms", open40Ms), ("preload_open40_ms", preload40Ms), ("preload_speedup", open40Ms / preload40Ms),
         ])
     }
@@ -86,19 +96,37 @@ enum PoolBenchSuite: BenchSuite {
         return Date().timeIntervalSince(began) * 1000
     }
 
-    @MainActor private static func pooled(_ pool: WebViewPool, _ url: URL) async throws -> Double {
+    /// A pooled open's milliseconds: in all, and its parts (dequeue, load to commit, commit to finish).
+    struct PooledOpen {
+        var total = 0.0, dequeue = 0.0, commit = 0.0, finish = 0.0
+    }
+
+    /// When the page's commit was reported (the warm-up document's is not the page's: it ended before).
+    @MainActor private final class CommitClock {
+        var committed: Date?
+    }
+
+    @MainActor private static func pooled(_ pool: WebViewPool, _ url: URL) async throws -> PooledOpen {
         let began = Date()
         let view = try await pool.dequeue()
         defer { pool.enqueue(view) }
+        let handedOut = Date()
+        let clock = CommitClock()
+        let token = view.engine.observe { event in
+            if case .loadCommitted(let committed) = event, committed?.path == url.path, clock.committed == nil { clock.committed = Date() }
+        }
+        defer { token.cancel() }
         try await view.engine.waitForLoad(of: url, timeout: BenchOptions.loadTimeout) { view.load(url) }
-        let elapsed = Date().timeIntervalSince(began) * 1000
+        let finished = Date()
         // Not timed: the view handed out showed no earlier page (its history is this page alone).
         let history = try await view.engine.evaluate("history.length")
         guard history == 1, !view.engine.canGoBack, pool.coldCount == 0 else {
             let detail = "history.length \(history.jsonText), canGoBack \(view.engine.canGoBack), cold views \(pool.coldCount)"
             throw HybridError.engine(.native(domain: "bench", code: 2, message: "the pooled view was not a clean warm view: \(detail)"))
         }
-        return elapsed
+        let committed = clock.committed ?? finished
+        return PooledOpen(total: finished.timeIntervalSince(began) * 1000, dequeue: handedOut.timeIntervalSince(began) * 1000,
+                          commit: committed.timeIntervalSince(handedOut) * 1000, finish: finished.timeIntervalSince(committed) * 1000)
     }
 
     @MainActor private static func preloaded(_ provider: any WebEngineProvider, _ preloader: PagePreloader, _ url: URL) async throws -> Double {
