@@ -79,4 +79,39 @@ struct HealthReadyEndToEndTests {
         #expect(try await fixture.view.page(Self.markReady) == [.null, .null])
         #expect(readyEvents(fixture.events).count == 1)
     }
+
+    /// A package-bound view with a version on trial: a listed network page's ready is recorded but
+    /// leaves the trial alone (the version stays unconfirmed, nothing rolls back).
+    @Test(arguments: EngineKind.allCases)
+    func aNetworkPagesReadyNeverConfirmsAVersionOnTrial(_ kind: EngineKind) async throws {
+        let rig = try OfflinePackageRig()
+        try rig.publish(version: 1, files: OfflinePackageRig.site(version: 1))
+        _ = try await rig.updater.update(OfflinePackageRig.id)
+        let events = HealthEventLog()
+        let elsewhere = URL(string: "https://elsewhere.hybridkit.invalid/")!
+        var configuration = HybridWebViewConfiguration()
+        configuration.package = PackageBinding(installer: rig.installer, id: OfflinePackageRig.id, scheme: rig.scheme(on: kind),
+                                               bootHealth: BootHealthPolicy(timeout: 60))
+        configuration.health = HealthRecorder(sinks: [events])
+        configuration.readyOrigins = ["https://elsewhere.hybridkit.invalid"]
+        let view = try HybridWebView(provider: try kind.provider(), configuration: configuration)
+        let delegate = LifecycleBootHealthTests.Delegate()
+        view.delegate = delegate
+        defer { view.close() }
+        try await view.loadAndWait(rig.entryURL(on: kind))
+        try await eventually("v1 confirmed by its ready") { rig.activeState == "current 1, confirmed" }
+        try await LifecycleBootHealthTests().installV2(rig, script: "window.appVersion = 2;\n")
+        try await view.loadAndWait(rig.entryURL(on: kind))   // v2 on trial, silent
+
+        let recorder = EventRecorder(view.engine)
+        view.loadHTML("<title>elsewhere</title>", baseURL: elsewhere)
+        try await recorder.loadFinished()
+        #expect(try await view.page(Self.markReady) == [.null, .null])
+        let ready = readyEvents(events)
+        #expect(ready.count == 2, "v1's package launch and the network page's")
+        #expect(ready.last?.event.context.packageID == nil)
+        #expect(ready.last?.event.context.url == elsewhere.absoluteString)
+        #expect(rig.activeState == "current 2, previous 1, unconfirmed")
+        #expect(delegate.rollbacks.isEmpty)
+    }
 }
