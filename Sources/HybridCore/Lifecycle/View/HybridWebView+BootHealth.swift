@@ -51,7 +51,8 @@ extension HybridWebView: BridgeAppHealthDelegate {
     }
 
     /// The `app` module for `package` and the engine's error listener, both routed to the view in `slot`.
-    static func bootHealthParts(_ package: PackageBinding, slot: BridgeDelegateSlot<any BridgeAppHealthDelegate>)
+    static func bootHealthParts(_ package: PackageBinding, readyOrigins: [OriginPattern] = [],
+                                slot: BridgeDelegateSlot<any BridgeAppHealthDelegate>)
         -> (module: AppModule, script: UserScript, handler: ScriptMessageHandler) {
         let script = UserScript(source: bootHealthScript, world: bootHealthWorld)
         let handler = ScriptMessageHandler(name: bootHealthHandler, world: bootHealthWorld) { message in
@@ -59,7 +60,7 @@ extension HybridWebView: BridgeAppHealthDelegate {
                   let report = try? JSONDecoder().decode(ScriptErrorReport.self, from: Data(text.utf8)) else { return }
             (slot.delegate as? HybridWebView)?.bootScriptError(report)
         }
-        return (AppModule(package: package, slot: slot), script, handler)
+        return (AppModule(package: package, readyOrigins: readyOrigins, slot: slot), script, handler)
     }
 
     // MARK: Launch

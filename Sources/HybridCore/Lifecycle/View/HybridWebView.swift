@@ -96,8 +96,9 @@ public final class HybridWebView {
             modules.append(NavigationModule(allowedOrigins: origins, slot: navigationSlot))
         }
         let bootSlot = BridgeDelegateSlot<any BridgeAppHealthDelegate>()
-        let boot = configuration.package.map { Self.bootHealthParts($0, slot: bootSlot) }
-        if let boot { modules.append(boot.module) }
+        let readyOrigins = configuration.health == nil ? [] : configuration.readyOrigins
+        let boot = configuration.package.map { Self.bootHealthParts($0, readyOrigins: readyOrigins, slot: bootSlot) }
+        if let module = boot?.module ?? Self.readyModule(readyOrigins, slot: bootSlot) { modules.append(module) }
         bridge = BridgeHost(capabilities: provider.capabilities, modules: modules,
                             limits: configuration.bridgeLimits, options: configuration.bridgeOptions)
         var engineConfiguration = configuration.engineConfiguration(bridge: bridge)

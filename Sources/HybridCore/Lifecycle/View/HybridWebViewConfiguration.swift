@@ -80,6 +80,10 @@ public struct HybridWebViewConfiguration {
     /// errors, white screens, crashes, rollbacks; see docs/health.md); `nil`, the default, records
     /// nothing and injects nothing.
     public var health: HealthRecorder?
+    /// Network pages of these origins may mark their launch ready (`hybrid.call('app', 'ready')`),
+    /// recorded by ``health``; they never confirm or roll back a package version. Empty, the
+    /// default, admits no network page; without ``health`` the list is ignored.
+    public var readyOrigins: [OriginPattern] = []
     /// The remote-config decision the configuration was made for (``applying(_:packages:)`` sets
     /// it): health events carry its rule and the install's rollout bucket.
     public var decision: FeatureDecision?

@@ -164,6 +164,15 @@ final class ViewHealth {
         record(.ready(milliseconds: Date().timeIntervalSince(launch.started) * 1000))
     }
 
+    /// A network page of `origin` said it is ready: recorded as ``ready()`` when the launch in
+    /// progress shows a page of that origin (a frame of an admitted origin inside another page
+    /// does not mark that page ready).
+    func ready(from origin: BridgeOrigin?) {
+        guard let origin, let page = launch?.context.url.flatMap(URL.init(string:)),
+              BridgeOrigin(url: page) == origin else { return }
+        ready()
+    }
+
     /// The view found the page white and recovers it as `recovery` says.
     func whiteScreen(_ event: WhiteScreenEvent) {
         let recovery = switch event.recovery {
