@@ -8,7 +8,8 @@ import HybridCore
 extension BlinkDriver {
     /// Chromium destroyed target `id`. When it is this view's page (not torn down by the app),
     /// the target is forgotten, the page's request is reported (``EngineDriverHost/closeRequested()``)
-    /// and so is the loss of its content (``EngineDriverHost/contentProcessTerminated(_:)``, so
+    /// and so is the loss of its content (``EngineDriverHost/contentProcessTerminated(_:)`` with
+    /// ``TerminationReason/closedByPage``, so
     /// pending calls fail once and the container's recovery runs); the next load or reload
     /// creates a new target.
     func targetDestroyed(_ id: String?) {
@@ -16,7 +17,7 @@ extension BlinkDriver {
         forgetClosedTarget()
         host?.closeRequested()
         // The delegate may have closed the view (then nothing more is reported).
-        contentProcessDidTerminate(.crashed)
+        contentProcessDidTerminate(.closedByPage)
     }
 }
 #endif

@@ -31,7 +31,7 @@ public final class BlinkDriver: EngineDriver {
         .crossSiteCookiesWithoutSameSite: "Chromium treats a cookie without SameSite as SameSite=Lax: cross-site iframes and images do not get it",
         .backForwardCache: "the adapter turns Chromium's back/forward cache off, so every history navigation is a load with its events",
         .cookieChangeEvents: "the protocol has no cookie event: the store is polled every 100 ms, so changes within one poll are one notification",
-        .windowCloseRequests: "no DevTools event asks first: Chromium ignores window.close() in a view it did not open by script unless its history has one entry, and then destroys the target itself (Target.targetDestroyed), which the adapter reports as a close request and the page's loss (contentProcessTerminated, crashed): the next load or reload opens a new target",
+        .windowCloseRequests: "no DevTools event asks first: Chromium ignores window.close() in a view it did not open by script unless its history has one entry, and then destroys the target itself (Target.targetDestroyed), which the adapter reports as a close request and the page's loss (contentProcessTerminated, closedByPage: no crash, no boot-health failure): the next load or reload opens a new target",
         .scriptErrorsInContainerWorld: "Chromium dispatches a page's error events only in the page's world; the driver reports errors from "
             + "Runtime.exceptionThrown, which is not sent for an error the page cancelled (onerror returning true, preventDefault) "
             + "nor for a cross-origin iframe (a target of its own)",

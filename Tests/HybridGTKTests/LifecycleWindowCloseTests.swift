@@ -69,7 +69,7 @@ struct LifecycleWindowCloseTests {
         let (view, delegate, pending) = try await closeOneEntryPage(rig, appCloses: false)
         if !kind.capabilities.contains(.windowCloseRequests) {
             // Blink: the page is gone, so its pending call fails (once: a task has one outcome).
-            #expect(await failure(of: pending) == .engine(.contentProcessTerminated(.crashed)))
+            #expect(await failure(of: pending) == .engine(.contentProcessTerminated(.closedByPage)))
         }
         // Blink: the target is gone by now, so the title is only read again from the reloaded page.
         try await eventually("the page answering again") { (try? await view.engine.evaluate("document.title")) == "Closing" }
@@ -80,7 +80,7 @@ struct LifecycleWindowCloseTests {
             #expect(delegate.whiteScreens.isEmpty)
         } else {
             // The lost page was recovered by loading its URL again (not by reloading a blank target).
-            #expect(delegate.whiteScreens.map(\.reason) == [.contentProcessTerminated(.crashed)])
+            #expect(delegate.whiteScreens.map(\.reason) == [.contentProcessTerminated(.closedByPage)])
             #expect(delegate.whiteScreens.first?.url == rig.url("/closing"))
         }
         // Still a working view: the next load and its page answer (the recovery's own load may

@@ -52,7 +52,9 @@ public enum DownloadEvent: Sendable, Equatable {
     case finished(file: URL)
     /// It failed; nothing usable is at the destination.
     case failed(message: String)
-    /// It was cancelled (by the app's decision, or the view closed); nothing is at the destination.
+    /// It was cancelled (by the app's decision, or the view closed before it was decided); nothing
+    /// is at the destination. A download already placed keeps running when its view closes, and
+    /// its later events are not reported (docs/data.md).
     case cancelled
 }
 

@@ -142,7 +142,11 @@ public enum TerminationReason: String, Sendable, Hashable, CustomStringConvertib
     case exceededMemoryLimit = "exceeded_memory_limit"
     /// Ended on purpose (`terminateContentProcess()`).
     case terminatedByClient = "terminated_by_client"
-    /// The raw value (`crashed`, `exceeded_memory_limit`, `terminated_by_client`).
+    /// The page closed its own window and the engine discarded its content without asking
+    /// (Chromium, `window.close()` with one history entry): not a crash, and not the version's
+    /// fault; the container recovers the page unless the app closes the view.
+    case closedByPage = "closed_by_page"
+    /// The raw value (`crashed`, `exceeded_memory_limit`, `terminated_by_client`, `closed_by_page`).
     public var description: String { rawValue }
 }
 

@@ -13,7 +13,9 @@ public protocol WebEngineDelegate: AnyObject {
     func engine(_ engine: any WebEngine, runScriptDialog completion: ScriptDialogCompletion)
     /// The page asked to close its window (`window.close()`, where the engine lets a script close
     /// it). The engine stays open: closing it is the owner's call. Reported by WKWebView
-    /// (`webViewDidClose`); the WebKitGTK and Blink adapters do not report it yet. Default: nothing.
+    /// (`webViewDidClose`) and WebKitGTK (`close`) before anything happens; by Blink only after
+    /// Chromium discarded the page itself (then followed by a ``TerminationReason/closedByPage``
+    /// termination; see ``EngineCapabilities/windowCloseRequests``). Default: nothing.
     func engineRequestsClose(_ engine: any WebEngine)
     /// Grant or refuse a page's permission request. Default: deny.
     func engine(_ engine: any WebEngine, decidePermission request: PermissionRequest) async -> PermissionDecision

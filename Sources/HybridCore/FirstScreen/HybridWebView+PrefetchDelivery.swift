@@ -17,22 +17,30 @@ extension HybridWebView {
         let watch = PrefetchDeliveryWatch()
         watch.token = engine.observe { [weak self] event in
             switch event {
-            case .loadCommitted(let committed):
-                watch.token = nil
-                guard let self, committed.map({ Self.sameDocument($0.absoluteString, page) }) == true else { return }
+            case .loadCommitted(let committed) where !watch.committed:
+                watch.committed = true
+                guard let self, committed.map({ Self.sameDocument($0.absoluteString, page) }) == true else {
+                    watch.end()
+                    return
+                }
                 for started in prefetcher.untaken(page: page, origin: origin) {
                     Task { @MainActor [weak self] in
-                        // Claimed and sent in one main-actor turn: a bridge `take` that finds it
-                        // gone is answered after the document has it (the page looks again then).
-                        guard let response = await started.response.value, let self, !self.isClosed,
+                        guard let response = await started.response.value, let self, !self.isClosed else { return }
+                        // Checked natively, claimed and sent in one main-actor turn: the document
+                        // is still the one committed for `page` (no navigation since), and a bridge
+                        // `take` that finds it gone is answered after the document has it.
+                        guard !watch.superseded, self.engine.url.map({ Self.sameDocument($0.absoluteString, page) }) == true,
                               let claim = prefetcher.claimForPush(started.key, page: page, origin: origin) else { return }
                         if await !self.pushIntoDocument(page: page, key: started.key, withCookies: claim.withCookies, response: response) {
                             prefetcher.giveBack(claim)
                         }
                     }
                 }
+            case .loadStarted, .loadCommitted:
+                // The document of `page` is being replaced: nothing more is pushed into this view.
+                if watch.committed { watch.end() }
             case .loadFailed, .contentProcessTerminated:
-                watch.token = nil
+                watch.end()
             default:
                 break
             }
@@ -57,8 +65,18 @@ extension HybridWebView {
     }
 }
 
-/// Keeps a delivery's engine observation alive until the navigation commits or fails.
+/// Keeps a delivery's engine observation alive from the open until the document of the page is
+/// replaced (or its navigation fails): pushes check ``superseded`` before they send.
 @MainActor
 private final class PrefetchDeliveryWatch {
     var token: ObservationToken?
+    /// The page's navigation committed.
+    var committed = false
+    /// Another navigation began or the page's failed: no push may be sent any more.
+    private(set) var superseded = false
+
+    func end() {
+        superseded = true
+        token = nil
+    }
 }

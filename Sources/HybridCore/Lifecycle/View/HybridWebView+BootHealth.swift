@@ -155,6 +155,7 @@ extension HybridWebView: BridgeAppHealthDelegate {
     /// - Returns: `true` when the version is rolled back instead of recovered.
     func bootTrialFails(on reason: WhiteScreenReason, recovery: WhiteScreenRecovery) -> Bool {
         switch (reason, recovery) {
+        case (.contentProcessTerminated(.closedByPage), _): false   // the page's own choice, not a crash
         case (.contentProcessTerminated, _), (.unresponsive, _): bootTrialFailed(.crashed)
         case (_, .showErrorPage): bootTrialFailed(.whiteScreen)
         default: false

@@ -303,9 +303,10 @@ public final class HybridWebView {
             dismissDialogs()
             if hasNavigated { handleWhiteScreen(cause) }
         case .scriptError(let report):
-            // An engine whose container world hears no page errors (Blink) reports them itself.
+            // An engine whose container world hears no page errors (Blink) reports them itself;
+            // an error without a script URL counts by the origin of the frame that threw it.
             bootScriptError(ScriptErrorReport(message: report.message, source: report.source ?? "", line: report.line ?? 0,
-                                              page: engine.url?.absoluteString ?? ""))
+                                              page: report.origin ?? engine.url?.absoluteString ?? ""))
         default:
             break
         }

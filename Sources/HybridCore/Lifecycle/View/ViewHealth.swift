@@ -133,7 +133,8 @@ final class ViewHealth {
         switch event {
         case .loadCommitted(let url): committed(url)
         case .scriptError(let report): record(.scriptError(report))
-        case .contentProcessTerminated(let reason): record(.processTerminated(reason: reason.description))
+        case .contentProcessTerminated(let reason) where reason != .closedByPage:   // a page closing itself is no crash
+            record(.processTerminated(reason: reason.description))
         default: break
         }
     }
