@@ -28,6 +28,10 @@ private let releaseBox: GClosureNotify = { data, _ in
     Unmanaged<AnyObject>.fromOpaque(data).release()
 }
 
+/// A `@convention(c)` signal callback as the untyped pointer `connectSignal` and
+/// `hk_signal_connect` take.
+func signalThunk<T>(_ function: T) -> UnsafeRawPointer { unsafeBitCast(function, to: UnsafeRawPointer.self) }
+
 /// Connects `thunk` (a `@convention(c)` function whose last parameter is the box) to `signal`.
 func connectSignal<Handler>(
     _ instance: gpointer, _ signal: String, thunk: UnsafeRawPointer, handler: Handler, after: Bool = false

@@ -75,7 +75,7 @@ final class GTKCookieStore: EngineCookieStore {
             onMain(data) { signalHandler($0, as: (@MainActor () -> Void).self)?() }
         }
         let connection = connectSignal(
-            UnsafeMutableRawPointer(manager), "changed", thunk: unsafeBitCast(thunk, to: UnsafeRawPointer.self), handler: handler)
+            UnsafeMutableRawPointer(manager), "changed", thunk: signalThunk(thunk), handler: handler)
         connections.append(connection)
         return ObservationToken { [weak self] in
             // A store already gone disconnected every connection in its deinit and released the

@@ -16,7 +16,7 @@ private let closeThunk: CloseThunk = { _, data in
 extension GTKDriver {
     /// Connects the view's `close` signal to ``EngineDriverHost/closeRequested()``.
     func connectCloseSignal() {
-        append(connectSignal(UnsafeMutableRawPointer(view), "close", thunk: unsafeBitCast(closeThunk, to: UnsafeRawPointer.self),
+        append(connectSignal(UnsafeMutableRawPointer(view), "close", thunk: signalThunk(closeThunk),
                              handler: Weak(self)))
     }
 }

@@ -46,8 +46,6 @@ private let failedThunk: FailedThunk = { _, error, data in
     onMain((data, error)) { data, error in signalHandler(data, as: GTKDownload.self)?.failed(error) }
 }
 
-private func thunk<T>(_ function: T) -> UnsafeRawPointer { unsafeBitCast(function, to: UnsafeRawPointer.self) }
-
 private func isA(_ instance: gpointer, _ type: GType) -> Bool {
     g_type_check_instance_is_a(instance.assumingMemoryBound(to: GTypeInstance.self), type) != 0
 }
@@ -56,8 +54,8 @@ extension GTKDriver {
     func connectDataSignals() {
         let me = Weak(self)
         let instance = UnsafeMutableRawPointer(view)
-        append(connectSignal(instance, "permission-request", thunk: thunk(permissionThunk), handler: me))
-        append(connectSignal(instance, "run-file-chooser", thunk: thunk(fileChooserThunk), handler: me))
+        append(connectSignal(instance, "permission-request", thunk: signalThunk(permissionThunk), handler: me))
+        append(connectSignal(instance, "run-file-chooser", thunk: signalThunk(fileChooserThunk), handler: me))
     }
 
     /// The origin of the page shown. A permission request names no frame on WebKitGTK; an iframe
@@ -126,7 +124,7 @@ extension GTKDriver {
 extension GTKEngineProvider {
     /// Listens for downloads on the session (once per provider).
     func connectDownloads() {
-        _ = connectSignal(UnsafeMutableRawPointer(session), "download-started", thunk: thunk(downloadStartedThunk), handler: Weak(self))
+        _ = connectSignal(UnsafeMutableRawPointer(session), "download-started", thunk: signalThunk(downloadStartedThunk), handler: Weak(self))
     }
 
     /// A download of one of this provider's views is followed; any other (a download no view
@@ -174,10 +172,10 @@ final class GTKDownload {
         let followed = GTKDownload(download, driver: driver)
         let instance = UnsafeMutableRawPointer(download)
         followed.connections = [
-            connectSignal(instance, "decide-destination", thunk: thunk(decideDestinationThunk), handler: followed),
-            connectSignal(instance, "received-data", thunk: thunk(receivedDataThunk), handler: followed),
-            connectSignal(instance, "finished", thunk: thunk(finishedThunk), handler: followed),
-            connectSignal(instance, "failed", thunk: thunk(failedThunk), handler: followed),
+            connectSignal(instance, "decide-destination", thunk: signalThunk(decideDestinationThunk), handler: followed),
+            connectSignal(instance, "received-data", thunk: signalThunk(receivedDataThunk), handler: followed),
+            connectSignal(instance, "finished", thunk: signalThunk(finishedThunk), handler: followed),
+            connectSignal(instance, "failed", thunk: signalThunk(failedThunk), handler: followed),
         ]
         live[ObjectIdentifier(followed)] = followed
     }

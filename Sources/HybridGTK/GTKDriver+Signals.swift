@@ -122,18 +122,16 @@ private final class ReplyPointers: @unchecked Sendable {
     }
 }
 
-private func thunk<T>(_ function: T) -> UnsafeRawPointer { unsafeBitCast(function, to: UnsafeRawPointer.self) }
-
 extension GTKDriver {
     func connectSignals() {
         let me = Weakly(self)
         let instance = UnsafeMutableRawPointer(view)
-        append(connectSignal(instance, "load-changed", thunk: thunk(loadChangedThunk), handler: me))
-        append(connectSignal(instance, "load-failed", thunk: thunk(loadFailedThunk), handler: me))
-        append(connectSignal(instance, "web-process-terminated", thunk: thunk(terminatedThunk), handler: me))
-        append(connectSignal(instance, "decide-policy", thunk: thunk(decidePolicyThunk), handler: me))
-        append(connectSignal(instance, "script-dialog", thunk: thunk(dialogThunk), handler: me))
-        append(connectSignal(instance, "create", thunk: thunk(createThunk), handler: me))
+        append(connectSignal(instance, "load-changed", thunk: signalThunk(loadChangedThunk), handler: me))
+        append(connectSignal(instance, "load-failed", thunk: signalThunk(loadFailedThunk), handler: me))
+        append(connectSignal(instance, "web-process-terminated", thunk: signalThunk(terminatedThunk), handler: me))
+        append(connectSignal(instance, "decide-policy", thunk: signalThunk(decidePolicyThunk), handler: me))
+        append(connectSignal(instance, "script-dialog", thunk: signalThunk(dialogThunk), handler: me))
+        append(connectSignal(instance, "create", thunk: signalThunk(createThunk), handler: me))
         connectCloseSignal()
         let notifications: [(String, @MainActor () -> Void)] = [
             ("notify::uri", { [weak self] in self.map { $0.host?.report(.urlChanged($0.url)) } }),
@@ -142,10 +140,10 @@ extension GTKDriver {
             ("notify::estimated-load-progress", { [weak self] in self.map { $0.host?.report(.progressChanged($0.estimatedProgress)) } }),
         ]
         for (signal, handler) in notifications {
-            append(connectSignal(instance, signal, thunk: thunk(notifyThunk), handler: handler))
+            append(connectSignal(instance, signal, thunk: signalThunk(notifyThunk), handler: handler))
         }
         if let list = webkit_web_view_get_back_forward_list(view) {
-            append(connectSignal(UnsafeMutableRawPointer(list), "changed", thunk: thunk(listChangedThunk), handler: me))
+            append(connectSignal(UnsafeMutableRawPointer(list), "changed", thunk: signalThunk(listChangedThunk), handler: me))
         }
     }
 
@@ -183,10 +181,10 @@ extension GTKDriver {
             switch handler.kind {
             case .reply:
                 webkit_user_content_manager_register_script_message_handler_with_reply(manager, handler.name, handler.world.name)
-                append(connectSignal(instance, "script-message-with-reply-received::\(handler.name)", thunk: thunk(messageReplyThunk), handler: box))
+                append(connectSignal(instance, "script-message-with-reply-received::\(handler.name)", thunk: signalThunk(messageReplyThunk), handler: box))
             case .noReply:
                 webkit_user_content_manager_register_script_message_handler(manager, handler.name, handler.world.name)
-                append(connectSignal(instance, "script-message-received::\(handler.name)", thunk: thunk(messageThunk), handler: box))
+                append(connectSignal(instance, "script-message-received::\(handler.name)", thunk: signalThunk(messageThunk), handler: box))
             }
         }
     }

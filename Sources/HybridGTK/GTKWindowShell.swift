@@ -79,7 +79,7 @@ public final class GTKWindowShell {
             MainActor.assumeIsolated { action.run(nil) }
             return 0
         }
-        _ = hk_signal_connect(window, "close-request", unsafeBitCast(closeRequest, to: UnsafeRawPointer.self), closing.toOpaque(), nil, 0)
+        _ = hk_signal_connect(window, "close-request", signalThunk(closeRequest), closing.toOpaque(), nil, 0)
         token = engine.observe { [weak self] event in self?.update(event) }
         stateToken = container.observe { [weak self] state in self?.show(state.progress) }
         update(.loadingChanged(engine.isLoading))
@@ -96,7 +96,7 @@ public final class GTKWindowShell {
             let action = Unmanaged<ShellAction>.fromOpaque(data).takeUnretainedValue()
             MainActor.assumeIsolated { action.run(nil) }
         }
-        _ = hk_signal_connect(button, "clicked", unsafeBitCast(clicked, to: UnsafeRawPointer.self), box.toOpaque(), nil, 0)
+        _ = hk_signal_connect(button, "clicked", signalThunk(clicked), box.toOpaque(), nil, 0)
     }
 
     private func update(_ event: EngineEvent) {
