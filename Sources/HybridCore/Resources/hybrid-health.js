@@ -80,7 +80,12 @@
   // Page timing, top-level documents only, never for a view's placeholder (about:blank, data:).
   if (!isTop || location.protocol === 'about:' || location.protocol === 'data:') return;
   var firstPaint = null, firstContentfulPaint = null, loaded = false, sent = false;
-  function round(value) { return typeof value === 'number' && value > 0 ? Math.round(value * 1000) / 1000 : null; }
+  // A time in ms from navigation start; 0 means "not reached" for the load events, but is a
+  // measured time for the response's start (sent after the load, it has always been reached;
+  // WebKit's coarsened clock gives 0 for a loopback response within the first millisecond).
+  function round(value, zeroIsTime) {
+    return typeof value === 'number' && (value > 0 || (zeroIsTime && value === 0)) ? Math.round(value * 1000) / 1000 : null;
+  }
   function sendTiming() {
     if (sent) return;
     sent = true;
@@ -90,7 +95,7 @@
       kind: 'timing',
       page: String(location.href),
       timeOrigin: round(performance.timeOrigin),
-      responseStart: navigation ? round(navigation.responseStart) : null,
+      responseStart: navigation ? round(navigation.responseStart, true) : null,
       domContentLoaded: navigation ? round(navigation.domContentLoadedEventEnd) : null,
       load: navigation ? round(navigation.loadEventEnd) : null,
       firstPaint: firstPaint,
