@@ -53,20 +53,47 @@ struct DataDownloadTests {
     /// Starts a download with `start` (a page script), lets the delegate place it in a fresh
     /// directory, and waits for its end.
     static func download(_ kind: EngineKind, _ start: String, in directory: URL,
-                         place: @escaping (Download, URL) -> DownloadDecision = { .save(to: $0.destination(in: $1)) })
+                         place: @escaping (Download, URL) -> DownloadDecision = { .save(to: $0.destination(in: $1)) },
+                         retryIfNetworkProcessCrashed: Bool = true)
         async throws -> (rig: DataRig, view: HybridWebView, download: Download, end: DownloadEvent?) {
         let (rig, server) = try rig(kind)
         rig.servers.append(server)
         rig.delegate.downloadAnswer = { place($0, directory) }
         let view = try rig.view()
         try await view.loadAndWait(server.url("/index.html"))
+        let networkProcesses = kind == .webkit ? Self.networkProcessIDs() : []
         _ = try await view.engine.evaluate(start + "; 0")
-        try await eventually("the download's question") { !rig.delegate.downloads.isEmpty }
+        do {
+            try await eventually("the download's question") { !rig.delegate.downloads.isEmpty }
+        } catch let error as TimeoutError where retryIfNetworkProcessCrashed && !networkProcesses.isEmpty
+            && networkProcesses.isDisjoint(with: Self.networkProcessIDs()) {
+            // WebKitGTK 2.50's network process sometimes crashes as it turns a load into a download
+            // (NetworkProcess::findPendingDownloadLocation, WebKit bugs 309695 and 312219, fixed
+            // upstream in 2026); no API tells the app. Only that crash, seen as the network process
+            // this page used being gone, earns one more try; any other missing question fails.
+            print("◇ \(error): WebKit's network process \(networkProcesses.sorted()) crashed; trying once more")
+            await rig.close()
+            return try await download(kind, start, in: directory, place: place, retryIfNetworkProcessCrashed: false)
+        }
         let download = rig.delegate.downloads[0]
         if case .save = rig.delegate.downloadAnswer(download) {
             try await eventually("the download's end") { rig.delegate.end(of: download.id) != nil }
         }
         return (rig, view, download, rig.delegate.end(of: download.id))
+    }
+
+    /// The ids of this test process's WebKit network processes (from `/proc`: parent and name).
+    static func networkProcessIDs() -> Set<Int32> {
+        let me = getpid()
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return Set(entries.compactMap { entry -> Int32? in
+            guard let pid = Int32(entry),
+                  let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { return nil }
+            let name = stat[stat.index(after: open)..<close]
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return name.hasPrefix("WebKitNetwork") && fields.count > 1 && Int32(fields[1]) == me ? pid : nil
+        })
     }
 
     /// The page still runs: its timer moves on and it answers a script.
