@@ -26,6 +26,8 @@ struct OrdersModule: BridgeModule {
 
 /// The app's side of its containers; every method has a default, implement what you show.
 final class ShopDelegate: HybridWebViewDelegate {
+    let files: ShopFiles                                            // downloads, file picker, camera: ShopFiles.swift
+    init(files: ShopFiles) { self.files = files }
     func webView(_ webView: HybridWebView, runDialog completion: ScriptDialogCompletion) {
         completion.complete(.accepted())                            // show your own alert/confirm UI here
     }
@@ -70,6 +72,8 @@ func runShop<T: Sendable>(repository: URL, publicKey: URL, data: URL,
             OrdersModule(),
         ])
         base.health = health
+        let files = ShopFiles(directory: data)                      // downloads placed in the app's folder
+        base.permissions = files.permissions                        // camera & co.: denied unless listed
 
         // The shop's pages as the config decides: package, cookie sync, engine, in a warm pool.
         let home = URL(string: "app://m.example.com/shop/")!       // the package, else the network
@@ -77,8 +81,8 @@ func runShop<T: Sendable>(repository: URL, publicKey: URL, data: URL,
                                           configuration: base, packages: packages, provisions: provisions)
         await pool.prewarm()                                        // at launch: the first open is fast
         let view = try await pool.dequeue()
-        let delegate = ShopDelegate()
-        view.delegate = delegate                                    // dialogs, new windows, white screens
+        let delegate = ShopDelegate(files: files)
+        view.delegate = delegate                                    // dialogs, downloads, white screens
         let token = view.observe { state in                         // URL, title, progress, back/forward
             if state.progress.isComplete, let url = state.url { print("shown: \(url)") }
         }

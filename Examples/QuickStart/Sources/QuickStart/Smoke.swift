@@ -32,14 +32,16 @@ struct Smoke {
             let container = Self.containerChecks(view, store: PackageStore(root: app.appendingPathComponent("packages")))
             guard container.allSatisfy(\.ok) else { return SmokeModule.Report(ok: false, checks: container) }
             let (reports, reported) = AsyncStream.makeStream(of: SmokeModule.Report.self)
-            view.bridge.router.register(SmokeModule { reported.yield($0) })
+            let (picks, picked) = AsyncStream.makeStream(of: SmokeModule.Picked.self)
+            view.bridge.router.register(SmokeModule(onDone: { reported.yield($0) }, onPicked: { picked.yield($0) }))
             var page = SmokeModule.Report(ok: false, checks: [.init(name: "the page reported", ok: false, detail: "")])
             for await report in reports {
                 page = report
                 break
             }
+            let data = await Self.dataChecks(view, picks: picks, work: work)
             let health = await Self.healthChecks(app.appendingPathComponent("health.jsonl"))
-            return SmokeModule.Report(ok: page.ok, checks: page.checks + container + health)
+            return SmokeModule.Report(ok: page.ok, checks: page.checks + container + data + health)
         }
         for check in report.checks {
             log("\(check.ok ? "ok    " : "FAILED") \(check.name)\(check.detail.isEmpty ? "" : ": \(check.detail)")")
@@ -137,6 +139,7 @@ struct Smoke {
             <meta charset="utf-8">
             <title>Shop</title>
             <p>Shop</p>
+            <input id="attach" type="file" accept="image/*,.bin,.txt">
             <script src="shop.js"></script>
             <script src="smoke.js"></script>
 
@@ -168,12 +171,27 @@ struct Smoke {
               }
               await hybrid.call('smoke', 'done', { ok: checks.every((c) => c.ok), checks });
             });
+            // "Save receipt": a receipt the page makes, downloaded with <a download> (Smoke.receipt).
+            function smokeSaveReceipt() {
+              const bytes = new Uint8Array(1024).map((_, i) => (i * 7 + (i >> 8)) & 255);
+              const link = document.createElement('a');
+              link.href = URL.createObjectURL(new Blob([bytes], { type: 'application/octet-stream' }));
+              link.download = 'receipt.bin';
+              document.body.appendChild(link);
+              link.click();
+            }
+            // "Attach": the file the app's picker chose, with its name and bytes, back to the app.
+            document.getElementById('attach').addEventListener('change', async (event) => {
+              const file = event.target.files[0];
+              const bytes = file ? Array.from(new Uint8Array(await file.arrayBuffer())) : [];
+              await hybrid.call('smoke', 'picked', { name: file ? file.name : '', bytes });
+            });
 
             """,
     ]
 }
 
-/// `smoke`: the page's report, for the smoke test only (the quick start knows nothing of it).
+/// `smoke`: the page's report and the file it picked, for the smoke test only (the quick start knows nothing of it).
 struct SmokeModule: BridgeModule {
     struct Check: Codable, Sendable {
         var name: String
@@ -185,16 +203,32 @@ struct SmokeModule: BridgeModule {
         var checks: [Check]
     }
 
+    /// A file the page's `<input type=file>` got, as the page read it.
+    struct Picked: Codable, Sendable {
+        var name: String
+        var bytes: [UInt8]
+    }
+
     let name = "smoke"
     let allowedOrigins: [OriginPattern] = ["app://m.example.com"]
     let onDone: @Sendable (Report) -> Void
+    let onPicked: @Sendable (Picked) -> Void
 
-    init(onDone: @escaping @Sendable (Report) -> Void) { self.onDone = onDone }
+    init(onDone: @escaping @Sendable (Report) -> Void, onPicked: @escaping @Sendable (Picked) -> Void) {
+        self.onDone = onDone
+        self.onPicked = onPicked
+    }
 
     var actions: [BridgeAction] {
-        [Action("done") { (report: Report, _) in
-            onDone(report)
-            return BridgeEmpty()
-        }]
+        [
+            Action("done") { (report: Report, _) in
+                onDone(report)
+                return BridgeEmpty()
+            },
+            Action("picked") { (picked: Picked, _) in
+                onPicked(picked)
+                return BridgeEmpty()
+            },
+        ]
     }
 }
