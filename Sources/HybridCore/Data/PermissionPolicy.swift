@@ -21,6 +21,21 @@ public final class PermissionPolicy {
     private var remembered: [BridgeOrigin: [PermissionKind: PermissionDecision]] = [:]
     /// How many times the delegate was asked (tests, diagnostics).
     public private(set) var askCount = 0
+    /// Questions the delegate has not answered yet: a request for the same origin and kind waits
+    /// for one of them instead of asking again.
+    private var asking: [Question] = []
+
+    /// A question in flight and the requests waiting for its answer.
+    private final class Question {
+        let origin: BridgeOrigin
+        let kinds: Set<PermissionKind>
+        var waiting: [CheckedContinuation<PermissionDecision, Never>] = []
+
+        init(origin: BridgeOrigin, kinds: Set<PermissionKind>) {
+            self.origin = origin
+            self.kinds = kinds
+        }
+    }
 
     /// A policy that denies everything until rules are set.
     /// - Parameter memory: How long the delegate's answers are kept; a persistent file is read now
@@ -72,35 +87,60 @@ public final class PermissionPolicy {
     /// Decides `request`: denied when any kind is denied (listed as deny, or not listed at all);
     /// allowed when every kind is allowed or remembered as allowed; otherwise `ask` is called once
     /// for the kinds still open, and its answer is remembered for each of them.
+    ///
+    /// Requests that arrive while the delegate is being asked about the same origin and kind (two
+    /// `getUserMedia` calls, two views of one page) do not ask again: they wait for that answer,
+    /// which counts for them too (even with ``PermissionMemory/none``), and ask only for kinds it
+    /// did not cover.
     /// - Parameters:
     ///   - request: What the page asked for, with its origin.
-    ///   - ask: The delegate's question; not called when the answer is known.
+    ///   - ask: The delegate's question; not called when the answer is known or already being asked.
     /// - Returns: The decision for the whole request.
     public func decide(_ request: PermissionRequest,
                        ask: @MainActor (PermissionRequest) async -> PermissionDecision) async -> PermissionDecision {
         guard !request.kinds.isEmpty else { return .deny }
-        var open: Set<PermissionKind> = []
-        for kind in request.kinds {
-            switch rule(for: kind, at: request.origin) {
-            case .deny: return .deny
-            case .allow: continue
-            case .ask:
-                switch remembered[request.origin]?[kind] {
+        var answered: Set<PermissionKind> = []   // allowed by questions this request waited for
+        while true {
+            var open: Set<PermissionKind> = []
+            for kind in request.kinds where !answered.contains(kind) {
+                switch rule(for: kind, at: request.origin) {
                 case .deny: return .deny
                 case .allow: continue
-                case nil: open.insert(kind)
+                case .ask:
+                    switch remembered[request.origin]?[kind] {
+                    case .deny: return .deny
+                    case .allow: continue
+                    case nil: open.insert(kind)
+                    }
                 }
             }
+            guard !open.isEmpty else { return .allow }
+            if let pending = asking.first(where: { $0.origin == request.origin && !$0.kinds.isDisjoint(with: open) }) {
+                let decision = await withCheckedContinuation { pending.waiting.append($0) }
+                guard decision == .allow else { return .deny }
+                answered.formUnion(pending.kinds)
+                continue
+            }
+            return await askDelegate(open, of: request, ask)
         }
-        guard !open.isEmpty else { return .allow }
+    }
+
+    /// Asks the delegate about `open` (kinds of `request` nobody is asking about), remembers the
+    /// answer, and hands it to the requests that waited for it.
+    private func askDelegate(_ open: Set<PermissionKind>, of request: PermissionRequest,
+                     _ ask: @MainActor (PermissionRequest) async -> PermissionDecision) async -> PermissionDecision {
         askCount += 1
+        let pending = Question(origin: request.origin, kinds: open)
+        asking.append(pending)
         var question = request
         question.kinds = open
         let decision = await ask(question)
+        asking.removeAll { $0 === pending }
         if memory != .none {
             for kind in open where rule(for: kind, at: request.origin) == .ask { remembered[request.origin, default: [:]][kind] = decision }
             save()
         }
+        for waiter in pending.waiting { waiter.resume(returning: decision) }
         return decision
     }
 
