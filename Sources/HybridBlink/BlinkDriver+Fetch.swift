@@ -141,12 +141,15 @@ extension BlinkDriver {
     /// A response turned into a download: `Content-Disposition: attachment` (keeping a file name it had).
     static func asAttachment(_ response: SchemeResponse) -> SchemeResponse {
         var response = response
-        let disposition = response.header("Content-Disposition")
-        if disposition?.lowercased().hasPrefix("attachment") != true {
-            response.headers.removeAll { $0.name.lowercased() == "content-disposition" }
-            response.headers.append(("Content-Disposition", "attachment"))
-        }
+        response.headers = Self.markedAsAttachment(response.headers)
         return response
+    }
+
+    /// `headers` with a `Content-Disposition` that says attachment (``ContentDisposition/attachment(keeping:)``).
+    static func markedAsAttachment(_ headers: [(name: String, value: String)]) -> [(name: String, value: String)] {
+        let disposition = headers.first { $0.name.lowercased() == "content-disposition" }?.value
+        return headers.filter { $0.name.lowercased() != "content-disposition" }
+            + [("Content-Disposition", ContentDisposition.attachment(keeping: disposition))]
     }
 
     /// A document's response: the delegate allows, cancels or downloads it.
@@ -166,8 +169,7 @@ extension BlinkDriver {
                 self?.fire("Fetch.continueResponse", ["requestId": .string(id)])
             } else if policy == .download {
                 // Marked as an attachment, Chromium downloads it (BlinkDownloads asks where to).
-                let marked = response.isAttachment ? headers
-                    : headers.filter { $0.0.lowercased() != "content-disposition" } + [("Content-Disposition", "attachment")]
+                let marked = Self.markedAsAttachment(response.headers)
                 self?.fire("Fetch.continueResponse", [
                     "requestId": .string(id), "responseCode": .number(Double(status)),
                     "responseHeaders": .array(marked.map { ["name": .string($0.0), "value": .string($0.1)] }),

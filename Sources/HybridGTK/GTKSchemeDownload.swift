@@ -21,7 +21,7 @@ enum GTKSchemeDownload {
             }
             let download = Download(
                 id: id, sourceURL: source, origin: origin,
-                suggestedFilename: filename(response.header("Content-Disposition")) ?? source.lastPathComponent,
+                suggestedFilename: ContentDisposition(response.header("Content-Disposition"))?.filename ?? source.lastPathComponent,
                 mimeType: response.header("Content-Type")?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) },
                 expectedLength: length)
             host.downloadStarted(download) { [weak driver] decision in
@@ -64,13 +64,5 @@ enum GTKSchemeDownload {
             try? FileManager.default.removeItem(at: file)
             return .failed(message: "\(error)")
         }
-    }
-
-    /// The `filename` of a `Content-Disposition` value (quoted or not), before sanitizing.
-    static func filename(_ disposition: String?) -> String? {
-        guard let disposition, let range = disposition.range(of: "filename=", options: .caseInsensitive) else { return nil }
-        var value = disposition[range.upperBound...].split(separator: ";").first.map(String.init) ?? ""
-        value = value.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-        return value.isEmpty ? nil : value
     }
 }

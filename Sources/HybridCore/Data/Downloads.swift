@@ -63,8 +63,12 @@ public enum DownloadFilename {
     /// The name used when nothing is left of the page's.
     public static let fallback = "download"
 
+    /// The longest name kept, in UTF-8 bytes (file systems allow 255).
+    public static let maxBytes = 200
+
     /// The last path component of `name` (either slash), with control characters removed and
-    /// leading dots and spaces stripped; ``fallback`` when nothing is left. `../../x` gives `x`.
+    /// leading dots and spaces stripped, cut to ``maxBytes`` keeping a short extension;
+    /// ``fallback`` when nothing is left. `../../x` gives `x`.
     /// - Parameter name: The name the page or response suggested.
     /// - Returns: A name that stays in the directory it is joined to.
     public static func sanitized(_ name: String) -> String {
@@ -74,14 +78,37 @@ public enum DownloadFilename {
         }))
         while let first = cleaned.first, first == "." || first == " " { cleaned.removeFirst() }
         while let last = cleaned.last, last == " " || last == "." { cleaned.removeLast() }
-        if cleaned.utf8.count > 200 { cleaned = String(cleaned.prefix(120)) }
+        if cleaned.utf8.count > maxBytes { cleaned = shortened(cleaned) }
         return cleaned.isEmpty ? fallback : cleaned
+    }
+
+    /// `name` cut at a character boundary to at most ``maxBytes`` UTF-8 bytes, keeping an extension
+    /// of up to 16 bytes (`report….pdf` stays a `.pdf`).
+    private static func shortened(_ name: String) -> String {
+        var stem = Substring(name)
+        var suffix = Substring("")
+        if let dot = name.lastIndex(of: "."), name[dot...].utf8.count <= 16 {
+            stem = name[..<dot]
+            suffix = name[dot...]
+        }
+        let budget = maxBytes - suffix.utf8.count
+        var kept = 0
+        var end = stem.startIndex
+        for index in stem.indices {
+            let size = stem[index].utf8.count
+            if kept + size > budget { break }
+            kept += size
+            end = stem.index(after: index)
+        }
+        var cut = String(stem[..<end])
+        while let last = cut.last, last == " " || last == "." { cut.removeLast() }
+        return (cut.isEmpty ? fallback : cut) + suffix   // one grapheme longer than the budget
     }
 }
 
 extension NavigationResponse {
     /// The response says `Content-Disposition: attachment`: the server wants it saved, not shown.
     public var isAttachment: Bool {
-        headers.contains { $0.name.lowercased() == "content-disposition" && $0.value.lowercased().hasPrefix("attachment") }
+        headers.contains { $0.name.lowercased() == "content-disposition" && ContentDisposition($0.value)?.isAttachment == true }
     }
 }
