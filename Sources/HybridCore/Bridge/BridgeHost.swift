@@ -98,7 +98,8 @@ public final class BridgeHost {
                 injectionTime: .documentStart, frames: .mainFrameOnly, world: world))
         }
         scripts.append(UserScript(
-            source: BridgeTransportScript.runtime(transport: transport == .url ? "url" : "event", urlScheme: options.urlScheme),
+            source: BridgeTransportScript.runtime(transport: transport == .url ? "url" : "event", urlScheme: options.urlScheme,
+                                                  maxMessageBytes: router.limits.maxMessageBytes),
             injectionTime: .documentStart, frames: .mainFrameOnly, world: .page))
         return scripts
     }

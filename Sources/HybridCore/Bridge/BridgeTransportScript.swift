@@ -47,9 +47,15 @@ public enum BridgeTransportScript {
     /// The page runtime `hybrid.js`, shipped as a package resource.
     public static let runtimeSource = ScriptResource.source("hybrid")
 
-    /// `hybrid.js` preceded by its boot settings (`transport`, `urlScheme`).
-    public static func runtime(transport: String, urlScheme: String) -> String {
-        let boot: JSONValue = ["transport": .string(transport), "urlScheme": .string(urlScheme)]
-        return "window.__hybridkitBoot = \(boot.jsonText);\n" + runtimeSource
+    /// `hybrid.js` preceded by its boot settings (`transport`, `urlScheme`, `maxMessageBytes`).
+    /// - Parameters:
+    ///   - transport: `event` or `url`.
+    ///   - urlScheme: The scheme of URL-style calls.
+    ///   - maxMessageBytes: The router's message limit, so the runtime refuses an oversized call
+    ///     (its Blobs unread) before the handshake too; `nil`: checked from the handshake on.
+    public static func runtime(transport: String, urlScheme: String, maxMessageBytes: Int? = nil) -> String {
+        var boot: [String: JSONValue] = ["transport": .string(transport), "urlScheme": .string(urlScheme)]
+        if let maxMessageBytes { boot["maxMessageBytes"] = .number(Double(maxMessageBytes)) }
+        return "window.__hybridkitBoot = \(JSONValue.object(boot).jsonText);\n" + runtimeSource
     }
 }

@@ -21,6 +21,9 @@
 
   var nonce = null;
   var info = null;
+  // The container's message limit is known from document start (boot), so a call made before the
+  // handshake, or over the URL transport, is measured before anything is read or sent.
+  function messageLimit() { return (info && info.maxMessageBytes) || boot.maxMessageBytes; }
   // The container knows this document: set by `ready`, cleared when the page goes into the
   // page cache (a restored document is announced again before its calls are sent).
   var announced = false;
@@ -209,7 +212,7 @@
   // Reads the call's Blobs, then sends it. Blobs larger together than the container's message
   // limit allows (as base64) are refused without being read.
   function readBlobsThenSend(entry, blobs) {
-    var limit = info && info.maxMessageBytes;
+    var limit = messageLimit();
     var total = 0;
     for (var i = 0; i < blobs.length; i++) total += blobs[i].size;
     if (limit && Math.ceil(total / 3) * 4 > limit) {
@@ -239,7 +242,7 @@
       call.reject(HybridError('bad_params', 'params are not JSON-serialisable: ' + e.message));
       return;
     }
-    var limit = info && info.maxMessageBytes;
+    var limit = messageLimit();
     // A JS string's length never exceeds its UTF-8 size, so this refuses only what the
     // container would refuse, without shipping it across processes first.
     if (limit && text.length > limit) {
