@@ -43,6 +43,21 @@ extension BlinkDriver {
         if let url = info.string("url").flatMap(URL.init(string:)), url.scheme != "about" { frameOrigins[id] = BridgeOrigin(url: url) }
     }
 
+    /// `Page.frameDetached`: an iframe left the page, so its id and origin are forgotten (a page
+    /// that adds and removes iframes all day keeps no trace of them). A `swap` (Chromium moving the
+    /// frame to a process of its own) keeps them: the same id lives on as an iframe target.
+    func frameDetached(_ params: JSONValue) {
+        guard let id = params.string("frameId"), id != targetID, params.string("reason") != "swap" else { return }
+        knownFrames.remove(id)
+        frameOrigins[id] = nil
+    }
+
+    /// How many iframes this view keeps an id or origin for: the page's iframes, in its process or
+    /// out of it; one that was removed is not counted (diagnostics; tests check it stays bounded).
+    public var trackedFrameCount: Int {
+        knownFrames.union(frameOrigins.keys).subtracting(targetID.map { [$0] } ?? []).count
+    }
+
     /// The origin of frame `id`: the page's for the main frame (or no frame named), the one an
     /// iframe last committed to, and `nil` (unknown) for an iframe not seen committing, never the
     /// page's, so a foreign frame is not credited to the page.

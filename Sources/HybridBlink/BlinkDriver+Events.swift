@@ -34,6 +34,7 @@ extension BlinkDriver {
             frameNavigated(params["frame"] ?? .null)
         case "Page.fileChooserOpened": fileChooserOpened(params)
         case "Page.frameAttached": if let id = params.string("frameId") { knownFrames.insert(id) }
+        case "Page.frameDetached": frameDetached(params)
         case "Page.navigatedWithinDocument":
             if params.string("frameId") == targetID, let url = params.string("url").flatMap(URL.init(string:)) {
                 currentURL = url
