@@ -118,14 +118,15 @@ struct LifecycleBootHealthTests {
         try await installV2(rig, script: "window.appVersion = 2;\nhybrid.call('app', 'ready');\n")
 
         try await view.loadAndWait(rig.entryURL(on: kind))
-        try await eventually("v2 confirmed by its ready") { rig.activeState == "current 2, confirmed" }
+        try await eventually("v2 confirmed by its ready") { rig.activeState == "current 2, confirmed" && view.packageVersionOnTrial == nil }
         view.engine.terminateContentProcess()
         try await eventually("the crash recovered") { !delegate.whiteScreens.isEmpty }
         try await eventually("v2 shown again", timeout: 20) {
             guard !view.engine.isLoading else { return false }
             return (try? await view.engine.evaluate("String(window.appVersion)")) == "2"
         }
-        try await Task.sleep(nanoseconds: 3_500_000_000)   // past the trial's timeout too
+        // The recovery's reload started no trial: no timeout is armed that could roll v2 back.
+        #expect(view.packageVersionOnTrial == nil)
         #expect(delegate.rollbacks.isEmpty)
         #expect(rig.activeState == "current 2, confirmed")
         #expect(rig.store.state(Rig.id).rejected.isEmpty)

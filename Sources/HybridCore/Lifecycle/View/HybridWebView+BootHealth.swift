@@ -109,6 +109,12 @@ extension HybridWebView: BridgeAppHealthDelegate {
         return report
     }
 
+    /// The package version this view's launch has on trial (``BootHealthPolicy``): set when the
+    /// app loads a package page whose version is not confirmed yet, `nil` once its page signalled
+    /// it is healthy, after a rollback, and for a confirmed version (a reload after a crash starts
+    /// no trial for it, so nothing can roll it back).
+    public var packageVersionOnTrial: Int? { bootTrial?.version }
+
     /// The page called `hybrid.call('app', 'ready')`: the version on trial is confirmed.
     public func bridgeAppReady() async {
         health?.ready()
