@@ -56,6 +56,7 @@ struct PermissionCoalescingTests {
         for _ in 0..<100 { await Task.yield() }  // the other requests reach the policy meanwhile
         #expect(delegate.permissionQuestions == 1)
         #expect(policy.askCount == 1)
+        #expect(policy.waitingCount == 2)
         delegate.release()
         // The fake delegate answers allow; `deny` is checked through the policy below.
         #expect(await [first.value, second.value, third.value] == [.allow, .allow, .allow])
@@ -68,10 +69,12 @@ struct PermissionCoalescingTests {
         await held.waitForQuestions(1)
         for _ in 0..<100 { await Task.yield() }
         #expect(held.questions.count == 1)
+        #expect(direct.waitingCount == 2)
         held.answer(answer)
         var decisions: [PermissionDecision] = []
         for request in requests { decisions.append(await request.value) }
         #expect(decisions == [answer, answer, answer])
+        #expect(direct.waitingCount == 0)
         #expect(held.questions.count == 1)
     }
 

@@ -21,6 +21,9 @@ public final class PermissionPolicy {
     private var remembered: [BridgeOrigin: [PermissionKind: PermissionDecision]] = [:]
     /// How many times the delegate was asked (tests, diagnostics).
     public private(set) var askCount = 0
+    /// How many requests wait for a question already put to the delegate about the same origin
+    /// and kind (tests, diagnostics).
+    public var waitingCount: Int { asking.reduce(0) { $0 + $1.waiting.count } }
     /// Questions the delegate has not answered yet: a request for the same origin and kind waits
     /// for one of them instead of asking again.
     private var asking: [Question] = []
