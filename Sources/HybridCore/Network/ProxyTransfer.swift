@@ -41,6 +41,7 @@ final class ProxyTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendable
         var stream: (@Sendable (Data) -> Void)?
         var reportedDownload = 0
         var failure: NetworkFailure?
+        var stop: (@Sendable () -> Void)?
     }
 
     private let lock = NSLock()
@@ -66,18 +67,22 @@ final class ProxyTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendable
     }
 
     /// Runs one hop: no redirect is followed.
-    /// - Parameter decide: Called when the response head arrives; without it the body is collected.
+    /// - Parameters:
+    ///   - decide: Called when the response head arrives; without it the body is collected.
+    ///   - stop: Called before the task is cancelled or failed. Foundation on Linux cancels a task
+    ///     on the queue that reads its body stream (`URLSessionTask.cancel()` waits for it), so a
+    ///     stream whose read waits for the page must be woken first (``ProxyBodySource/cancel()``).
     /// - Throws: ``NetworkFailure`` (`payload_too_large`, `timeout`, `network_error`, or what
     ///   `decide` failed with) or `CancellationError` when the calling task is cancelled.
-    func run(_ request: URLRequest, limit: Int, timeout: Double,
-             progress: (@Sendable (ProxyProgress) -> Void)?, decide: Decision? = nil) async throws -> (HTTPURLResponse, Data) {
+    func run(_ request: URLRequest, limit: Int, timeout: Double, progress: (@Sendable (ProxyProgress) -> Void)?,
+             decide: Decision? = nil, stop: (@Sendable () -> Void)? = nil) async throws -> (HTTPURLResponse, Data) {
         let task = session.dataTask(with: request)
         let id = task.taskIdentifier
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 lock.withLock {
                     precondition(pending[id] == nil, "ProxyTransfer: task identifier \(id) is already pending")
-                    pending[id] = Pending(continuation: continuation, limit: limit, progress: progress, decide: decide)
+                    pending[id] = Pending(continuation: continuation, limit: limit, progress: progress, decide: decide, stop: stop)
                 }
                 // URLRequest's timeout is an idle timeout; the page's is for the whole request.
                 DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak self, weak task] in
@@ -87,18 +92,22 @@ final class ProxyTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendable
                 if Task.isCancelled { task.cancel() } else { task.resume() }
             }
         } onCancel: {
+            stop?()
             task.cancel()
         }
     }
 
     /// Marks a transfer failed for `reason` and stops it; its completion then reports the reason.
     private func fail(_ id: Int, task: URLSessionTask, _ reason: NetworkFailure) {
-        let stop = lock.withLock { () -> Bool in
-            guard pending[id] != nil, pending[id]?.failure == nil else { return false }
+        let (stops, wake) = lock.withLock { () -> (Bool, (@Sendable () -> Void)?) in
+            guard pending[id] != nil, pending[id]?.failure == nil else { return (false, nil) }
             pending[id]?.failure = reason
-            return true
+            return (true, pending[id]?.stop)
         }
-        if stop { task.cancel() }
+        if stops {
+            wake?()
+            task.cancel()
+        }
     }
 
     func invalidate() { session.invalidateAndCancel() }
@@ -113,7 +122,10 @@ final class ProxyTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendable
     func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
                     totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
         let progress = lock.withLock { pending[task.taskIdentifier]?.progress }
-        progress?(ProxyProgress(phase: "upload", loaded: totalBytesSent, total: totalBytesExpectedToSend))
+        // A body stream's size is unknown to Foundation (it reports 0): ours is its Content-Length.
+        let declared = task.originalRequest?.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
+        let total = totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : declared ?? totalBytesExpectedToSend
+        progress?(ProxyProgress(phase: "upload", loaded: totalBytesSent, total: total))
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
