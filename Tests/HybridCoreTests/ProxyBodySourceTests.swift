@@ -92,8 +92,8 @@ struct ProxyBodySourceTests {
         _ = source.makeStream(deadline: .now + 30)
         let stale = pulls.all
         let stream = source.makeStream(deadline: .now + 30)
-        #expect(pulls.all.count == 4)
-        #expect(pulls.all[2].offset == 0)
+        #expect(pulls.all.count == stale.count * 2)
+        #expect(pulls.all[stale.count].offset == 0)
         // Answers to the first stream's pulls are no longer wanted, and are no error.
         for pull in stale { try source.deliver(Self.answer(pull)) }
         let answers = Self.answering(source, pulls)
@@ -128,7 +128,8 @@ struct ProxyBodySourceTests {
         defer { answers.cancel() }
         let (data, last) = await Self.readAll(stream)
         #expect(last == -1)
-        #expect(data.count == ProxyBodySource.sliceBytes * 2)
+        // The slices before the wrong one may have gone out; the wrong one and what follows never.
+        #expect(data.count <= ProxyBodySource.sliceBytes * 2)
         guard case .invalidBody = source.failure else { Issue.record("failure: \(String(describing: source.failure))"); return }
         #expect(HybridError.network(source.failure!).code == "invalid_body")
     }

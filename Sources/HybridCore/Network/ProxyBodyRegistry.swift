@@ -20,6 +20,15 @@ final class ProxyBodyRegistry: @unchecked Sendable {
         source.cancel()
     }
 
+    /// Stops every body being sent (the proxy is going away).
+    func cancelAll() {
+        let all = lock.withLock { () -> [ProxyBodySource] in
+            defer { bodies.removeAll() }
+            return Array(bodies.values)
+        }
+        all.forEach { $0.cancel() }
+    }
+
     /// How many bodies are being sent (tests check nothing is left behind).
     var count: Int { lock.withLock { bodies.count } }
 

@@ -110,7 +110,13 @@ final class ProxyTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendable
         }
     }
 
-    func invalidate() { session.invalidateAndCancel() }
+    /// Cancels what is left and lets the session go. Off the caller's thread: Foundation on Linux
+    /// waits for the session's queue, which a body stream's read may hold while it waits for the
+    /// page — and the page's answer needs the main thread this is often called on.
+    func invalidate() {
+        let session = session!
+        DispatchQueue.global().async { session.invalidateAndCancel() }
+    }
 
     // MARK: URLSession delegate
 

@@ -52,7 +52,10 @@ public final class RequestProxy: Sendable {
         self.observer = observer
     }
 
-    deinit { transfer.invalidate() }
+    deinit {
+        bodies.cancelAll()
+        transfer.invalidate()
+    }
 
     /// Performs `request`, following redirects.
     /// - Parameters:
