@@ -157,7 +157,7 @@ struct ProxyStreamedBodyTests {
         defer { rig.close() }
         try await rig.open()
         let value = try await rig.js("""
-            const big = new Blob([new Uint8Array(48 << 20)]);
+            const big = new Blob([new Uint8Array(16 << 20)]);
             const xhr = await new Promise((resolve) => {
               const x = new XMLHttpRequest();
               const log = [];
@@ -188,7 +188,7 @@ struct ProxyStreamedBodyTests {
             """
         let fetchError = try await rig.js(watchSlices + """
             const controller = new AbortController();
-            const body = new Blob([new Uint8Array(48 << 20)]);
+            const body = new Blob([new Uint8Array(16 << 20)]);
             const pending = fetch(sink + '?key=fetch', { method: 'POST', body, signal: controller.signal });
             const until = Date.now() + 30000;
             await new Promise((resolve, reject) => {
@@ -204,7 +204,7 @@ struct ProxyStreamedBodyTests {
 
         // Navigating away mid-upload: the call is cancelled with its document.
         _ = try await rig.js(watchSlices + """
-            fetch(sink + '?key=navigate', { method: 'POST', body: new Blob([new Uint8Array(48 << 20)]) }).catch(() => {});
+            fetch(sink + '?key=navigate', { method: 'POST', body: new Blob([new Uint8Array(16 << 20)]) }).catch(() => {});
             return true;
             """, ["sink": .string(rig.url("/sink").absoluteString)])
         try await eventually("the upload under way") { try await rig.js("return window.slices >= 2") == true }

@@ -22,6 +22,14 @@ final class ProxyBodySource: @unchecked Sendable {
     /// of base64) stays well under the bridge's default message limit (16 MB). Measured with
     /// `hybrid bench data` on WebKitGTK: 2 MB slices were 10 % faster, 4 MB no faster again.
     static let sliceBytes = 1 << 20
+    /// Whether request bodies stream on this platform: where Foundation reads a body stream the
+    /// way measured here (swift-corelibs-foundation). Apple's URLSession reads body streams on a
+    /// run loop and was not measured (no Apple device): bodies stay inline there, as before.
+    #if canImport(FoundationNetworking)
+    static let isAvailable = true
+    #else
+    static let isAvailable = false
+    #endif
     /// Slices held or asked for at once: the one the transfer reads and three on their way, so
     /// the page's reading and the bridge's latency overlap the sending (2 slices: 3.0× the
     /// engine's own upload time; 4: 2.8×). At most 4 MB of body, plus their base64 in flight.

@@ -125,6 +125,7 @@ public struct ProxyPolicy: Sendable, Hashable {
             "timeout": .number(defaultTimeout * 1000),
             "forms": .bool(proxiesForms),
             "maxBodyBytes": .number(Double(maxBodyBytes)),
+            "streamsBodies": .bool(ProxyBodySource.isAvailable),
         ]
     }
 }

@@ -92,8 +92,7 @@ final class ProxyTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendable
                 if Task.isCancelled { task.cancel() } else { task.resume() }
             }
         } onCancel: {
-            stop?()
-            task.cancel()
+            Self.cancel(task, waking: stop)
         }
     }
 
@@ -104,19 +103,32 @@ final class ProxyTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendable
             pending[id]?.failure = reason
             return (true, pending[id]?.stop)
         }
-        if stops {
-            wake?()
-            task.cancel()
-        }
+        if stops { Self.cancel(task, waking: wake) }
     }
 
-    /// Cancels what is left and lets the session go. Off the caller's thread: Foundation on Linux
-    /// waits for the session's queue, which a body stream's read may hold while it waits for the
-    /// page — and the page's answer needs the main thread this is often called on.
+    /// Cancels `task`. With a body stream (`wake`), its reads are woken first and the cancel runs
+    /// on a thread of its own: Foundation on Linux waits for the session's queue there, and the
+    /// caller is often the main thread, which the page's answers need (seen: a stall of the whole
+    /// test process until the request's deadline when two proxy suites ran at once).
+    private static func cancel(_ task: URLSessionTask, waking wake: (@Sendable () -> Void)?) {
+        guard let wake else { return task.cancel() }
+        wake()
+        nonisolated(unsafe) let task = task
+        Thread.detachNewThread { task.cancel() }
+    }
+
+    /// Cancels what is left and lets the session go, on a thread of its own: Foundation on Linux
+    /// waits there for the session's queue, which a body stream's read may hold while it waits for
+    /// the page. Waiting on the main thread (which the page's answer needs) or on a thread of the
+    /// shared pools (which Swift concurrency and the proxy's timers need) would stall them too.
     func invalidate() {
         let session = session!
-        DispatchQueue.global().async { session.invalidateAndCancel() }
+        Thread.detachNewThread { session.invalidateAndCancel() }
     }
+
+    /// Lets the session go once its tasks are over, without waiting for anything (a streamed
+    /// body's session, after its one transfer).
+    func finish() { session.finishTasksAndInvalidate() }
 
     // MARK: URLSession delegate
 

@@ -289,7 +289,7 @@ public final class RequestProxy: Sendable {
         // Foundation on Linux reads a body stream on its session's queue and blocks there while
         // the page answers: a streamed body gets a session of its own, so it never holds up others.
         let transfer = body == nil ? self.transfer : ProxyTransfer()
-        defer { if body != nil { transfer.invalidate() } }
+        defer { if body != nil { transfer.finish() } }
         func attempt() async throws -> (HTTPURLResponse, Data) {
             guard let body else {
                 return try await transfer.run(request, limit: limit, timeout: deadline.timeIntervalSinceNow, progress: progress, decide: decide)

@@ -154,6 +154,8 @@
   // Bodies above this size, and every Blob, File and FormData body, stay in the page: the
   // request declares their size and native pulls them a slice at a time (see transmit).
   var INLINE_BODY = 64 << 10;
+  // Where the native side cannot stream a body (config.streamsBodies), every body goes inline.
+  var STREAMS = config.streamsBodies !== false;
   // A body the native side pulls by offset: its size and slice(offset, length) → Uint8Array.
   function bodySource(data) {
     if (data instanceof Blob) {
@@ -189,7 +191,7 @@
     else if (ArrayBuffer.isView(body)) bytes = new Uint8Array(body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength));
     var blob = bytes ? null : (body instanceof Blob ? body : null);
     var size = bytes ? bytes.byteLength : blob ? blob.size : 0;
-    var streams = !!(bytes || blob) && (file || size > INLINE_BODY);
+    var streams = STREAMS && !!(bytes || blob) && (file || size > INLINE_BODY);
     return {
       type: type, size: size, kind: kind, streams: streams, source: streams ? bodySource(bytes || blob) : null,
       read: function () {
@@ -608,7 +610,7 @@
       }
       // A Blob/FormData body, or a large one, is streamed: its bytes stay in the page's Blob.
       request.blob().then(function (blob) {
-        var streams = blob.size > 0 && (file || blob.size > INLINE_BODY);
+        var streams = STREAMS && blob.size > 0 && (file || blob.size > INLINE_BODY);
         return streams ? { source: bodySource(blob) } : blob.arrayBuffer().then(function (buffer) { return { buffer: buffer }; });
       }).then(function (body) {
         if (transfer.signal.aborted) return;
