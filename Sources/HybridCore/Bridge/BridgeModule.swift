@@ -42,6 +42,10 @@ public struct BridgeCallContext: Sendable {
     public let origin: BridgeOrigin?
     /// The modules this caller's origin may use, sorted.
     public let availableModules: [String]
+    /// The caller's document (its generation in the router), so that a later call can be
+    /// bound to the document that started an earlier one (a streamed request body's slices).
+    /// `nil` for contexts made outside the router.
+    let document: Int?
     let progressSink: @MainActor @Sendable (String) -> Void
 
     /// A context; the router makes one per call (tests may make their own).
@@ -54,6 +58,19 @@ public struct BridgeCallContext: Sendable {
         self.action = action
         self.origin = origin
         self.availableModules = availableModules
+        self.document = nil
+        self.progressSink = progress
+    }
+
+    /// A context bound to the router's document `document`.
+    init(callID: Int, module: String, action: String, origin: BridgeOrigin?, availableModules: [String], document: Int,
+         progress: @escaping @MainActor @Sendable (String) -> Void = { _ in }) {
+        self.callID = callID
+        self.module = module
+        self.action = action
+        self.origin = origin
+        self.availableModules = availableModules
+        self.document = document
         self.progressSink = progress
     }
 

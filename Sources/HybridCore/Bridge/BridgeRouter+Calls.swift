@@ -112,7 +112,7 @@ extension BridgeRouter {
     private func runNow(_ call: BridgeCall, _ invoke: @MainActor (any Sendable, BridgeCallContext) throws -> String,
                         params: any Sendable, origin: BridgeOrigin?, generation: Int) -> ScriptReply {
         let context = BridgeCallContext(callID: call.id, module: call.module, action: call.action, origin: origin,
-                                        availableModules: moduleNames(for: origin))
+                                        availableModules: moduleNames(for: origin), document: generation)
         let result: Result<String, BridgeFailure>
         do { result = .success(try invoke(params, context)) } catch { result = .failure(BridgeFailure(error)) }
         return complete(id: call.id, module: call.module, action: call.action, generation: generation, result)
@@ -132,7 +132,7 @@ extension BridgeRouter {
                                        bytes: call.size, timeoutMilliseconds: timeoutMilliseconds, continuation: nil))
         let context = BridgeCallContext(
             callID: call.id, module: call.module, action: call.action, origin: origin, availableModules: modules,
-            progress: { [weak self] text in self?.progress(token, id: call.id, valueJSON: text) })
+            document: generation, progress: { [weak self] text in self?.progress(token, id: call.id, valueJSON: text) })
         // The handler runs in a task of its own, so a timeout, an abort or a navigation can
         // cancel it, and that task starts at once on the main actor: a handler that does not
         // suspend finishes before `ImmediateTask.start` returns, its answer is taken from

@@ -28,6 +28,10 @@ public enum NetworkFailure: HybridFailureReason {
     /// A cross-origin request failed the CORS check the engine would have made (``ProxyCORS``):
     /// the page gets the engine's network error; `message` (for logs only) says why.
     case corsDenied(String)
+    /// A streamed request body (``ProxyRequest/bodySize``) could not be sent as the page declared
+    /// it: a slice at the wrong offset, of the wrong length, not base64, the page could not read
+    /// its body, or the body ended early. Nothing more of the body is sent; `message` says what.
+    case invalidBody(String)
 
     /// The stable code pages and logs switch on (`timeout`, `cors_denied`, …).
     public var code: String {
@@ -43,6 +47,7 @@ public enum NetworkFailure: HybridFailureReason {
         case .requestFailed: "network_error"
         case .proxyDenied: "proxy_denied"
         case .corsDenied: "cors_denied"
+        case .invalidBody: "invalid_body"
         }
     }
 
@@ -60,6 +65,7 @@ public enum NetworkFailure: HybridFailureReason {
         case .requestFailed(let message): "request failed: \(message)"
         case .proxyDenied(let message): "not proxied: \(message)"
         case .corsDenied(let message): "CORS: \(message)"
+        case .invalidBody(let message): "request body: \(message)"
         }
     }
 }

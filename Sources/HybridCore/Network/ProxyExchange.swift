@@ -43,6 +43,12 @@ public struct ProxyRequest: Codable, Sendable, Hashable {
     /// `true`: the response head and body chunks are reported as progress as they arrive
     /// (``ProxyProgress/head`` and ``ProxyProgress/chunk``); the reply carries only what is left.
     public var stream: Bool?
+    /// A streamed body of this many bytes, instead of ``body``: the bytes stay in the page, which
+    /// hands them over a slice at a time as the transfer asks for them (``ProxyPull``,
+    /// ``ProxySlice``), so the app's memory does not grow with the body. Only the page script
+    /// (through ``ProxyModule``) can answer; bigger than ``ProxyPolicy/maxBodyBytes`` fails with
+    /// `payload_too_large` before anything is asked for.
+    public var bodySize: Int64?
 
     /// A request.
     /// - Parameters:
@@ -132,8 +138,8 @@ public struct ProxyResponse: Codable, Sendable, Hashable {
 /// Progress of a proxied request: bytes sent, and (when the request asked to ``ProxyRequest/stream``)
 /// the response head and body chunks as they arrive.
 public struct ProxyProgress: Codable, Sendable, Hashable {
-    /// `upload` (bytes sent), `head` (the response's status and headers: ``head``) or `data`
-    /// (body bytes: ``chunk``).
+    /// `upload` (bytes sent), `head` (the response's status and headers: ``head``), `data`
+    /// (body bytes: ``chunk``) or `pull` (a slice of a streamed request body: ``pull``).
     public var phase: String
     /// Bytes sent (upload) or received so far (data).
     public var loaded: Int64
@@ -145,15 +151,19 @@ public struct ProxyProgress: Codable, Sendable, Hashable {
     public var chunk: String?
     /// Body bytes as text, instead of ``chunk``, when the response is UTF-8 of a textual type.
     public var text: String?
+    /// The slice of a streamed request body the page is asked for (phase `pull`).
+    public var pull: ProxyPull?
 
     /// A progress report.
-    public init(phase: String, loaded: Int64, total: Int64, head: ProxyResponse? = nil, chunk: String? = nil, text: String? = nil) {
+    public init(phase: String, loaded: Int64, total: Int64, head: ProxyResponse? = nil, chunk: String? = nil, text: String? = nil,
+                pull: ProxyPull? = nil) {
         self.phase = phase
         self.loaded = loaded
         self.total = total
         self.head = head
         self.chunk = chunk
         self.text = text
+        self.pull = pull
     }
 }
 

@@ -34,7 +34,8 @@ public struct ProxyModule: BridgeModule {
     }
 
     /// `request` (fetch and XHR; streams when asked), `submit` (a form POST, shown as the new
-    /// document) and `policy` (the page script's configuration).
+    /// document), `policy` (the page script's configuration) and `slice` (a slice of a streamed
+    /// request body, ``ProxySlice``, answering a pull of that request).
     public var actions: [BridgeAction] {
         let proxy = self.proxy
         return [
@@ -48,6 +49,11 @@ public struct ProxyModule: BridgeModule {
                 return BridgeEmpty()
             },
             Action("policy") { (_: Empty, _) in proxy.policy.scriptConfiguration },
+            // A slice of a streamed request body, answering a pull of that request's call.
+            .immediate("slice") { (slice: ProxySlice, context) in
+                try proxy.bodies.deliver(slice, origin: context.origin, document: context.document)
+                return BridgeEmpty()
+            },
         ]
     }
 
@@ -60,11 +66,19 @@ public struct ProxyModule: BridgeModule {
         let stream = ProxyStream { report in await context.progress(report) }
         let streamed = request.stream == true && context.action == "request"
         let upload: (@Sendable (ProxyProgress) -> Void)? = request.uploadProgress == false ? nil : { @Sendable report in stream.upload(report) }
+        // A streamed body is pulled from this call's page, through this call's progress.
+        let source = request.bodySize.flatMap { size in
+            size > 0 ? ProxyBodySource(size: size, origin: context.origin, document: context.document) { stream.pull($0) } : nil
+        }
+        if let source { proxy.bodies.add(source) }
+        defer { if let source { proxy.bodies.remove(source) } }
         do {
             let response = try await withTaskCancellationHandler {
-                try await proxy.perform(request, origin: context.origin, progress: upload, events: streamed ? stream.events : nil)
+                try await proxy.perform(request, origin: context.origin, progress: upload, events: streamed ? stream.events : nil,
+                                        body: source)
             } onCancel: {
                 stream.finish()
+                source?.cancel()
             }
             await stream.close()
             return stream.reply(response)

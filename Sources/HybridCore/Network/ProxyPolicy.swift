@@ -35,8 +35,9 @@ public struct ProxyPolicy: Sendable, Hashable {
     /// Hook form POST submissions too (the response replaces the document).
     public var proxiesForms: Bool
     /// Largest request or response body, in bytes. Larger ones fail with `payload_too_large`
-    /// before anything is sent. The body crosses the bridge as base64, a third larger, so the
-    /// default (10 MB) stays under the bridge's default message limit (16 MB).
+    /// before anything is sent. Large request bodies stream from the page a slice at a time
+    /// (``ProxyRequest/bodySize``), so raising this costs the app no memory; it is the app's
+    /// statement of how much a page may upload. 10 MB by default.
     public var maxBodyBytes: Int
     /// Redirects followed before the request fails with `too_many_redirects`.
     public var maxRedirects: Int
@@ -124,6 +125,7 @@ public struct ProxyPolicy: Sendable, Hashable {
             "timeout": .number(defaultTimeout * 1000),
             "forms": .bool(proxiesForms),
             "maxBodyBytes": .number(Double(maxBodyBytes)),
+            "streamsBodies": .bool(ProxyBodySource.isAvailable),
         ]
     }
 }

@@ -9,7 +9,8 @@ import Foundation
 /// a response that is over by then costs no report at all — the reply carries its head and
 /// whole body, as an unstreamed one would, text as text. Body bytes of a UTF-8 textual type
 /// travel as text too (split on a character boundary). Nothing is dropped but upload reports
-/// beyond the newest 64.
+/// that a newer one replaced before they were sent. Pulls for a streamed request body's slices
+/// (``ProxyBodySource``) go in the same order.
 final class ProxyStream: @unchecked Sendable {
     /// Sends one report to the page (the bridge call's progress), on the main actor.
     typealias Send = @MainActor @Sendable (ProxyProgress) async -> Void
@@ -44,12 +45,21 @@ final class ProxyStream: @unchecked Sendable {
                             data: { [weak self] in self?.receive(data: $0) })
     }
 
-    /// Upload progress (kept in order, the newest 64).
+    /// Upload progress: a report still waiting to be sent is replaced by the newer one (a large
+    /// upload reports every few kilobytes; the page needs the latest count, in order).
     func upload(_ report: ProxyProgress) {
         lock.withLock {
             guard !finished else { return }
-            reports.append(report)
-            if reports.count > 64 { reports.removeFirst(reports.count - 64) }
+            if reports.last?.phase == "upload" { reports[reports.count - 1] = report } else { reports.append(report) }
+        }
+        wake()
+    }
+
+    /// Asks the page for a slice of the request's streamed body (never dropped or coalesced).
+    func pull(_ request: ProxyPull) {
+        lock.withLock {
+            guard !finished else { return }
+            reports.append(ProxyProgress(phase: "pull", loaded: request.offset, total: -1, pull: request))
         }
         wake()
     }

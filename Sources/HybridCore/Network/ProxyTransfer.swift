@@ -41,6 +41,7 @@ final class ProxyTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendable
         var stream: (@Sendable (Data) -> Void)?
         var reportedDownload = 0
         var failure: NetworkFailure?
+        var stop: (@Sendable () -> Void)?
     }
 
     private let lock = NSLock()
@@ -66,18 +67,22 @@ final class ProxyTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendable
     }
 
     /// Runs one hop: no redirect is followed.
-    /// - Parameter decide: Called when the response head arrives; without it the body is collected.
+    /// - Parameters:
+    ///   - decide: Called when the response head arrives; without it the body is collected.
+    ///   - stop: Called before the task is cancelled or failed. Foundation on Linux cancels a task
+    ///     on the queue that reads its body stream (`URLSessionTask.cancel()` waits for it), so a
+    ///     stream whose read waits for the page must be woken first (``ProxyBodySource/cancel()``).
     /// - Throws: ``NetworkFailure`` (`payload_too_large`, `timeout`, `network_error`, or what
     ///   `decide` failed with) or `CancellationError` when the calling task is cancelled.
-    func run(_ request: URLRequest, limit: Int, timeout: Double,
-             progress: (@Sendable (ProxyProgress) -> Void)?, decide: Decision? = nil) async throws -> (HTTPURLResponse, Data) {
+    func run(_ request: URLRequest, limit: Int, timeout: Double, progress: (@Sendable (ProxyProgress) -> Void)?,
+             decide: Decision? = nil, stop: (@Sendable () -> Void)? = nil) async throws -> (HTTPURLResponse, Data) {
         let task = session.dataTask(with: request)
         let id = task.taskIdentifier
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 lock.withLock {
                     precondition(pending[id] == nil, "ProxyTransfer: task identifier \(id) is already pending")
-                    pending[id] = Pending(continuation: continuation, limit: limit, progress: progress, decide: decide)
+                    pending[id] = Pending(continuation: continuation, limit: limit, progress: progress, decide: decide, stop: stop)
                 }
                 // URLRequest's timeout is an idle timeout; the page's is for the whole request.
                 DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak self, weak task] in
@@ -87,21 +92,43 @@ final class ProxyTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendable
                 if Task.isCancelled { task.cancel() } else { task.resume() }
             }
         } onCancel: {
-            task.cancel()
+            Self.cancel(task, waking: stop)
         }
     }
 
     /// Marks a transfer failed for `reason` and stops it; its completion then reports the reason.
     private func fail(_ id: Int, task: URLSessionTask, _ reason: NetworkFailure) {
-        let stop = lock.withLock { () -> Bool in
-            guard pending[id] != nil, pending[id]?.failure == nil else { return false }
+        let (stops, wake) = lock.withLock { () -> (Bool, (@Sendable () -> Void)?) in
+            guard pending[id] != nil, pending[id]?.failure == nil else { return (false, nil) }
             pending[id]?.failure = reason
-            return true
+            return (true, pending[id]?.stop)
         }
-        if stop { task.cancel() }
+        if stops { Self.cancel(task, waking: wake) }
     }
 
-    func invalidate() { session.invalidateAndCancel() }
+    /// Cancels `task`. With a body stream (`wake`), its reads are woken first and the cancel runs
+    /// on a thread of its own: Foundation on Linux waits for the session's queue there, and the
+    /// caller is often the main thread, which the page's answers need (seen: a stall of the whole
+    /// test process until the request's deadline when two proxy suites ran at once).
+    private static func cancel(_ task: URLSessionTask, waking wake: (@Sendable () -> Void)?) {
+        guard let wake else { return task.cancel() }
+        wake()
+        nonisolated(unsafe) let task = task
+        Thread.detachNewThread { task.cancel() }
+    }
+
+    /// Cancels what is left and lets the session go, on a thread of its own: Foundation on Linux
+    /// waits there for the session's queue, which a body stream's read may hold while it waits for
+    /// the page. Waiting on the main thread (which the page's answer needs) or on a thread of the
+    /// shared pools (which Swift concurrency and the proxy's timers need) would stall them too.
+    func invalidate() {
+        let session = session!
+        Thread.detachNewThread { session.invalidateAndCancel() }
+    }
+
+    /// Lets the session go once its tasks are over, without waiting for anything (a streamed
+    /// body's session, after its one transfer).
+    func finish() { session.finishTasksAndInvalidate() }
 
     // MARK: URLSession delegate
 
@@ -113,7 +140,10 @@ final class ProxyTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendable
     func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
                     totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
         let progress = lock.withLock { pending[task.taskIdentifier]?.progress }
-        progress?(ProxyProgress(phase: "upload", loaded: totalBytesSent, total: totalBytesExpectedToSend))
+        // A body stream's size is unknown to Foundation (it reports 0): ours is its Content-Length.
+        let declared = task.originalRequest?.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
+        let total = totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : declared ?? totalBytesExpectedToSend
+        progress?(ProxyProgress(phase: "upload", loaded: totalBytesSent, total: total))
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,

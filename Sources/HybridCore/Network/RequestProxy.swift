@@ -28,6 +28,8 @@ public final class RequestProxy: Sendable {
     private let observer: Observer?
     private let transfer = ProxyTransfer()
     private let preflights = ProxyPreflightCache()
+    /// Streamed request bodies being sent, which the page's `proxy.slice` answers feed.
+    let bodies = ProxyBodyRegistry()
 
     /// What a streamed request reports as it runs (``ProxyModule`` relays it to the page).
     struct Events: Sendable {
@@ -50,7 +52,10 @@ public final class RequestProxy: Sendable {
         self.observer = observer
     }
 
-    deinit { transfer.invalidate() }
+    deinit {
+        bodies.cancelAll()
+        transfer.invalidate()
+    }
 
     /// Performs `request`, following redirects.
     /// - Parameters:
@@ -72,13 +77,14 @@ public final class RequestProxy: Sendable {
                                 progress(ProxyProgress(phase: "data", loaded: Int64(loaded), total: -1, chunk: data.base64EncodedString()))
                             })
         }
-        return try await perform(request, origin: origin, progress: progress, events: events)
+        return try await perform(request, origin: origin, progress: progress, events: events, body: nil)
     }
 
     /// Performs `request`; with `events`, the final response's head and body are reported as
-    /// they arrive and the returned response carries no body.
+    /// they arrive and the returned response carries no body. `body` is the page's streamed body
+    /// when the request declares one (``ProxyRequest/bodySize``).
     func perform(_ request: ProxyRequest, origin: BridgeOrigin?, progress: (@Sendable (ProxyProgress) -> Void)?,
-                 events: Events?) async throws -> ProxyResponse {
+                 events: Events?, body source: ProxyBodySource?) async throws -> ProxyResponse {
         let started = Date()
         var record = ProxyRecord(method: request.method.uppercased(), url: URL(string: request.url) ?? URL(fileURLWithPath: "/"),
                                  requestHeaders: request.headers.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil },
@@ -92,7 +98,7 @@ public final class RequestProxy: Sendable {
         }
         do {
             let response = try await follow(request, origin: origin, record: &record,
-                                            upload: events?.upload ?? progress, events: relay)
+                                            upload: events?.upload ?? progress, events: relay, source: source)
             record.responseBodyBytes += streamed.value
             record.duration = Date().timeIntervalSince(started)
             observer?(record)
@@ -106,11 +112,26 @@ public final class RequestProxy: Sendable {
     }
 
     private func follow(_ original: ProxyRequest, origin: BridgeOrigin?, record: inout ProxyRecord,
-                        upload: (@Sendable (ProxyProgress) -> Void)?, events: Events?) async throws -> ProxyResponse {
+                        upload: (@Sendable (ProxyProgress) -> Void)?, events: Events?,
+                        source: ProxyBodySource?) async throws -> ProxyResponse {
         guard var url = URL(string: original.url), policy.proxies(url) else {
             throw HybridError.network(.proxyDenied(String(original.url.prefix(200))))
         }
         var body: Data?
+        var streamed: ProxyBodySource?
+        if let size = original.bodySize {
+            // The declared size is checked before the page is asked for a byte; every slice is
+            // then checked against it (ProxyBodySource), so the limit holds while it streams.
+            guard size >= 0 else { throw HybridError.network(.invalidBody("a negative size")) }
+            guard size <= Int64(policy.maxBodyBytes) else {
+                throw HybridError.network(.payloadTooLarge(size: Int(clamping: size), limit: policy.maxBodyBytes))
+            }
+            guard let source, source.size == size else {
+                throw HybridError.network(.invalidBody("a streamed body is sent only for the page that declared it (ProxyModule)"))
+            }
+            streamed = size > 0 ? source : nil
+            record.requestBodyBytes = Int(clamping: size)
+        }
         if let text = original.body, !text.isEmpty {
             // A base64 text of n characters decodes to about 3n/4 bytes: refuse before decoding.
             guard text.utf8.count / 4 * 3 <= policy.maxBodyBytes + 2 else {
@@ -119,10 +140,11 @@ public final class RequestProxy: Sendable {
             guard let data = Data(base64Encoded: text) else { throw HybridError.network(.internalError("request body is not base64")) }
             body = data
         }
-        record.requestBodyBytes = body?.count ?? 0
+        if streamed == nil { record.requestBodyBytes = body?.count ?? record.requestBodyBytes }
         var method = Self.normalize(method: original.method)
         var headers = original.headers.compactMap { $0.count == 2 && !ProxyHeaders.isForbidden($0[0]) ? (name: $0[0], value: $0[1]) : nil }
         let timeout = (original.timeout ?? 0) > 0 ? original.timeout! / 1000 : policy.defaultTimeout
+        streamed?.timeoutMilliseconds = Int(timeout * 1000)
         let deadline = Date().addingTimeInterval(timeout)
         let mode = original.redirect ?? "follow"
         var cors = ProxyCORS(origin: origin, mode: original.mode, credentials: original.credentials, trusted: policy.trustedHosts)
@@ -149,8 +171,10 @@ public final class RequestProxy: Sendable {
             var engineHeaders = original.userAgent.map { [("User-Agent", $0)] } ?? []
             if let origin, ProxyFetchMetadata.site(url: url, origin: origin, crossSite: crossSite) == "cross-site" { crossSite = true }
             engineHeaders += ProxyFetchMetadata.headers(url: url, origin: origin, mode: original.mode, crossSite: crossSite)
-            let request = urlRequest(url: url, method: method, headers: headers, body: body, timeout: deadline.timeIntervalSinceNow,
-                                     cookies: cookies, origin: hop.origin, referrer: referrer, engineHeaders: engineHeaders)
+            let hopBody = method == "GET" || method == "HEAD" ? nil : streamed
+            let request = urlRequest(url: url, method: method, headers: headers, body: body, streamedSize: hopBody?.size,
+                                     timeout: deadline.timeIntervalSinceNow, cookies: cookies, origin: hop.origin,
+                                     referrer: referrer, engineHeaders: engineHeaders)
             // A final response's head goes to the page as soon as it arrives, its body as it comes.
             var decide: ProxyTransfer.Decision?
             if let events {
@@ -169,7 +193,8 @@ public final class RequestProxy: Sendable {
                     }
                 }
             }
-            let (response, data) = try await send(request, limit: policy.maxBodyBytes, timeout: deadline, progress: upload, decide: decide)
+            let (response, data) = try await send(request, body: hopBody, limit: policy.maxBodyBytes, timeout: deadline,
+                                                  progress: upload, decide: decide)
             let setCookies = ProxyHeaders.setCookieValues(response)
             if cookies, let jar, !setCookies.isEmpty { _ = jar.setCookies(fromHeaders: setCookies, for: url) }
             if Self.isRedirect(response, mode: mode), let next = Self.location(response, url: url) {
@@ -186,6 +211,7 @@ public final class RequestProxy: Sendable {
                 if (status == 301 || status == 302) && method == "POST" || status == 303 && method != "GET" && method != "HEAD" {
                     method = "GET"
                     body = nil
+                    streamed = nil
                     headers.removeAll { ProxyHeaders.requestBodyHeaders.contains($0.name.lowercased()) }
                 }
                 if BridgeOrigin(url: next) != BridgeOrigin(url: url) {
@@ -247,21 +273,47 @@ public final class RequestProxy: Sendable {
         request.setValue(cors.serializedOrigin, forHTTPHeaderField: "Origin")
         if let referrer { request.setValue(referrer, forHTTPHeaderField: "Referer") }
         if let agent = userAgent { request.setValue(agent, forHTTPHeaderField: "User-Agent") }
-        let (response, _) = try await send(request, limit: 1 << 20, timeout: Date().addingTimeInterval(timeout), progress: nil, decide: nil)
+        let (response, _) = try await send(request, body: nil, limit: 1 << 20, timeout: Date().addingTimeInterval(timeout),
+                                           progress: nil, decide: nil)
         let allowed = try cors.checkPreflight(status: response.statusCode, headers: ProxyHeaders.pairs(response), method: method,
                                               requestHeaders: headers, forced: forced)
         preflights.store(origin: cors.serializedOrigin, url: url, credentials: cors.credentials == .include, allowed)
     }
 
     /// Runs one hop, sending it again once on a new connection when the connection broke before
-    /// any response (a kept-alive connection the server had closed), as browsers do.
-    private func send(_ request: URLRequest, limit: Int, timeout deadline: Date, progress: (@Sendable (ProxyProgress) -> Void)?,
+    /// any response (a kept-alive connection the server had closed), as browsers do. A streamed
+    /// body is read from the page again from its start for each attempt.
+    private func send(_ request: URLRequest, body: ProxyBodySource?, limit: Int, timeout deadline: Date,
+                      progress: (@Sendable (ProxyProgress) -> Void)?,
                       decide: ProxyTransfer.Decision?) async throws -> (HTTPURLResponse, Data) {
+        // Foundation on Linux reads a body stream on its session's queue and blocks there while
+        // the page answers: a streamed body gets a session of its own, so it never holds up others.
+        let transfer = body == nil ? self.transfer : ProxyTransfer()
+        defer { if body != nil { transfer.finish() } }
+        func attempt() async throws -> (HTTPURLResponse, Data) {
+            guard let body else {
+                return try await transfer.run(request, limit: limit, timeout: deadline.timeIntervalSinceNow, progress: progress, decide: decide)
+            }
+            var request = request
+            request.httpBodyStream = body.makeStream(deadline: deadline)
+            do {
+                // A read waiting for the page is woken before the task is cancelled or failed.
+                let result = try await transfer.run(request, limit: limit, timeout: deadline.timeIntervalSinceNow, progress: progress,
+                                                    decide: decide) { body.cancel() }
+                if let failure = body.failure { throw HybridError.network(failure) }
+                return result
+            } catch {
+                if let failure = body.failure { throw HybridError.network(failure) }
+                // Cancelled while a read waited: the stream's error can beat the task's cancellation.
+                if Task.isCancelled { throw CancellationError() }
+                throw error
+            }
+        }
         do {
-            return try await transfer.run(request, limit: limit, timeout: deadline.timeIntervalSinceNow, progress: progress, decide: decide)
+            return try await attempt()
         } catch is ProxyTransfer.ConnectionLost {
             do {
-                return try await transfer.run(request, limit: limit, timeout: deadline.timeIntervalSinceNow, progress: progress, decide: decide)
+                return try await attempt()
             } catch let lost as ProxyTransfer.ConnectionLost {
                 throw HybridError.network(.requestFailed(lost.message))
             }
@@ -300,7 +352,7 @@ public final class RequestProxy: Sendable {
 
     /// The request for one hop: the page's headers, the policy's extra headers, the jar's cookies,
     /// the engine's `Origin` and `Referer`.
-    private func urlRequest(url: URL, method: String, headers: [(name: String, value: String)], body: Data?,
+    private func urlRequest(url: URL, method: String, headers: [(name: String, value: String)], body: Data?, streamedSize: Int64?,
                             timeout: Double, cookies: Bool, origin: String?, referrer: String?,
                             engineHeaders: [(String, String)]) -> URLRequest {
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: max(timeout, 0.001))
@@ -322,7 +374,17 @@ public final class RequestProxy: Sendable {
         }
         if let origin { request.setValue(origin, forHTTPHeaderField: "Origin") }
         if let referrer { request.setValue(referrer, forHTTPHeaderField: "Referer") }
-        if let body, method != "GET", method != "HEAD" {
+        if let streamedSize {
+            // The body stream is set per attempt (send). Foundation on Linux sends a stream chunked,
+            // and with a Content-Length of ours too: both, which servers reject. The blank
+            // Transfer-Encoding makes curl leave its own out (measured with libcurl 7.88), so the
+            // server gets the declared length and the raw bytes, as from the engine.
+            request.setValue(String(streamedSize), forHTTPHeaderField: "Content-Length")
+            #if canImport(FoundationNetworking)
+            request.setValue(" ", forHTTPHeaderField: "Transfer-Encoding")
+            if !present.contains("content-type") { request.setValue(" ", forHTTPHeaderField: "Content-Type") }
+            #endif
+        } else if let body, method != "GET", method != "HEAD" {
             request.httpBody = body
             // Foundation on Linux adds `Content-Type: application/x-www-form-urlencoded` to a body
             // without one; the engine sends none (an ArrayBuffer body). A blank value reaches curl

@@ -7,7 +7,8 @@
 // open throws NotSupportedError at once rather than hang), fetch (every body kind, through
 // the engine's own Request/Response body extraction, so FormData boundaries, Blob types and
 // URLSearchParams encodings are the engine's), and form POST submissions (the response is
-// loaded natively as the new document). Bodies cross as base64.
+// loaded natively as the new document). Bodies cross as base64: small ones inside the request
+// call, Blob/File/FormData and large ones a slice at a time as the native transfer pulls them.
 //
 // What the page sees follows the Fetch and XMLHttpRequest standards as the engine implements
 // them: the response head arrives first (a progress report of the bridge call) and the body in
@@ -150,10 +151,28 @@
     parts.push('--' + boundary + '--\r\n');
     return new Blob(parts, { type: 'multipart/form-data; boundary=' + boundary });
   }
+  // Bodies above this size, and every Blob, File and FormData body, stay in the page: the
+  // request declares their size and native pulls them a slice at a time (see transmit).
+  var INLINE_BODY = 64 << 10;
+  // Where the native side cannot stream a body (config.streamsBodies), every body goes inline.
+  var STREAMS = config.streamsBodies !== false;
+  // A body the native side pulls by offset: its size and slice(offset, length) → Uint8Array.
+  function bodySource(data) {
+    if (data instanceof Blob) {
+      return { size: data.size, slice: function (offset, length) {
+        return data.slice(offset, offset + length).arrayBuffer().then(function (buffer) { return new Uint8Array(buffer); });
+      } };
+    }
+    return { size: data.byteLength, slice: function (offset, length) {
+      return Promise.resolve(data.subarray(offset, offset + length));
+    } };
+  }
   // An XHR/form body, at once: its size and the Content-Type the engine would send with it
-  // (both are needed synchronously, in send(), for the upload events), and a way to read it.
+  // (both are needed synchronously, in send(), for the upload events), and a way to read it
+  // (`read`, whole) or to stream it (`source`, when `streams`).
   function prepareBody(body) {
     if (body === null || body === undefined) return null;
+    var file = body instanceof FormData || body instanceof Blob;
     if (body instanceof FormData) body = multipartBody(body);
     var kind = 'other';
     if (typeof Document !== 'undefined' && body instanceof Document) {
@@ -172,8 +191,9 @@
     else if (ArrayBuffer.isView(body)) bytes = new Uint8Array(body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength));
     var blob = bytes ? null : (body instanceof Blob ? body : null);
     var size = bytes ? bytes.byteLength : blob ? blob.size : 0;
+    var streams = STREAMS && !!(bytes || blob) && (file || size > INLINE_BODY);
     return {
-      type: type, size: size, kind: kind,
+      type: type, size: size, kind: kind, streams: streams, source: streams ? bodySource(bytes || blob) : null,
       read: function () {
         if (bytes) return Promise.resolve(bytes);
         if (blob) return blob.arrayBuffer().then(function (buffer) { return new Uint8Array(buffer); });
@@ -304,7 +324,31 @@
     return referrer && referrer !== 'about:client' ? referrer : document.URL;
   }
 
-  // One request over the bridge. `request.body` is a Uint8Array or null. `events`:
+  // Answers the native side's pull for a slice of a streamed body with a `proxy.slice` call
+  // carrying exactly those bytes (or why they could not be read). Nothing is answered once the
+  // request is aborted; a refused answer needs no handling here, the request fails by itself.
+  // A document on its way out cannot read its Blobs any more; its calls end with it (cancelled),
+  // so a failed read then is not the body's fault and is not reported as one.
+  var leaving = false;
+  window.addEventListener('pagehide', function () { leaving = true; });
+  function answerPull(source, pull, signal) {
+    if (!source || !pull) return;
+    var answer = function (fields) {
+      if (signal && signal.aborted || leaving) return null;
+      fields.id = pull.id;
+      fields.seq = pull.seq;
+      fields.offset = pull.offset;
+      return window.hybrid.call('proxy', 'slice', fields);
+    };
+    source.slice(pull.offset, pull.length).then(function (bytes) {
+      return answer({ data: toBase64(bytes) });
+    }, function (e) {
+      return answer({ error: String(e && e.message || e) });
+    }).catch(function () { /* the request reports its own failure */ });
+  }
+
+  // One request over the bridge. `request.body` is a Uint8Array or null; `request.source` a
+  // streamed body (bodySource), pulled by the native side as it sends. `events`:
   //   upload(loaded, total)  bytes sent
   //   head(head)             status, headers, url, type… — before any body
   //   chunk(bytes)           body bytes as they arrive
@@ -312,14 +356,17 @@
   //   fail(error)            a failure before or after the head (not an abort)
   function transmit(request, events, signal, action) {
     var body = request.body;
-    if (body && body.byteLength > config.maxBodyBytes) {
-      events.fail(failure('payload_too_large', 'request body of ' + body.byteLength +
+    var source = request.source || null;
+    var size = source ? source.size : body ? body.byteLength : 0;
+    if (size > config.maxBodyBytes) {
+      events.fail(failure('payload_too_large', 'request body of ' + size +
         ' bytes exceeds the proxy limit of ' + config.maxBodyBytes + ' bytes'));
       return;
     }
     if (!window.hybrid) { events.fail(failure('unavailable', 'the HybridKit bridge is not available')); return; }
     var params = { url: request.url, method: request.method, headers: request.headers,
-      body: body && body.byteLength ? toBase64(body) : null, timeout: request.timeout || null,
+      body: !source && body && body.byteLength ? toBase64(body) : null, bodySize: source ? source.size : null,
+      timeout: request.timeout || null,
       redirect: request.redirect || 'follow', mode: request.mode || 'cors',
       credentials: request.credentials || 'same-origin', referrer: request.referrer || null,
       referrerPolicy: request.referrerPolicy || null, preflight: !!request.preflight, stream: true,
@@ -329,7 +376,9 @@
     var headSeen = false;
     window.hybrid.call('proxy', action || 'request', params, { signal: signal, timeout: budget, onProgress: function (p) {
       if (!p) return;
-      if (p.phase === 'upload') {
+      if (p.phase === 'pull') {
+        answerPull(source, p.pull, signal);
+      } else if (p.phase === 'upload') {
         if (events.upload) events.upload(p.loaded, p.total);
       } else if (p.phase === 'head') {
         headSeen = true;
@@ -538,6 +587,7 @@
 
   window.fetch = function fetch(input, init) {
     var request;
+    var file = !!init && (init.body instanceof FormData || init.body instanceof Blob);
     try {
       if (init && init.body instanceof FormData) init = Object.assign({}, init, { body: multipartBody(init.body) });
       request = new Request(input, init);
@@ -558,10 +608,15 @@
           if (sink) abortBody(sink, signal);
         });
       }
-      request.arrayBuffer().then(function (buffer) {
+      // A Blob/FormData body, or a large one, is streamed: its bytes stay in the page's Blob.
+      request.blob().then(function (blob) {
+        var streams = STREAMS && blob.size > 0 && (file || blob.size > INLINE_BODY);
+        return streams ? { source: bodySource(blob) } : blob.arrayBuffer().then(function (buffer) { return { buffer: buffer }; });
+      }).then(function (body) {
         if (transfer.signal.aborted) return;
         transmit({ url: url.href, method: request.method, headers: headerPairs(request.headers),
-          body: buffer.byteLength ? new Uint8Array(buffer) : null, redirect: request.redirect, mode: request.mode,
+          body: body.buffer && body.buffer.byteLength ? new Uint8Array(body.buffer) : null, source: body.source || null,
+          redirect: request.redirect, mode: request.mode,
           credentials: request.credentials, referrer: referrerSource(request.referrer), referrerPolicy: request.referrerPolicy }, {
           head: function (head, whole) {
             if (settled) return;
@@ -1022,9 +1077,10 @@
         }, Math.max(wait, 0));
       }
     };
-    (prepared ? prepared.read() : Promise.resolve(null)).then(function (bytes) {
+    (prepared && !prepared.streams ? prepared.read() : Promise.resolve(null)).then(function (bytes) {
       if (!live()) return;
       transmit({ url: state.url, method: state.method, headers: headers, body: bytes && bytes.byteLength ? bytes : null,
+        source: prepared && prepared.streams ? prepared.source : null,
         timeout: state.timeout || null, mode: 'cors', credentials: credentials,
         referrer: document.URL, preflight: state.uploadListener && !!prepared }, {
         upload: !state.uploadListener ? null : function (loaded, sent) {

@@ -54,7 +54,7 @@ enum DataBenchSuite: BenchSuite {
             ProxyModule(proxy: proxy, allowedOrigins: [OriginPattern(origin)]),
             EchoModule(allowedOrigins: [OriginPattern(origin)]),
         ]
-        // The proxy carries request bodies inside bridge messages today: room for 200 MB as base64.
+        // Room for the 10 MB `$bytes` echo as base64 (proxied request bodies stream in 1 MB slices).
         configuration.bridgeLimits = BridgeRouter.Limits(maxMessageBytes: (bigUploadMB * 3 / 2) << 20,
                                                          maxInFlightBytes: bigUploadMB * 3 << 20,
                                                          defaultTimeout: .seconds(600))

@@ -1,0 +1,199 @@
+import Foundation
+@testable import HybridCore
+import Testing
+
+/// A streamed request body pulled from the page by offset (``ProxyBodySource``), without a
+/// bridge: what is asked for, what an answer must be, and what a wrong one does.
+@Suite("ProxyBodySource")
+struct ProxyBodySourceTests {
+    /// The pulls a source made, in order.
+    final class Pulls: @unchecked Sendable {
+        private let lock = NSLock()
+        private var list: [ProxyPull] = []
+        func add(_ pull: ProxyPull) { lock.withLock { list.append(pull) } }
+        var all: [ProxyPull] { lock.withLock { list } }
+    }
+
+    /// A stream handed to a task that reads it.
+    final class Box: @unchecked Sendable {
+        let stream: InputStream
+        init(_ stream: InputStream) { self.stream = stream }
+    }
+
+    static let origin = BridgeOrigin(url: URL(string: "https://m.example.com/")!)
+
+    static func source(size: Int64, pulls: Pulls) -> ProxyBodySource {
+        ProxyBodySource(size: size, origin: origin, document: 1) { pulls.add($0) }
+    }
+
+    static func bytes(_ count: Int, from offset: Int64) -> Data {
+        Data((0..<count).map { UInt8(truncatingIfNeeded: (Int(offset) + $0) % 251) })
+    }
+
+    static func answer(_ pull: ProxyPull) -> ProxySlice {
+        ProxySlice(id: pull.id, seq: pull.seq, offset: pull.offset, data: bytes(pull.length, from: pull.offset).base64EncodedString())
+    }
+
+    /// Reads the whole stream on a thread of its own (reads block until the page answers).
+    static func readAll(_ stream: InputStream) async -> (Data, Int) {
+        let box = Box(stream)
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                let stream = box.stream
+                stream.open()
+                var out = Data()
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                var last = 0
+                while stream.hasBytesAvailable {
+                    last = stream.read(&buffer, maxLength: buffer.count)
+                    if last <= 0 { break }
+                    out.append(buffer, count: last)
+                }
+                continuation.resume(returning: (out, last))
+            }
+        }
+    }
+
+    /// Answers every pull as it comes, until `stop` says so.
+    static func answering(_ source: ProxyBodySource, _ pulls: Pulls, _ change: @escaping @Sendable (ProxySlice) -> ProxySlice = { $0 }) -> Task<Void, Never> {
+        Task.detached {
+            var answered = 0
+            while !Task.isCancelled {
+                let all = pulls.all
+                while answered < all.count {
+                    try? source.deliver(change(answer(all[answered])))
+                    answered += 1
+                }
+                try? await Task.sleep(for: .milliseconds(1))
+            }
+        }
+    }
+
+    @Test func aBodyIsPulledInBoundedSlicesAndArrivesWhole() async throws {
+        let pulls = Pulls()
+        let size = Int64(ProxyBodySource.sliceBytes * 5 + 123)
+        let source = Self.source(size: size, pulls: pulls)
+        let stream = source.makeStream(deadline: .now + 30)
+        // Asked at once: the window, no more.
+        #expect(pulls.all.count == ProxyBodySource.window)
+        let answers = Self.answering(source, pulls)
+        defer { answers.cancel() }
+        let (data, _) = await Self.readAll(stream)
+        #expect(data == Self.bytes(Int(size), from: 0))
+        #expect(pulls.all.map(\.offset) == (0..<6).map { Int64($0 * ProxyBodySource.sliceBytes) })
+        #expect(pulls.all.last?.length == 123)
+        #expect(source.failure == nil)
+    }
+
+    @Test func aReplayStartsAgainAndIgnoresTheOldStreamsAnswers() async throws {
+        let pulls = Pulls()
+        let size = Int64(ProxyBodySource.sliceBytes * 3)
+        let source = Self.source(size: size, pulls: pulls)
+        _ = source.makeStream(deadline: .now + 30)
+        let stale = pulls.all
+        let stream = source.makeStream(deadline: .now + 30)
+        #expect(pulls.all.count == stale.count * 2)
+        #expect(pulls.all[stale.count].offset == 0)
+        // Answers to the first stream's pulls are no longer wanted, and are no error.
+        for pull in stale { try source.deliver(Self.answer(pull)) }
+        let answers = Self.answering(source, pulls)
+        defer { answers.cancel() }
+        let (data, _) = await Self.readAll(stream)
+        #expect(data == Self.bytes(Int(size), from: 0))
+        #expect(source.failure == nil)
+    }
+
+    /// Each way an answer can be wrong fails the body: the stream stops with an error
+    /// (`-1`, so the server never gets a whole body) and the failure is `invalid_body`.
+    @Test(arguments: ["offset", "base64", "more", "fewer", "unasked", "error"])
+    func aWrongAnswerFailsTheBody(_ wrong: String) async throws {
+        let pulls = Pulls()
+        let size = Int64(ProxyBodySource.sliceBytes * 2 + 10)
+        let source = Self.source(size: size, pulls: pulls)
+        let stream = source.makeStream(deadline: .now + 30)
+        let answers = Self.answering(source, pulls) { slice in
+            // The last slice is the wrong one: everything before it was sent.
+            guard slice.offset == Int64(ProxyBodySource.sliceBytes * 2) else { return slice }
+            var bad = slice
+            switch wrong {
+            case "offset": bad.offset += 1
+            case "base64": bad.data = "@@not base64@@"
+            case "more": bad.data = Self.bytes(11, from: slice.offset).base64EncodedString()
+            case "fewer": bad.data = Self.bytes(4, from: slice.offset).base64EncodedString()
+            case "unasked": bad.seq += 7
+            default: bad.data = nil; bad.error = "NotReadableError"
+            }
+            return bad
+        }
+        defer { answers.cancel() }
+        let (data, last) = await Self.readAll(stream)
+        #expect(last == -1)
+        // The slices before the wrong one may have gone out; the wrong one and what follows never.
+        #expect(data.count <= ProxyBodySource.sliceBytes * 2)
+        guard case .invalidBody = source.failure else { Issue.record("failure: \(String(describing: source.failure))"); return }
+        #expect(HybridError.network(source.failure!).code == "invalid_body")
+    }
+
+    @Test func aCancelledBodyStopsItsReadsAndRefusesAnswers() async throws {
+        let pulls = Pulls()
+        let source = Self.source(size: 10, pulls: pulls)
+        let stream = source.makeStream(deadline: .now + 30)
+        let box = Box(stream)
+        let reading = Task { await Self.readAll(box.stream) }
+        source.cancel()
+        let (data, last) = await reading.value
+        #expect(data.isEmpty && last == -1)
+        #expect(throws: HybridError.self) { try source.deliver(Self.answer(pulls.all[0])) }
+    }
+
+    @Test func aPageThatNeverAnswersTimesOut() async throws {
+        let source = Self.source(size: 10, pulls: Pulls())
+        source.timeoutMilliseconds = 50
+        let (_, last) = await Self.readAll(source.makeStream(deadline: .now + 0.05))
+        #expect(last == -1)
+        #expect(source.failure.map { HybridError.network($0).code } == "timeout")
+    }
+
+    /// Only the document that started the request can answer, even with the body's name.
+    @Test func answersAreBoundToTheirDocumentAndOrigin() throws {
+        let registry = ProxyBodyRegistry()
+        let pulls = Pulls()
+        let source = Self.source(size: 10, pulls: pulls)
+        registry.add(source)
+        _ = source.makeStream(deadline: .now + 30)
+        let slice = Self.answer(pulls.all[0])
+        let other = BridgeOrigin(url: URL(string: "https://evil.example/")!)
+        for (origin, document) in [(other, 1), (Self.origin, 2), (Self.origin, nil)] as [(BridgeOrigin?, Int?)] {
+            #expect(throws: HybridError.self) { try registry.deliver(slice, origin: origin, document: document) }
+        }
+        var forged = slice
+        forged.id = String(repeating: "0", count: 32)
+        #expect(throws: HybridError.self) { try registry.deliver(forged, origin: Self.origin, document: 1) }
+        // None of those touched the body.
+        #expect(source.failure == nil)
+        try registry.deliver(slice, origin: Self.origin, document: 1)
+        registry.remove(source)
+        #expect(registry.count == 0)
+        #expect(throws: HybridError.self) { try registry.deliver(slice, origin: Self.origin, document: 1) }
+    }
+
+    /// The limit holds for a declared size, before the page is asked for anything.
+    @Test func aDeclaredSizeOverTheLimitIsRefusedBeforeAnyPull() async throws {
+        let policy = try ProxyPolicy(requests: ["http://127.0.0.1:1/*"], maxBodyBytes: 1_000)
+        let proxy = RequestProxy(policy: policy, jar: nil)
+        let pulls = Pulls()
+        let source = Self.source(size: 5_000, pulls: pulls)
+        var request = ProxyRequest(url: "http://127.0.0.1:1/up", method: "POST")
+        request.bodySize = 5_000
+        do {
+            _ = try await proxy.perform(request, origin: nil, progress: nil, events: nil, body: source)
+            Issue.record("sent")
+        } catch let error as HybridError {
+            #expect(error.code == "payload_too_large")
+        }
+        #expect(pulls.all.isEmpty)
+        // A declared body with no page to pull it from is refused too.
+        request.bodySize = 10
+        await #expect(throws: HybridError.self) { _ = try await proxy.perform(request) }
+    }
+}
