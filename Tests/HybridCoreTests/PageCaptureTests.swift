@@ -68,4 +68,18 @@ struct PageCaptureTests {
         await driver.post(.string(#"{"kind":"error","type":"rejection","message":"nope"}"#), to: HealthCapture.handlerName, in: world)
         #expect(events.errors.map(\.type) == ["error", "rejection"])
     }
+
+    @Test func reportsWithAFieldOfTheWrongTypeAreRefused() {
+        for text in [#"{"kind":"error","message":"x","line":"3"}"#, #"{"kind":"error","message":"x","column":1.5}"#,
+                     #"{"kind":"error","message":7}"#, #"{"kind":"error","message":"x","stack":{}}"#,
+                     #"{"kind":"timing","firstContentfulPaint":"fast"}"#, #"{"kind":"timing","page":3}"#,
+                     #"{"kind":"dropped","count":1.5}"#, #"{"kind":5}"#, #"{"kind":"dropped","count":1e300}"#] {
+            #expect(HealthCapture.parse(text) == nil, "\(text)")
+        }
+        #expect(HealthCapture.parse(#"{"kind":"timing","page":"https://a.example/","firstContentfulPaint":12,"firstPaint":null}"#)
+                == .timing(PageTiming(firstContentfulPaint: 12), page: "https://a.example/"))
+        #expect(HealthCapture.parse(#"{"kind":"error","message":"x","line":3,"column":0,"source":""}"#)
+                == .error(ScriptErrorReport(message: "x", line: 3)))
+        #expect(HealthCapture.parse(#"{"kind":"dropped","count":7}"#) == .dropped(7))
+    }
 }

@@ -21,6 +21,11 @@ final class ViewHealth {
     private(set) var launch: Launch?
     private weak var view: HybridWebView?
     private var observation: ObservationToken?
+    /// Launch ids are this view's random prefix and a count: a UUID per launch was on the open's
+    /// critical path (40 µs measured in a debug build); the prefix is made with the view (a pool's
+    /// warm-up), not when a page opens.
+    private let launchPrefix = UUID().uuidString
+    private var launchCount = 0
 
     init(recorder: HealthRecorder) {
         self.recorder = recorder
@@ -63,7 +68,8 @@ final class ViewHealth {
 
     private func begin(_ url: URL?, source: HealthEvent.PageSource, awaitingCommit: Bool) {
         end()
-        let context = context(for: url, launchID: UUID().uuidString)
+        launchCount += 1
+        let context = context(for: url, launchID: "\(launchPrefix)-\(launchCount)")
         launch = Launch(context: context, started: Date(), awaitingCommit: awaitingCommit)
         recorder.record(HealthEvent(.launch(source: source), context: context))
     }
