@@ -28,10 +28,12 @@ struct LifecycleBootHealthTests {
 
     /// A view on the rig's package with `policy`, v1 installed, loaded and confirmed by its ready.
     func confirmedV1(_ kind: EngineKind, _ rig: Rig, policy: BootHealthPolicy,
-                     whiteScreen: WhiteScreenPolicy = WhiteScreenPolicy()) async throws -> (HybridWebView, Delegate) {
+                     whiteScreen: WhiteScreenPolicy = WhiteScreenPolicy(),
+                     health: HealthRecorder? = nil) async throws -> (HybridWebView, Delegate) {
         try rig.publish(version: 1, files: Rig.site(version: 1))
         _ = try await rig.updater.update(Rig.id)
         var configuration = HybridWebViewConfiguration(whiteScreen: whiteScreen)
+        configuration.health = health
         configuration.package = PackageBinding(installer: rig.installer, id: Rig.id, scheme: rig.scheme(on: kind), bootHealth: policy)
         let view = try HybridWebView(provider: try kind.provider(), configuration: configuration)
         let delegate = Delegate()
@@ -156,6 +158,36 @@ struct LifecycleBootHealthTests {
         #expect(script || document, "\(source):\(line)")
         try await showsV1(view)
         #expect(rig.store.state(Rig.id).rejected == [2])
+    }
+
+    @Test(arguments: EngineKind.allCases)
+    func oneCaptureFeedsTheTrialAndTheRecorder(_ kind: EngineKind) async throws {
+        // Boot health and health recording take a package page's errors from the same capture
+        // (hybrid-health.js; on Blink the driver's DevTools reports): the error rolls the version
+        // back and is recorded once, under the release that threw it.
+        let rig = try Rig()
+        let events = HealthEventLog()
+        let (view, delegate) = try await confirmedV1(kind, rig, policy: BootHealthPolicy(timeout: 60),
+                                                     health: HealthRecorder(sinks: [events]))
+        defer { view.close() }
+        try await installV2(rig, script: "window.appVersion = 2;\nwindow.cart.items.push(1);\n")
+
+        view.load(rig.entryURL(on: kind))
+        try await eventually("the rollback") { !delegate.rollbacks.isEmpty }
+        guard case .scriptError(let message, _, _)? = delegate.rollbacks.first?.reason else {
+            Issue.record("expected a script error, got \(String(describing: delegate.rollbacks.first?.reason))")
+            return
+        }
+        try await eventually("the error and the rollback recorded") {
+            events.all.contains { if case .rollback = $0.kind { true } else { false } } && !events.errors.isEmpty
+        }
+        let thrown = events.all.filter { if case .scriptError = $0.kind { true } else { false } }
+        #expect(thrown.count == 1, "\(events.errors)")
+        #expect(thrown.first.map { error in
+            if case .scriptError(let report) = error.kind { report.message == message } else { false }
+        } == true)
+        #expect(thrown.first?.context.packageVersion == 2)
+        try await showsV1(view)
     }
 
     @Test(arguments: EngineKind.allCases)

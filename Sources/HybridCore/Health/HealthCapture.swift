@@ -1,8 +1,10 @@
 import Foundation
 
-/// The page side of health recording: `hybrid-health.js`, run at document start in every frame in
-/// the container's own script world (the bridge's: a world of its own would cost every document
-/// another world), and the handler it posts to in that world.
+/// The page side of health recording and the container's one script-error capture:
+/// `hybrid-health.js`, run at document start in every frame in the container's own script world
+/// (the bridge's: a world of its own would cost every document another world), and the handler it
+/// posts to in that world. Its errors feed both health recording and boot health's trial
+/// (``HybridWebView/pageCaptured(_:)``), so a package page pays for one script, not two.
 ///
 /// Measured (docs/health.md): on WebKit (WebKitGTK, WKWebView) the world hears the page's `error`
 /// and `unhandledrejection` events and its paint entries, whatever the page overrides; on Blink it
@@ -18,9 +20,11 @@ enum HealthCapture {
     static let source = ScriptResource.source("hybrid-health")
 
     /// The script, in every frame at document start, in `world` (the page cannot see its globals
-    /// or post to its handler).
-    static func script(in world: ScriptWorld) -> UserScript {
-        UserScript(source: source, injectionTime: .documentStart, frames: .allFrames, world: world)
+    /// or post to its handler); without `timing` (boot health alone wants the errors) it leaves the
+    /// page's timing out.
+    static func script(in world: ScriptWorld, timing: Bool = true) -> UserScript {
+        UserScript(source: timing ? source : "window.__hybridkitHealthErrorsOnly = true;\n" + source,
+                   injectionTime: .documentStart, frames: .allFrames, world: world)
     }
 
     /// What the script posted.

@@ -1,9 +1,17 @@
-// HybridKit health capture: the page side.
+// HybridKit health capture: the page side, and the one script-error capture of the container
+// (health recording and boot health's trial both take their errors from it).
 //
 // Injected at document start into every frame, in the container's own script world (the
 // bridge's, `hybridkit`), with the message handler `hybridkitHealth` in that world: the page's
-// scripts share none of its globals, so overriding `PerformanceObserver`, `console`,
+// scripts share none of its globals, so overriding `PerformanceObserver`, `performance`, `console`,
 // `window.onerror` or calling `preventDefault()` on `unhandledrejection` hides nothing.
+// `window.__hybridkitHealthErrorsOnly = true` before it (a package view without recording) leaves
+// the timing out.
+//
+// Cheap at document start on purpose (it runs before every page a pooled view opens): two error
+// listeners, one load and one pagehide listener (the error listeners alone in a frame or a view's
+// placeholder document); the paint entries are read once the load has ended, with an observer only
+// when the first contentful paint has not happened by then.
 //
 // Posts JSON strings:
 //   {kind: 'timing', page, responseStart, domContentLoaded, load, firstPaint, firstContentfulPaint, timeOrigin}
@@ -16,10 +24,11 @@
 //     them from DevTools instead);
 //   {kind: 'dropped', count}
 //     errors this document folded away (repeats, or beyond its limit), at most every second.
-(function () {
+(function (recordsTiming) {
   'use strict';
   if (window.__hybridkitHealthActive) return;
   window.__hybridkitHealthActive = true;
+  var isTop = window === window.top;
   var handlers = window.webkit && window.webkit.messageHandlers;
   var handler = handlers && handlers.hybridkitHealth;
   if (!handler) return;
@@ -28,7 +37,6 @@
   }
   var origin = '';
   try { origin = String(location.origin); } catch (e) { /* opaque */ }
-  var isTop = window === window.top;
 
   // Script errors: de-duplicated and capped here, so a page in an error loop costs one
   // message per second, not one per error.
@@ -73,12 +81,11 @@
     } catch (e) { message = '[unreadable rejection]'; }
     report('rejection', message, text(location.href, 2000), 0, 0, stack);
   }, true);
-  window.addEventListener('pagehide', flushDropped, true);
   // Errors folded and not posted yet (this world's own global: tests wait for it to reach 0).
   window.__hybridkitHealthUnsent = function () { return folded; };
 
   // Page timing, top-level documents only, never for a view's placeholder (about:blank, data:).
-  if (!isTop || location.protocol === 'about:' || location.protocol === 'data:') return;
+  recordsTiming = recordsTiming && isTop && location.protocol !== 'about:' && location.protocol !== 'data:';
   var firstPaint = null, firstContentfulPaint = null, loaded = false, sent = false;
   // A time in ms from navigation start; 0 means "not reached" for the load events, but is a
   // measured time for the response's start (sent after the load, it has always been reached;
@@ -102,26 +109,34 @@
       firstContentfulPaint: firstContentfulPaint,
     });
   }
-  function maybeSend() { if (loaded && firstContentfulPaint !== null) sendTiming(); }
-  try {
-    new PerformanceObserver(function (list) {
-      var entries = list.getEntries();
-      for (var i = 0; i < entries.length; i++) {
-        if (entries[i].name === 'first-paint' && firstPaint === null) firstPaint = round(entries[i].startTime);
-        if (entries[i].name === 'first-contentful-paint' && firstContentfulPaint === null) {
-          firstContentfulPaint = round(entries[i].startTime);
-        }
+  // The paint entries (this world's own `performance`: the page's overrides do not reach it).
+  function readPaint(entries) {
+    for (var i = 0; i < entries.length; i++) {
+      if (entries[i].name === 'first-paint' && firstPaint === null) firstPaint = round(entries[i].startTime);
+      if (entries[i].name === 'first-contentful-paint' && firstContentfulPaint === null) {
+        firstContentfulPaint = round(entries[i].startTime);
       }
-      maybeSend();
-    }).observe({ type: 'paint', buffered: true });
-  } catch (e) { /* no paint timing: the load alone is sent */ }
-  window.addEventListener('load', function () {
+    }
+  }
+  function loadEnded() {
     // loadEventEnd is set once the load handlers have run.
-    setTimeout(function () {
-      loaded = true;
-      maybeSend();
-      if (!sent) setTimeout(sendTiming, 10000);
-    }, 0);
-  });
-  window.addEventListener('pagehide', function () { if (loaded) sendTiming(); }, true);
-})();
+    loaded = true;
+    try { readPaint(performance.getEntriesByType('paint')); } catch (e) { /* no paint timing */ }
+    if (firstContentfulPaint !== null) return sendTiming();
+    // Not painted yet: wait for the entry (buffered: one that lands meanwhile is not missed).
+    try {
+      new PerformanceObserver(function (list) {
+        readPaint(list.getEntries());
+        if (firstContentfulPaint !== null) sendTiming();
+      }).observe({ type: 'paint', buffered: true });
+    } catch (e) { /* no paint timing: the load alone is sent */ }
+    setTimeout(sendTiming, 10000);
+  }
+  if (recordsTiming) {
+    window.addEventListener('load', function () { setTimeout(loadEnded, 0); });
+  }
+  window.addEventListener('pagehide', function () {
+    flushDropped();
+    if (recordsTiming && loaded) sendTiming();
+  }, true);
+})(!window.__hybridkitHealthErrorsOnly);

@@ -10,16 +10,22 @@ import HybridTestSupport
 enum HealthBenchSuite: BenchSuite {
     static let name = "health"
     static let keys = """
-        Containers of the same configuration, with a HealthRecorder (health on) and without; the two
-        sides alternate, so both see the same machine load (N rounds, default 21, medians;
-        HYBRID_BENCH_AA=1 turns recording off on both sides, to show the noise floor):
+        Containers of the same configuration, with a HealthRecorder (health on) and without; the sides
+        alternate, so all see the same machine load (N rounds, default 61, medians; HYBRID_BENCH_AA=1
+        turns recording off on every side, to show the noise floor):
         bridge_off_ms, bridge_on_ms   one empty hybrid.call, timed in the page in groups of about 300 ms,
                                       in four views each way
         health_overhead_bridge        bridge_on_ms / bridge_off_ms (goal <= 1.02)
         pool_off_ms, pool_on_ms       dequeue a warm view from a WebViewPool and load a small loopback page
         health_overhead_pool          pool_on_ms / pool_off_ms (goal <= 1.02)
+        pool_paired_ratio             the median of each round's on / off (the sides of one round are
+                                      back to back: a second view of the load drifting between rounds)
         fcp_ms                        the first contentful paint the container recorded (median)
         fcp_delta_ms                  the largest |recorded FCP - the page's own performance entry| (goal < 1)
+        With HYBRID_BENCH_HEALTH_SCRIPT=FILE.js, a third pool side: recording off, FILE.js injected as the
+        capture script is (document start, every frame, the bridge's world) with a handler
+        `hybridkitHealth` that drops what it is sent (to take the capture's cost apart):
+        pool_script_ms, script_overhead_pool   its open, and pool_script_ms / pool_off_ms
         """
 
     /// An empty action for the bench page's origin.
@@ -30,7 +36,7 @@ enum HealthBenchSuite: BenchSuite {
     }
 
     @MainActor static func run(_ options: BenchOptions) async throws -> BenchReport {
-        let rounds = max(11, options.iterations ?? 21)
+        let rounds = max(11, options.iterations ?? 61)
         let provider = try options.makeProvider()
         let server = try LoopbackServer()
         defer { server.stop() }
@@ -76,51 +82,64 @@ enum HealthBenchSuite: BenchSuite {
             }
         }
 
-        // The pool: a warm pooled view each way, the same page, alternating.
-        let poolOff = WebViewPool(provider: provider, configuration: configuration(health: false), policy: WebViewPoolPolicy(capacity: 1))
-        let poolOn = WebViewPool(provider: provider, configuration: configuration(health: !aa), policy: WebViewPoolPolicy(capacity: 1))
-        poolOff.refillDelay = 3600
-        poolOn.refillDelay = 3600
-        defer {
-            poolOff.drain()
-            poolOn.drain()
+        // The pool: a warm pooled view per side, the same page, the sides in turn (rotating which
+        // goes first, so none is always the one after a settle of the same length).
+        let custom = try customScript()
+        var sides: [(name: String, health: Bool, pool: WebViewPool)] = [
+            ("off", false, WebViewPool(provider: provider, configuration: configuration(health: false), policy: WebViewPoolPolicy(capacity: 1))),
+            ("on", !aa, WebViewPool(provider: provider, configuration: configuration(health: !aa), policy: WebViewPoolPolicy(capacity: 1))),
+        ]
+        if let custom {
+            var scripted = configuration(health: false)
+            let world = ScriptWorld.named(scripted.bridgeOptions.worldName)
+            scripted.engine.userScripts.append(UserScript(source: custom, injectionTime: .documentStart, frames: .allFrames, world: world))
+            scripted.engine.messageHandlers.append(ScriptMessageHandler(name: "hybridkitHealth", world: world) { _ in })
+            sides.append(("script", false, WebViewPool(provider: provider, configuration: scripted, policy: WebViewPoolPolicy(capacity: 1))))
         }
-        var openOff: [Double] = [], openOn: [Double] = [], fcps: [Double] = [], fcpDelta = 0.0
+        for side in sides { side.pool.refillDelay = 3600 }
+        defer { for side in sides { side.pool.drain() } }
+        var opens: [String: [Double]] = [:], fcps: [Double] = [], fcpDelta = 0.0
         for round in 0..<rounds {
-            for step in 0..<2 {
-                let health = (step == 0) != (round % 2 == 0)
-                let pool = health ? poolOn : poolOff
-                await pool.prewarm()
+            for step in 0..<sides.count {
+                let side = sides[(step + round) % sides.count]
+                await side.pool.prewarm()
                 try await settle()
-                let url = server.url("/page?pool=\(round)&health=\(health)")
+                let url = server.url("/page?pool=\(round)&side=\(side.name)")
                 let began = Date()
-                let view = try await pool.dequeue()
+                let view = try await side.pool.dequeue()
                 try await view.engine.waitForLoad(of: url, timeout: BenchOptions.loadTimeout) { view.load(url) }
-                let elapsed = Date().timeIntervalSince(began) * 1000
-                if health {
-                    openOn.append(elapsed)
-                    if aa {
-                        pool.enqueue(view)
-                        continue
-                    }
+                opens[side.name, default: []].append(Date().timeIntervalSince(began) * 1000)
+                if side.health {
                     let recorded = try await recordedFCP(log, for: url)
                     let direct = try await view.engine.evaluate("performance.getEntriesByName('first-contentful-paint')[0].startTime")
                     guard let page = direct.numberValue else { throw benchError("the page has no first-contentful-paint entry") }
                     fcps.append(recorded)
                     fcpDelta = max(fcpDelta, abs(recorded - page))
-                } else {
-                    openOff.append(elapsed)
                 }
-                pool.enqueue(view)
+                side.pool.enqueue(view)
             }
         }
         let bridgeOffMs = median(bridgeOff), bridgeOnMs = median(bridgeOn)
-        let poolOffMs = median(openOff), poolOnMs = median(openOn)
-        return BenchReport(values: [
+        let poolOffMs = median(opens["off"] ?? []), poolOnMs = median(opens["on"] ?? [])
+        let paired = median(zip(opens["on"] ?? [], opens["off"] ?? []).map { $0 / $1 })
+        var values: [(key: String, value: Double)] = [
             ("bridge_off_ms", bridgeOffMs), ("bridge_on_ms", bridgeOnMs), ("health_overhead_bridge", bridgeOnMs / bridgeOffMs),
             ("pool_off_ms", poolOffMs), ("pool_on_ms", poolOnMs), ("health_overhead_pool", poolOnMs / poolOffMs),
+            ("pool_paired_ratio", paired),
             ("fcp_ms", median(fcps)), ("fcp_delta_ms", fcpDelta), ("rounds", Double(rounds)),
-        ])
+        ]
+        if let scripted = opens["script"] {
+            values += [("pool_script_ms", median(scripted)), ("script_overhead_pool", median(scripted) / poolOffMs)]
+        }
+        return BenchReport(values: values)
+    }
+
+    /// The script of `HYBRID_BENCH_HEALTH_SCRIPT`, if set.
+    private static func customScript() throws -> String? {
+        guard let path = ProcessInfo.processInfo.environment["HYBRID_BENCH_HEALTH_SCRIPT"] else { return nil }
+        do { return try String(contentsOfFile: path, encoding: .utf8) } catch {
+            throw benchError("HYBRID_BENCH_HEALTH_SCRIPT: cannot read \(path): \(error)")
+        }
     }
 
     /// Calls per group so that one group lasts about 300 ms (performance.now() is coarsened to 1 ms on

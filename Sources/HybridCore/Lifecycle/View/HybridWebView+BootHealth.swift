@@ -21,46 +21,11 @@ struct BootTrialSession {
 /// healthy; a crash, an unrecovered white screen, a fatal script error or no signal in time rolls
 /// it back, blocks it and tells the delegate (``HybridWebViewDelegate/webView(_:didRollBack:)``).
 extension HybridWebView: BridgeAppHealthDelegate {
-    /// The container's own script world: the page cannot see its listener or post to its handler.
-    static let bootHealthWorld = ScriptWorld.named("hybridkit-boot")
-    /// The handler the error listener posts to, in ``bootHealthWorld``.
-    static let bootHealthHandler = "hybridkitBootHealth"
-
-    /// Reports the page's uncaught exceptions to the container. It runs in the container's world:
-    /// WebKit dispatches the page's `error` events to every world's listeners (measured on
-    /// WebKitGTK); Chromium does not dispatch them to an isolated world, so on Blink it hears nothing.
-    /// Measured on WebKitGTK 2.50 with a package on a custom scheme: the other world gets the
-    /// message's first part but an empty `filename` and line 0, so the document's URL goes along.
-    static let bootHealthScript = """
-        window.addEventListener('error', function (event) {
-          if (!(event instanceof ErrorEvent)) return;
-          try {
-            window.webkit.messageHandlers.\(bootHealthHandler).postMessage(JSON.stringify({
-              message: String(event.message || ''), source: String(event.filename || ''), line: Number(event.lineno || 0),
-              page: String(location.href)
-            }));
-          } catch (e) {}
-        });
-        """
-
-    struct ScriptErrorReport: Decodable {
-        var message: String
-        var source: String
-        var line: Int
-        var page: String
-    }
-
-    /// The `app` module for `package` and the engine's error listener, both routed to the view in `slot`.
-    static func bootHealthParts(_ package: PackageBinding, readyOrigins: [OriginPattern] = [],
-                                slot: BridgeDelegateSlot<any BridgeAppHealthDelegate>)
-        -> (module: AppModule, script: UserScript, handler: ScriptMessageHandler) {
-        let script = UserScript(source: bootHealthScript, world: bootHealthWorld)
-        let handler = ScriptMessageHandler(name: bootHealthHandler, world: bootHealthWorld) { message in
-            guard case .string(let text) = message.body,
-                  let report = try? JSONDecoder().decode(ScriptErrorReport.self, from: Data(text.utf8)) else { return }
-            (slot.delegate as? HybridWebView)?.bootScriptError(report)
-        }
-        return (AppModule(package: package, readyOrigins: readyOrigins, slot: slot), script, handler)
+    /// The `app` module for `package`, routed to the view in `slot`. The page's script errors reach
+    /// the trial through the container's one capture (``pageCaptured(_:)``, `hybrid-health.js`).
+    static func bootHealthModule(_ package: PackageBinding, readyOrigins: [OriginPattern] = [],
+                                 slot: BridgeDelegateSlot<any BridgeAppHealthDelegate>) -> AppModule {
+        AppModule(package: package, readyOrigins: readyOrigins, slot: slot)
     }
 
     // MARK: Launch
@@ -171,13 +136,15 @@ extension HybridWebView: BridgeAppHealthDelegate {
     /// An uncaught exception during a trial, from a script of the package's own origin (others —
     /// a third-party script, an opaque "Script error." — are not the version's fault). When the
     /// engine hides the script's URL from the container's world, the error counts if the document
-    /// is the package's, and its URL is reported as the source.
-    func bootScriptError(_ report: ScriptErrorReport) {
+    /// (`page`) is the package's, and its URL is reported as the source. Measured on WebKitGTK 2.50
+    /// with a package on a custom scheme: the container's world gets the message's first part but
+    /// an empty `filename` and line 0.
+    func bootScriptError(_ report: ScriptErrorReport, page: String) {
         guard let package = configuration.package, bootTrial != nil, report.message != "Script error." else { return }
         let packageOrigin = AppModule.origin(of: package)
-        let source = report.source.isEmpty ? report.page : report.source
+        let source = report.source.flatMap { $0.isEmpty ? nil : $0 } ?? page
         guard let url = URL(string: source), BridgeOrigin(url: url) == packageOrigin else { return }
-        _ = bootTrialFailed(.scriptError(message: report.message, source: source, line: report.line))
+        _ = bootTrialFailed(.scriptError(message: report.message, source: source, line: report.line ?? 0))
     }
 
     /// Rolls the version on trial back, reloads the page on the last confirmed version and tells

@@ -97,20 +97,17 @@ public final class HybridWebView {
         }
         let bootSlot = BridgeDelegateSlot<any BridgeAppHealthDelegate>()
         let readyOrigins = configuration.health == nil ? [] : configuration.readyOrigins
-        let boot = configuration.package.map { Self.bootHealthParts($0, readyOrigins: readyOrigins, slot: bootSlot) }
-        if let module = boot?.module ?? Self.readyModule(readyOrigins, slot: bootSlot) { modules.append(module) }
+        let boot = configuration.package.map { Self.bootHealthModule($0, readyOrigins: readyOrigins, slot: bootSlot) }
+        if let module = boot ?? Self.readyModule(readyOrigins, slot: bootSlot) { modules.append(module) }
         bridge = BridgeHost(capabilities: provider.capabilities, modules: modules,
                             limits: configuration.bridgeLimits, options: configuration.bridgeOptions)
         var engineConfiguration = configuration.engineConfiguration(bridge: bridge)
-        if let boot {
-            engineConfiguration.userScripts.append(boot.script)
-            engineConfiguration.messageHandlers.append(boot.handler)
-        }
-        let healthWorld = ScriptWorld.named(configuration.bridgeOptions.worldName)
-        let health = configuration.health.map { ViewHealth(recorder: $0, world: healthWorld) }
-        if let health {
-            engineConfiguration.userScripts.append(HealthCapture.script(in: health.world))
-            engineConfiguration.messageHandlers.append(health.handler)
+        // One script-error capture for health recording and boot health (`hybrid-health.js`).
+        let health = configuration.health.map { ViewHealth(recorder: $0) }
+        if let capture = Self.pageCapture(recording: health != nil, package: configuration.package != nil,
+                                          world: .named(configuration.bridgeOptions.worldName), slot: bootSlot) {
+            engineConfiguration.userScripts.append(capture.script)
+            engineConfiguration.messageHandlers.append(capture.handler)
         }
         engine = try provider.makeEngine(engineConfiguration)
         progressModel = ProgressModel(options: configuration.progress)
@@ -305,8 +302,7 @@ public final class HybridWebView {
         case .scriptError(let report):
             // An engine whose container world hears no page errors (Blink) reports them itself;
             // an error without a script URL counts by the origin of the frame that threw it.
-            bootScriptError(ScriptErrorReport(message: report.message, source: report.source ?? "", line: report.line ?? 0,
-                                              page: report.origin ?? engine.url?.absoluteString ?? ""))
+            bootScriptError(report, page: report.origin ?? engine.url?.absoluteString ?? "")
         default:
             break
         }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// One view's health recording (``HybridWebViewConfiguration/health``): the launch in progress,
-/// the page's own reports (timing, errors, drops) from the container's health world, and what the
+/// the page's own reports (timing, errors, drops) from the container's capture
+/// (``HybridWebView/pageCaptured(_:)``), and what the
 /// view itself sees (white screens, terminations, the ready mark, rollbacks), each recorded with
 /// the launch's context: release, engine, remote-config rule and bucket, page, launch id.
 @MainActor
@@ -17,23 +18,17 @@ final class ViewHealth {
     }
 
     let recorder: HealthRecorder
-    /// The container's world the capture script runs and posts in.
-    let world: ScriptWorld
     private(set) var launch: Launch?
     private weak var view: HybridWebView?
     private var observation: ObservationToken?
+    /// Launch ids are this view's random prefix and a count: a UUID per launch was on the open's
+    /// critical path (40 µs measured in a debug build); the prefix is made with the view (a pool's
+    /// warm-up), not when a page opens.
+    private let launchPrefix = UUID().uuidString
+    private var launchCount = 0
 
-    init(recorder: HealthRecorder, world: ScriptWorld) {
+    init(recorder: HealthRecorder) {
         self.recorder = recorder
-        self.world = world
-    }
-
-    /// The capture script's handler, in the container's health world.
-    var handler: ScriptMessageHandler {
-        ScriptMessageHandler(name: HealthCapture.handlerName, world: world) { [self] message in
-            guard case .string(let text) = message.body, let parsed = HealthCapture.parse(text) else { return }
-            pagePosted(parsed)
-        }
     }
 
     /// Starts watching `view`'s engine (before the view's own observer, so a termination is
@@ -73,7 +68,8 @@ final class ViewHealth {
 
     private func begin(_ url: URL?, source: HealthEvent.PageSource, awaitingCommit: Bool) {
         end()
-        let context = context(for: url, launchID: UUID().uuidString)
+        launchCount += 1
+        let context = context(for: url, launchID: "\(launchPrefix)-\(launchCount)")
         launch = Launch(context: context, started: Date(), awaitingCommit: awaitingCommit)
         recorder.record(HealthEvent(.launch(source: source), context: context))
     }
@@ -139,7 +135,8 @@ final class ViewHealth {
         }
     }
 
-    private func pagePosted(_ message: HealthCapture.Message) {
+    /// What the page's capture script posted.
+    func pagePosted(_ message: HealthCapture.Message) {
         guard launch != nil else { return }
         switch message {
         case .timing(let timing, let page):
