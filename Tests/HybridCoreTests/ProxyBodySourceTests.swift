@@ -1,5 +1,6 @@
 import Foundation
 @testable import HybridCore
+import HybridTestSupport
 import Testing
 
 /// A streamed request body pulled from the page by offset (``ProxyBodySource``), without a
@@ -134,12 +135,15 @@ struct ProxyBodySourceTests {
         #expect(HybridError.network(source.failure!).code == "invalid_body")
     }
 
-    @Test func aCancelledBodyStopsItsReadsAndRefusesAnswers() async throws {
+    /// The read is blocked when the body is cancelled, with a deadline an hour away: only the
+    /// cancel can end it (the suite's time limit fails the test otherwise).
+    @Test(.timeLimit(.minutes(1))) func aCancelledBodyStopsItsReadsAndRefusesAnswers() async throws {
         let pulls = Pulls()
         let source = Self.source(size: 10, pulls: pulls)
-        let stream = source.makeStream(deadline: .now + 30)
+        let stream = source.makeStream(deadline: .now + 3600)
         let box = Box(stream)
         let reading = Task { await Self.readAll(box.stream) }
+        try await eventually("the read waits for the page") { source.blockedReads == 1 }
         source.cancel()
         let (data, last) = await reading.value
         #expect(data.isEmpty && last == -1)

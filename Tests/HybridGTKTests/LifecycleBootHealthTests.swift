@@ -190,6 +190,31 @@ struct LifecycleBootHealthTests {
         try await showsV1(view)
     }
 
+    /// Hostile: a script dispatches an `ErrorEvent` naming the package's own script before the
+    /// version says it is ready. A dispatched event is not an error (the capture takes only the
+    /// engine's own, `isTrusted`): the version is confirmed, nothing rolls back or is recorded.
+    /// (Errors of a frame of another origin never count either: the capture's world reports the
+    /// frame's origin, and boot health takes only the package's.)
+    @Test(arguments: EngineKind.allCases)
+    func aForgedErrorEventCannotFailTheTrial(_ kind: EngineKind) async throws {
+        let rig = try Rig()
+        let events = HealthEventLog()
+        let (view, delegate) = try await confirmedV1(kind, rig, policy: BootHealthPolicy(timeout: 60),
+                                                     health: HealthRecorder(sinks: [events]))
+        defer { view.close() }
+        let named = rig.entryURL(on: kind).appendingPathComponent("js/app.js").absoluteString
+        try await installV2(rig, script: """
+            window.appVersion = 2;
+            window.dispatchEvent(new ErrorEvent('error', { message: 'forged', filename: '\(named)', lineno: 1, colno: 1 }));
+            hybrid.call('app', 'ready');
+            """)
+
+        try await view.loadAndWait(rig.entryURL(on: kind))
+        try await eventually("v2 confirmed by its ready") { rig.activeState == "current 2, confirmed" }
+        #expect(delegate.rollbacks.isEmpty)
+        #expect(!events.errors.contains { $0.message.contains("forged") })
+    }
+
     @Test(arguments: EngineKind.allCases)
     func onlyThePackagesOwnOriginMayCallAppReady(_ kind: EngineKind) async throws {
         let rig = try Rig()

@@ -118,6 +118,38 @@ struct ProxyStreamedBodyTests {
         }
     }
 
+    /// Empty bodies of every kind that streams when it has bytes (an empty `Blob`, `File`,
+    /// `ArrayBuffer`) are sent as no body, by fetch and by XHR, not failed.
+    @Test(arguments: EngineKind.allCases)
+    func emptyBodiesAreSentAsNoBody(_ kind: EngineKind) async throws {
+        let (rig, received) = try Self.rig(kind)
+        defer { rig.close() }
+        try await rig.open()
+        let value = try await rig.js("""
+            const bodies = { blob: () => new Blob([]), file: () => new File([], 'empty.bin'), buffer: () => new ArrayBuffer(0) };
+            const out = {};
+            for (const [name, body] of Object.entries(bodies)) {
+              out['fetch-' + name] = await fetch(sink + '?key=fetch-' + name, { method: 'POST', body: body() })
+                .then((r) => r.status, (e) => e.code || String(e));
+              out['xhr-' + name] = await new Promise((resolve) => {
+                const x = new XMLHttpRequest();
+                x.onload = () => resolve(x.status);
+                x.onerror = () => resolve('error');
+                x.open('POST', sink + '?key=xhr-' + name);
+                x.send(body());
+              });
+            }
+            return out;
+            """, ["sink": .string(rig.url("/sink").absoluteString)])
+        for api in ["fetch", "xhr"] {
+            for name in ["blob", "file", "buffer"] {
+                #expect(value["\(api)-\(name)"] == 200, "\(api) \(name): \(String(describing: value["\(api)-\(name)"]))")
+            }
+        }
+        #expect(received.value.count == 6)
+        #expect(received.value.allSatisfy { $0.length == 0 })
+    }
+
     /// 307 and 308 send the streamed body again, pulled from its start; 303 drops it.
     @Test(arguments: EngineKind.allCases)
     func redirectsReplayTheStreamedBody(_ kind: EngineKind) async throws {

@@ -102,7 +102,7 @@ public enum DownloadFilename {
         }
         var cut = String(stem[..<end])
         while let last = cut.last, last == " " || last == "." { cut.removeLast() }
-        return (cut.isEmpty ? fallback : cut) + suffix   // one grapheme longer than the budget
+        return (cut.isEmpty ? fallback : cut) + suffix
     }
 }
 

@@ -103,6 +103,10 @@ public final class PermissionPolicy {
                        ask: @MainActor (PermissionRequest) async -> PermissionDecision) async -> PermissionDecision {
         guard !request.kinds.isEmpty else { return .deny }
         var answered: Set<PermissionKind> = []   // allowed by questions this request waited for
+        // A deny of a question this request waited for is not its own answer (the kinds may
+        // differ, the other view may have closed): after one, what is remembered decides, else
+        // this request asks for itself.
+        var mayWait = true
         while true {
             var open: Set<PermissionKind> = []
             for kind in request.kinds where !answered.contains(kind) {
@@ -118,10 +122,9 @@ public final class PermissionPolicy {
                 }
             }
             guard !open.isEmpty else { return .allow }
-            if let pending = asking.first(where: { $0.origin == request.origin && !$0.kinds.isDisjoint(with: open) }) {
+            if mayWait, let pending = asking.first(where: { $0.origin == request.origin && !$0.kinds.isDisjoint(with: open) }) {
                 let decision = await withCheckedContinuation { pending.waiting.append($0) }
-                guard decision == .allow else { return .deny }
-                answered.formUnion(pending.kinds)
+                if decision == .allow { answered.formUnion(pending.kinds) } else { mayWait = false }
                 continue
             }
             return await askDelegate(open, of: request, ask)

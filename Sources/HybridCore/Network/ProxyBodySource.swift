@@ -43,8 +43,12 @@ final class ProxyBodySource: @unchecked Sendable {
     let origin: BridgeOrigin?
     /// The router's document that started the request.
     let document: Int?
-    /// The request's own timeout, for the failure a stream that waited too long reports.
-    var timeoutMilliseconds = 0
+    /// The request's own timeout, for the failure a stream that waited too long reports (set
+    /// under the lock: streams read it on URLSession's queue).
+    var timeoutMilliseconds: Int {
+        get { condition.withLock { timeout } }
+        set { condition.withLock { timeout = newValue } }
+    }
 
     private let pull: @Sendable (ProxyPull) -> Void
     private let condition = NSCondition()
@@ -60,6 +64,11 @@ final class ProxyBodySource: @unchecked Sendable {
     private var deadline = Date.distantFuture
     private var stopped: NetworkFailure?
     private var cancelled = false
+    private var timeout = 0
+    private var waitingReads = 0
+
+    /// Reads blocked waiting for the page's slice (tests check that cancelling wakes them).
+    var blockedReads: Int { condition.withLock { waitingReads } }
 
     /// A body of `size` bytes whose slices are asked for through `pull` (never called with a lock held).
     init(size: Int64, origin: BridgeOrigin?, document: Int?, pull: @escaping @Sendable (ProxyPull) -> Void) {
@@ -88,6 +97,7 @@ final class ProxyBodySource: @unchecked Sendable {
             ready.removeAll()
             outstanding.removeAll()
             self.deadline = deadline
+            condition.broadcast()   // a read of the previous stream stops waiting: it is over
             return (ProxyBodyInputStream(source: self, generation: generation), askLocked())
         }
         pulls.forEach(pull)
@@ -190,8 +200,11 @@ final class ProxyBodySource: @unchecked Sendable {
                 pulls = askLocked()
                 continue
             }
-            if !condition.wait(until: deadline) && Date() >= deadline {
-                stopped = .timedOut(milliseconds: timeoutMilliseconds)
+            waitingReads += 1
+            let woken = condition.wait(until: deadline)
+            waitingReads -= 1
+            if !woken && Date() >= deadline {
+                stopped = .timedOut(milliseconds: timeout)
                 return -1
             }
         }

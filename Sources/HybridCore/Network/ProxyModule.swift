@@ -66,7 +66,11 @@ public struct ProxyModule: BridgeModule {
         let stream = ProxyStream { report in await context.progress(report) }
         let streamed = request.stream == true && context.action == "request"
         let upload: (@Sendable (ProxyProgress) -> Void)? = request.uploadProgress == false ? nil : { @Sendable report in stream.upload(report) }
-        // A streamed body is pulled from this call's page, through this call's progress.
+        // A streamed body is pulled from this call's page, through this call's progress; only a
+        // call the router bound to a document can be answered (ProxyBodyRegistry).
+        if (request.bodySize ?? 0) > 0, context.document == nil {
+            throw HybridError.network(.invalidBody("a streamed body needs a call from a page's document"))
+        }
         let source = request.bodySize.flatMap { size in
             size > 0 ? ProxyBodySource(size: size, origin: context.origin, document: context.document) { stream.pull($0) } : nil
         }

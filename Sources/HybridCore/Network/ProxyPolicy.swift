@@ -35,9 +35,9 @@ public struct ProxyPolicy: Sendable, Hashable {
     /// Hook form POST submissions too (the response replaces the document).
     public var proxiesForms: Bool
     /// Largest request or response body, in bytes. Larger ones fail with `payload_too_large`
-    /// before anything is sent. Large request bodies stream from the page a slice at a time
-    /// (``ProxyRequest/bodySize``), so raising this costs the app no memory; it is the app's
-    /// statement of how much a page may upload. 10 MB by default.
+    /// before anything is sent. Fetch and XHR request bodies stream from the page a slice at a
+    /// time (``ProxyRequest/bodySize``), so for them raising this costs the app no memory; a
+    /// response body and a form POST's body are still held whole. 10 MB by default.
     public var maxBodyBytes: Int
     /// Redirects followed before the request fails with `too_many_redirects`.
     public var maxRedirects: Int

@@ -126,10 +126,12 @@ public final class RequestProxy: Sendable {
             guard size <= Int64(policy.maxBodyBytes) else {
                 throw HybridError.network(.payloadTooLarge(size: Int(clamping: size), limit: policy.maxBodyBytes))
             }
-            guard let source, source.size == size else {
-                throw HybridError.network(.invalidBody("a streamed body is sent only for the page that declared it (ProxyModule)"))
+            if size > 0 {
+                guard let source, source.size == size else {
+                    throw HybridError.network(.invalidBody("a streamed body is sent only for the page that declared it (ProxyModule)"))
+                }
+                streamed = source
             }
-            streamed = size > 0 ? source : nil
             record.requestBodyBytes = Int(clamping: size)
         }
         if let text = original.body, !text.isEmpty {

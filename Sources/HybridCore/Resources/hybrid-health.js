@@ -64,6 +64,7 @@
   }
   window.addEventListener('error', function (event) {
     if (!(event instanceof ErrorEvent)) return;   // a resource failed to load, not a script error
+    if (!event.isTrusted) return;                   // dispatched by a script, not thrown
     var error = event.error, stack = '';
     try { if (error && error.stack) stack = text(error.stack, 4000); } catch (e) { /* foreign object */ }
     report('error', text(event.message || '', 1000), text(event.filename || location.href, 2000),

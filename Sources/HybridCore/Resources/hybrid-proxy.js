@@ -191,7 +191,7 @@
     else if (ArrayBuffer.isView(body)) bytes = new Uint8Array(body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength));
     var blob = bytes ? null : (body instanceof Blob ? body : null);
     var size = bytes ? bytes.byteLength : blob ? blob.size : 0;
-    var streams = STREAMS && !!(bytes || blob) && (file || size > INLINE_BODY);
+    var streams = STREAMS && !!(bytes || blob) && size > 0 && (file || size > INLINE_BODY);
     return {
       type: type, size: size, kind: kind, streams: streams, source: streams ? bodySource(bytes || blob) : null,
       read: function () {
@@ -331,6 +331,8 @@
   // so a failed read then is not the body's fault and is not reported as one.
   var leaving = false;
   window.addEventListener('pagehide', function () { leaving = true; });
+  // A document restored from the page cache streams again.
+  window.addEventListener('pageshow', function () { leaving = false; });
   function answerPull(source, pull, signal) {
     if (!source || !pull) return;
     var answer = function (fields) {

@@ -3,7 +3,7 @@ import HybridCore
 
 /// The shop's data plane (docs/data.md), as the quick start's delegate answers it: downloads
 /// (receipts, exports) go into the app's own folder, the page's file picker is the app's, and the
-/// camera is the only thing the shop's pages may ask for.
+/// camera and microphone are the only things the shop's pages may ask for.
 @MainActor
 final class ShopFiles {
     /// Where the shop's downloads go; a page's file name never leaves it (`Download/destination(in:)`).

@@ -142,6 +142,9 @@ extension HybridWebView: BridgeAppHealthDelegate {
     func bootScriptError(_ report: ScriptErrorReport, page: String) {
         guard let package = configuration.package, bootTrial != nil, report.message != "Script error." else { return }
         let packageOrigin = AppModule.origin(of: package)
+        // The frame that threw must be the package's own: a foreign iframe can dispatch an
+        // ErrorEvent naming the package's scripts, but not change the origin its world reports.
+        if let origin = report.origin, URL(string: origin).flatMap(BridgeOrigin.init(url:)) != packageOrigin { return }
         let source = report.source.flatMap { $0.isEmpty ? nil : $0 } ?? page
         guard let url = URL(string: source), BridgeOrigin(url: url) == packageOrigin else { return }
         _ = bootTrialFailed(.scriptError(message: report.message, source: source, line: report.line ?? 0))

@@ -21,8 +21,9 @@ extension HybridWebView {
     /// (not rejections: an unhandled rejection does not fail a version on trial).
     func pageCaptured(_ message: HealthCapture.Message) {
         health?.pagePosted(message)
-        if case .error(let report) = message, report.type == "error" {
-            bootScriptError(report, page: report.source ?? "")
+        // Only an error of a frame whose world says where it is (an opaque frame says nothing).
+        if case .error(let report) = message, report.type == "error", let origin = report.origin {
+            bootScriptError(report, page: origin)
         }
     }
 }
