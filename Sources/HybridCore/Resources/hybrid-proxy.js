@@ -156,6 +156,9 @@
   var INLINE_BODY = 64 << 10;
   // Where the native side cannot stream a body (config.streamsBodies), every body goes inline.
   var STREAMS = config.streamsBodies !== false;
+  // Whether a body of `size` bytes streams (`file`: a Blob/File/FormData body); an empty one is
+  // no body. The one rule for fetch, XHR and forms.
+  function streamsBody(size, file) { return STREAMS && size > 0 && (file || size > INLINE_BODY); }
   // A body the native side pulls by offset: its size and slice(offset, length) → Uint8Array.
   function bodySource(data) {
     if (data instanceof Blob) {
@@ -191,7 +194,7 @@
     else if (ArrayBuffer.isView(body)) bytes = new Uint8Array(body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength));
     var blob = bytes ? null : (body instanceof Blob ? body : null);
     var size = bytes ? bytes.byteLength : blob ? blob.size : 0;
-    var streams = STREAMS && !!(bytes || blob) && size > 0 && (file || size > INLINE_BODY);
+    var streams = !!(bytes || blob) && streamsBody(size, file);
     return {
       type: type, size: size, kind: kind, streams: streams, source: streams ? bodySource(bytes || blob) : null,
       read: function () {
@@ -612,7 +615,7 @@
       }
       // A Blob/FormData body, or a large one, is streamed: its bytes stay in the page's Blob.
       request.blob().then(function (blob) {
-        var streams = STREAMS && blob.size > 0 && (file || blob.size > INLINE_BODY);
+        var streams = streamsBody(blob.size, file);
         return streams ? { source: bodySource(blob) } : blob.arrayBuffer().then(function (buffer) { return { buffer: buffer }; });
       }).then(function (body) {
         if (transfer.signal.aborted) return;
