@@ -113,7 +113,6 @@ final class ProxyTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendable
     private static func cancel(_ task: URLSessionTask, waking wake: (@Sendable () -> Void)?) {
         guard let wake else { return task.cancel() }
         wake()
-        nonisolated(unsafe) let task = task
         Thread.detachNewThread { task.cancel() }
     }
 
