@@ -69,7 +69,7 @@ struct DataFileChooserTests {
 
     @Test(arguments: EngineKind.allCases)
     func aSingleFileInputGetsOneFileEvenWhenOfferedMore(_ kind: EngineKind) async throws {
-        let (rig, view, directory, text, png) = try await Self.open(kind)
+        let (rig, view, directory, _, _) = try await Self.open(kind)
         defer { try? FileManager.default.removeItem(at: directory) }
         _ = try await view.page("""
             window.single = new Promise(r => document.getElementById('one').addEventListener('change', e => r([...e.target.files].map(f => f.name))));
