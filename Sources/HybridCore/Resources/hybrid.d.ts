@@ -91,6 +91,12 @@ export type ProxyErrorCode =
   | 'cors_denied'
   /** The page has no bridge (`window.hybrid` is missing). */
   | 'unavailable'
+  /**
+   * A streamed request body (a `Blob`, `File`, `FormData` or large body the container pulls from
+   * the page in slices) could not be sent as declared: the page could not read it, or a slice did
+   * not match its offset, length or encoding. Nothing more of it reaches the server.
+   */
+  | 'invalid_body'
   /** The native side failed unexpectedly (for example a request body that is not valid base64). */
   | 'internal'
   | HybridErrorCode;
