@@ -11,13 +11,14 @@
 // Cheap at document start on purpose (it runs before every page a pooled view opens): two error
 // listeners, one load and one pagehide listener (the error listeners alone in a frame or a view's
 // placeholder document); the paint entries are read once the load has ended, with an observer only
-// when the first contentful paint has not happened by then.
+// when the first contentful paint has not happened by then; the report waits until after the
+// page's first moments.
 //
 // Posts JSON strings:
 //   {kind: 'timing', page, responseStart, domContentLoaded, load, firstPaint, firstContentfulPaint, timeOrigin}
-//     once per top-level document, in milliseconds from navigation start, when the load has
-//     ended and the first contentful paint is known (or 10 s after the load without one, or
-//     when the page goes away);
+//     once per top-level document, in milliseconds from navigation start, a quarter of a second
+//     after the load has ended and the first contentful paint is known (or 10 s after the load
+//     without one, or at once when the page goes away);
 //   {kind: 'error', type: 'error'|'rejection', message, source, line, column, stack, origin}
 //     per distinct uncaught error or unhandled rejection (WebKit dispatches the page's `error`
 //     and `unhandledrejection` events to every world; Blink does not, and its driver reports
@@ -119,17 +120,25 @@
       }
     }
   }
+  // The report is not urgent: it leaves a moment after the page has loaded and painted, so its
+  // message (and the app's decoding of it) never competes with the page's first frames or with
+  // the app learning that the load finished. A page that goes away before sends it at once.
+  var reportDelay = 250;
+  function painted() {
+    if (!sent) setTimeout(sendTiming, reportDelay);
+  }
   function loadEnded() {
     // loadEventEnd is set once the load handlers have run.
     loaded = true;
     try { readPaint(performance.getEntriesByType('paint')); } catch (e) { /* no paint timing */ }
-    if (firstContentfulPaint !== null) return sendTiming();
+    if (firstContentfulPaint !== null) return painted();
     // Not painted yet: wait for the entry (buffered: one that lands meanwhile is not missed).
     try {
-      new PerformanceObserver(function (list) {
+      var observer = new PerformanceObserver(function (list) {
         readPaint(list.getEntries());
-        if (firstContentfulPaint !== null) sendTiming();
-      }).observe({ type: 'paint', buffered: true });
+        if (firstContentfulPaint !== null) { observer.disconnect(); painted(); }
+      });
+      observer.observe({ type: 'paint', buffered: true });
     } catch (e) { /* no paint timing: the load alone is sent */ }
     setTimeout(sendTiming, 10000);
   }

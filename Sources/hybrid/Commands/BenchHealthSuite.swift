@@ -16,7 +16,8 @@ enum HealthBenchSuite: BenchSuite {
         bridge_off_ms, bridge_on_ms   one empty hybrid.call, timed in the page in groups of about 300 ms,
                                       in four views each way
         health_overhead_bridge        bridge_on_ms / bridge_off_ms (goal <= 1.02)
-        pool_off_ms, pool_on_ms       dequeue a warm view from a WebViewPool and load a small loopback page
+        pool_off_ms, pool_on_ms       dequeue a warm view from a WebViewPool and load a small loopback page,
+                                      four pools each way, each opened once in N/4 rounds (N opens a side)
         health_overhead_pool          pool_on_ms / pool_off_ms (goal <= 1.02)
         pool_paired_ratio             the median of each round's on / off (the sides of one round are
                                       back to back: a second view of the load drifting between rounds)
@@ -82,41 +83,57 @@ enum HealthBenchSuite: BenchSuite {
             }
         }
 
-        // The pool: a warm pooled view per side, the same page, the sides in turn (rotating which
-        // goes first, so none is always the one after a settle of the same length).
+        // The pool: four warm pooled views per side (made in alternating order, as the bridge's
+        // views are: one view alone is measurably faster or slower than another, recording or not),
+        // the same page, the sides in turn (rotating which goes first, so none is always the one
+        // after a settle of the same length).
         let custom = try customScript()
-        var sides: [(name: String, health: Bool, pool: WebViewPool)] = [
-            ("off", false, WebViewPool(provider: provider, configuration: configuration(health: false), policy: WebViewPoolPolicy(capacity: 1))),
-            ("on", !aa, WebViewPool(provider: provider, configuration: configuration(health: !aa), policy: WebViewPoolPolicy(capacity: 1))),
-        ]
+        var scripted: HybridWebViewConfiguration?
         if let custom {
-            var scripted = configuration(health: false)
-            let world = ScriptWorld.named(scripted.bridgeOptions.worldName)
-            scripted.engine.userScripts.append(UserScript(source: custom, injectionTime: .documentStart, frames: .allFrames, world: world))
-            scripted.engine.messageHandlers.append(ScriptMessageHandler(name: "hybridkitHealth", world: world) { _ in })
-            sides.append(("script", false, WebViewPool(provider: provider, configuration: scripted, policy: WebViewPoolPolicy(capacity: 1))))
+            var configuration = configuration(health: false)
+            let world = ScriptWorld.named(configuration.bridgeOptions.worldName)
+            configuration.engine.userScripts.append(UserScript(source: custom, injectionTime: .documentStart, frames: .allFrames, world: world))
+            configuration.engine.messageHandlers.append(ScriptMessageHandler(name: "hybridkitHealth", world: world) { _ in })
+            scripted = configuration
         }
-        for side in sides { side.pool.refillDelay = 3600 }
-        defer { for side in sides { side.pool.drain() } }
+        var groups: [[(name: String, health: Bool, pool: WebViewPool)]] = []
+        for index in 0..<4 {
+            var sides: [(name: String, health: Bool, configuration: HybridWebViewConfiguration)] = [
+                ("off", false, configuration(health: false)), ("on", !aa, configuration(health: !aa)),
+            ]
+            if index % 2 == 1 { sides.reverse() }
+            if let scripted { sides.append(("script", false, scripted)) }
+            var group: [(name: String, health: Bool, pool: WebViewPool)] = []
+            for side in sides {
+                let pool = WebViewPool(provider: provider, configuration: side.configuration, policy: WebViewPoolPolicy(capacity: 1))
+                pool.refillDelay = 3600
+                await pool.prewarm()
+                group.append((side.name, side.health, pool))
+            }
+            groups.append(group.sorted { $0.name < $1.name })
+        }
+        defer { for side in groups.joined() { side.pool.drain() } }
         var opens: [String: [Double]] = [:], fcps: [Double] = [], fcpDelta = 0.0
-        for round in 0..<rounds {
-            for step in 0..<sides.count {
-                let side = sides[(step + round) % sides.count]
-                await side.pool.prewarm()
-                try await settle()
-                let url = server.url("/page?pool=\(round)&side=\(side.name)")
-                let began = Date()
-                let view = try await side.pool.dequeue()
-                try await view.engine.waitForLoad(of: url, timeout: BenchOptions.loadTimeout) { view.load(url) }
-                opens[side.name, default: []].append(Date().timeIntervalSince(began) * 1000)
-                if side.health {
-                    let recorded = try await recordedFCP(log, for: url)
-                    let direct = try await view.engine.evaluate("performance.getEntriesByName('first-contentful-paint')[0].startTime")
-                    guard let page = direct.numberValue else { throw benchError("the page has no first-contentful-paint entry") }
-                    fcps.append(recorded)
-                    fcpDelta = max(fcpDelta, abs(recorded - page))
+        for round in 0..<(rounds + groups.count - 1) / groups.count {
+            for (index, sides) in groups.enumerated() {
+                for step in 0..<sides.count {
+                    let side = sides[(step + round + index) % sides.count]
+                    await side.pool.prewarm()
+                    try await settle()
+                    let url = server.url("/page?pool=\(round)-\(index)&side=\(side.name)")
+                    let began = Date()
+                    let view = try await side.pool.dequeue()
+                    try await view.engine.waitForLoad(of: url, timeout: BenchOptions.loadTimeout) { view.load(url) }
+                    opens[side.name, default: []].append(Date().timeIntervalSince(began) * 1000)
+                    if side.health {
+                        let recorded = try await recordedFCP(log, for: url)
+                        let direct = try await view.engine.evaluate("performance.getEntriesByName('first-contentful-paint')[0].startTime")
+                        guard let page = direct.numberValue else { throw benchError("the page has no first-contentful-paint entry") }
+                        fcps.append(recorded)
+                        fcpDelta = max(fcpDelta, abs(recorded - page))
+                    }
+                    side.pool.enqueue(view)
                 }
-                side.pool.enqueue(view)
             }
         }
         let bridgeOffMs = median(bridgeOff), bridgeOnMs = median(bridgeOn)

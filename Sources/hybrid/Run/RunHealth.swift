@@ -13,6 +13,15 @@ final class RunHealth: HealthSink, @unchecked Sendable {
 
     func record(_ event: HealthEvent) { lock.withLock { events.append(event) } }
 
+    /// Waits, at most `seconds`, until the page's timing has been recorded: the capture sends it a
+    /// moment after the load and first paint, so a run that ends at the load would otherwise miss it.
+    @MainActor func waitForTiming(seconds: Double) async {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline, !lock.withLock({ events.contains { if case .pageTiming = $0.kind { true } else { false } } }) {
+            try? await Task.sleep(nanoseconds: 20_000_000)
+        }
+    }
+
     /// `{release, engine, launches, timing, ready_ms, errors, white_screens, terminations, dropped}`.
     func report() -> JSONValue {
         let events = lock.withLock { self.events }

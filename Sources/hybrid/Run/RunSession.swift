@@ -73,6 +73,7 @@ final class RunSession: HybridWebViewDelegate {
         }
         result.url = view.engine.url?.absoluteString
         result.title = view.engine.title
+        if let health, result.exitCode == 0, view.engine.isAlive { await health.waitForTiming(seconds: 3) }
         result.health = health?.report()
         if options.screenshot != nil, result.exitCode != 2 || view.engine.isAlive {
             do { _ = try await takeScreenshot() } catch { print("hybrid run: screenshot failed: \(error)") }
