@@ -19,6 +19,9 @@ enum HealthBenchSuite: BenchSuite {
         pool_off_ms, pool_on_ms       dequeue a warm view from a WebViewPool and load a small loopback page,
                                       four pools each way, each opened once in N/4 rounds (N opens a side)
         health_overhead_pool          pool_on_ms / pool_off_ms (goal <= 1.02)
+        pool_SIDE_commit_ms, pool_SIDE_finish_ms, pool_SIDE_resume_ms
+                                      where a side's open goes (medians): open to the committed event, committed
+                                      to the finished event, the finished event to the waiting task resumed
         pool_paired_ratio             the median of each round's on / off (the sides of one round are
                                       back to back: a second view of the load drifting between rounds)
         fcp_ms                        the first contentful paint the container recorded (median)
@@ -113,7 +116,7 @@ enum HealthBenchSuite: BenchSuite {
             groups.append(group.sorted { $0.name < $1.name })
         }
         defer { for side in groups.joined() { side.pool.drain() } }
-        var opens: [String: [Double]] = [:], fcps: [Double] = [], fcpDelta = 0.0
+        var opens: [String: [Double]] = [:], stages: [String: [Double]] = [:], fcps: [Double] = [], fcpDelta = 0.0
         for round in 0..<(rounds + groups.count - 1) / groups.count {
             for (index, sides) in groups.enumerated() {
                 for step in 0..<sides.count {
@@ -123,8 +126,23 @@ enum HealthBenchSuite: BenchSuite {
                     let url = server.url("/page?pool=\(round)-\(index)&side=\(side.name)")
                     let began = Date()
                     let view = try await side.pool.dequeue()
+                    var seen: [String: Date] = [:]
+                    let token = view.engine.observe { event in
+                        switch event {
+                        case .loadCommitted(url): seen["commit"] = seen["commit"] ?? Date()
+                        case .loadFinished(url): seen["finish"] = seen["finish"] ?? Date()
+                        default: break
+                        }
+                    }
                     try await view.engine.waitForLoad(of: url, timeout: BenchOptions.loadTimeout) { view.load(url) }
-                    opens[side.name, default: []].append(Date().timeIntervalSince(began) * 1000)
+                    let ended = Date()
+                    token.cancel()
+                    opens[side.name, default: []].append(ended.timeIntervalSince(began) * 1000)
+                    if let commit = seen["commit"], let finish = seen["finish"] {
+                        stages["\(side.name)_commit", default: []].append(commit.timeIntervalSince(began) * 1000)
+                        stages["\(side.name)_finish", default: []].append(finish.timeIntervalSince(commit) * 1000)
+                        stages["\(side.name)_resume", default: []].append(ended.timeIntervalSince(finish) * 1000)
+                    }
                     if side.health {
                         let recorded = try await recordedFCP(log, for: url)
                         let direct = try await view.engine.evaluate("performance.getEntriesByName('first-contentful-paint')[0].startTime")
@@ -145,6 +163,7 @@ enum HealthBenchSuite: BenchSuite {
             ("pool_paired_ratio", paired),
             ("fcp_ms", median(fcps)), ("fcp_delta_ms", fcpDelta), ("rounds", Double(rounds)),
         ]
+        values += stages.keys.sorted().map { ("pool_\($0)_ms", median(stages[$0] ?? [])) }
         if let scripted = opens["script"] {
             values += [("pool_script_ms", median(scripted)), ("script_overhead_pool", median(scripted) / poolOffMs)]
         }
