@@ -39,7 +39,7 @@ final class GLibLoop: @unchecked Sendable {
             if let data { Unmanaged<IdleWork>.fromOpaque(data).release() }
         }
         guard let source = g_idle_source_new() else { return }
-        g_source_set_callback(source, unsafeBitCast(fire, to: GSourceFunc.self), box, release)
+        g_source_set_callback(source, fire, box, release)
         g_source_attach(source, context)
         g_source_unref(source)
     }

@@ -103,7 +103,7 @@ struct OfflinePackageTests {
     func updateReloadShowsNewContentAndMarkLoadedReleasesThePrevious(_ kind: EngineKind) async throws {
         let rig = try Rig()
         try rig.publish(version: 1, files: Rig.site(version: 1))
-        try await rig.updater.update(Rig.id)
+        _ = try await rig.updater.update(Rig.id)
         let engine = try rig.makeEngine(kind)
         defer { engine.close() }
         try await engine.loadAndWait(rig.entryURL(on: kind))
@@ -149,7 +149,7 @@ struct OfflinePackageTests {
             return files
         }
         try rig.publish(version: 1, files: site(1))
-        try await rig.updater.update(Rig.id)
+        _ = try await rig.updater.update(Rig.id)
         let engine = try rig.makeEngine(kind)
         defer { engine.close() }
         try await engine.loadAndWait(rig.entryURL(on: kind))
@@ -182,7 +182,7 @@ struct OfflinePackageTests {
     func launchIntegrityRepairsFilesDamagedBetweenLaunches(_ kind: EngineKind) async throws {
         let rig = try Rig()
         try rig.publish(version: 1, files: Rig.site(version: 1))
-        try await rig.updater.update(Rig.id)
+        _ = try await rig.updater.update(Rig.id)
         let integrity = PackageIntegrity(installer: rig.installer)
         let look = "getComputedStyle(document.getElementById('headline')).color + ' ' + window.appVersion"
 
@@ -221,14 +221,14 @@ struct OfflinePackageTests {
     func aFailedLoadRollsBackToThePreviousVersion(_ kind: EngineKind) async throws {
         let rig = try Rig()
         try rig.publish(version: 1, files: Rig.site(version: 1))
-        try await rig.updater.update(Rig.id)
+        _ = try await rig.updater.update(Rig.id)
         let engine = try rig.makeEngine(kind)
         defer { engine.close() }
         try await engine.loadAndWait(rig.entryURL(on: kind))
         try rig.installer.markLoaded(Rig.id)
 
         try rig.publish(version: 2, files: Rig.site(version: 2))
-        try await rig.updater.update(Rig.id)
+        _ = try await rig.updater.update(Rig.id)
         // v2 cannot load: its entry's blob is lost from the device and the origin is unreachable,
         // so the scheme handler's network fallback fails and the engine reports a failed load.
         let v2 = try rig.store.activePackage(Rig.id)
