@@ -203,12 +203,19 @@
     var message;
     // The reviver costs a call per value, so it runs only when the text may carry bytes: its
     // value or payload is an object or array that mentions "$bytes" (a large string never is).
-    revivedBlobs = [];
-    try { message = mayCarryBytes(text) ? JSON.parse(text, reviver) : JSON.parse(text); } catch (e) { return; }
-    var blobs = revivedBlobs;
-    revivedBlobs = null;
+    var blobs = null;
+    try {
+      if (mayCarryBytes(text)) {
+        revivedBlobs = [];
+        message = JSON.parse(text, reviver);
+        blobs = revivedBlobs;
+      } else {
+        message = JSON.parse(text);
+      }
+    } catch (e) { return; } finally { revivedBlobs = null; }
     if (!message || typeof message !== 'object') return;
-    if (blobs.length === 0 && inboundWaiting === 0) { deliver(message); return; }
+    if ((blobs === null || blobs.length === 0) && inboundWaiting === 0) { deliver(message); return; }
+    blobs = blobs || [];
     inboundWaiting++;
     var fetched = Promise.all(blobs.map(fetchBytes));
     inbound = (inbound || Promise.resolve()).then(function () { return fetched; }).then(function () {
