@@ -175,3 +175,47 @@ struct BridgeByteChannelRouterTests {
         #expect(store.count == 0)
     }
 }
+
+/// The channel's scheme handler on its own: who it answers and how it refuses.
+@Suite("Bridge byte channel answers only its page's origin")
+@MainActor
+struct BridgeByteChannelHandlerTests {
+    private let store = BridgeByteStore(limits: .init(maxEntryBytes: 8, maxTotalBytes: 16))
+    private var channel: BridgeByteChannel { BridgeByteChannel(store: store, storeID: "s1") { appOrigin } }
+
+    private func request(_ method: String, _ path: String, origin: String? = "https://app.example.com", host: String = "s1",
+                         body: Data? = nil) -> SchemeRequest {
+        SchemeRequest(url: URL(string: "hybrid-bytes://\(host)/\(path)")!, method: method,
+                      headers: origin.map { [("Origin", $0)] } ?? [], body: body)
+    }
+
+    @Test func aPostThenAGetMovesTheBytesOnce() async throws {
+        let token = BridgeByteStore.makeToken()
+        let posted = try await channel.respond(to: request("POST", token, body: Data([1, 2])))
+        #expect(posted.status == 200)
+        #expect(posted.header("Access-Control-Allow-Origin") == "https://app.example.com")
+        let got = try await channel.respond(to: request("GET", token))
+        #expect(got.status == 200)
+        #expect(got.header("Content-Type") == "application/octet-stream")
+        if case .data(let data) = got.body { #expect(data == Data([1, 2])) } else { Issue.record("not a whole body") }
+        #expect(try await channel.respond(to: request("GET", token)).status == 404)
+    }
+
+    /// Hostile: another origin, no origin, another store's name, a malformed token, an oversized
+    /// or missing body, another method: refused, and only the page's origin gets CORS headers.
+    @Test func everythingElseIsRefused() async throws {
+        let token = try store.put(Data([5]))
+        for (origin, status) in [("https://evil.example.net", 403), ("null", 403), ("https://app.example.com:8443", 403)] {
+            let response = try await channel.respond(to: request("GET", token, origin: origin))
+            #expect(response.status == status)
+            #expect(response.header("Access-Control-Allow-Origin") == nil)
+        }
+        #expect(try await channel.respond(to: request("GET", token, origin: nil)).status == 403)
+        #expect(try await channel.respond(to: request("GET", token, host: "s2")).status == 404)
+        #expect(try await channel.respond(to: request("POST", "../../x", body: Data([1]))).status == 400)
+        #expect(try await channel.respond(to: request("POST", BridgeByteStore.makeToken(), body: Data(count: 9))).status == 413)
+        #expect(try await channel.respond(to: request("POST", BridgeByteStore.makeToken())).status == 400)
+        #expect(try await channel.respond(to: request("DELETE", token)).status == 405)
+        #expect(store.count == 1, "nothing refused was kept, and the token survived")
+    }
+}
