@@ -30,6 +30,11 @@ struct ByteChannelModule: BridgeModule {
             Action("digestData") { (fields: Fields, _) in Self.digest(fields.data) },
             Action("make") { (count: Int, _) in BridgeBytes(Data((0..<count).map { UInt8(truncatingIfNeeded: $0 % 251) })) },
             Action("echo") { (upload: Upload, _) in upload.bytes },
+            Action("progressBytes") { (count: Int, ctx) in
+                await ctx.progress(BridgeBytes(Data(repeating: 1, count: count)))
+                await ctx.progress("after")
+                return "done"
+            },
         ]
     }
 }
@@ -109,6 +114,27 @@ struct BridgeByteChannelTests {
         // The param posted and taken by the call, the reply put and fetched by the page.
         let expected = kind.capabilities.contains(.byteChannel) ? 2 : 0
         #expect(traffic() == (expected, expected))
+    }
+
+    /// Large bytes in progress reports and events arrive as `Uint8Array`s, and what follows them
+    /// waits: progress stays in order and before the reply.
+    @Test(arguments: EngineKind.allCases)
+    func progressAndEventsCarryLargeBytesInOrder(_ kind: EngineKind) async throws {
+        let rig = try rig(kind)
+        defer { rig.close() }
+        try await rig.open("index.html")
+        let seen = try await rig.page("""
+            const seen = [];
+            const label = (v) => v instanceof Uint8Array ? 'bytes:' + v.length + ':' + v[v.length - 1] : v;
+            seen.push(await hybrid.call('bytes', 'progressBytes', 300000, { onProgress: (p) => seen.push(label(p)) }));
+            window.event = new Promise((resolve) => hybrid.on('blob', (v) => resolve(label(v))));
+            return seen;
+            """)
+        #expect(seen == ["bytes:300000:1", "after", "done"])
+        try rig.host.emit("blob", BridgeBytes(Data(repeating: 3, count: 200_000)))
+        #expect(try await rig.page("return await window.event;") == "bytes:200000:3")
+        #expect(rig.host.byteChannel?.store.count ?? 0 == 0)
+        if kind.capabilities.contains(.byteChannel) { #expect(rig.host.byteChannel?.store.traffic.puts == 2) }
     }
 
     /// Hostile: a `$blob` the page makes up, or one whose size lies, is `bad_params` with a clear
