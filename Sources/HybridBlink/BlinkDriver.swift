@@ -36,6 +36,8 @@ public final class BlinkDriver: EngineDriver {
             + "Runtime.exceptionThrown, which is not sent for an error the page cancelled (onerror returning true, preventDefault) "
             + "nor for a cross-origin iframe (a target of its own)",
         .binaryMessages: "a Runtime.addBinding payload is a string and everything on the DevTools pipe is JSON: bytes cross as base64",
+        .byteChannel: "Chromium hands custom schemes to the OS, and a body Fetch intercepts crosses the DevTools pipe as base64 "
+            + "(postDataEntries, fulfillRequest) either way: no path avoids base64, so byte values stay in the message as base64",
     ]
 
     /// `blink`.

@@ -17,7 +17,7 @@ public final class GTKDriver: EngineDriver {
         .scriptWorlds, .messageReplies, .schemeRequestBodies, .customSchemeNavigation, .streamedSchemeResponses,
         .userOriginStyleSheets, .documentElementAtDocumentStart, .windowOpenReturnsNull, .perViewMediaPolicy,
         .downloads, .cookieChangeEvents, .crossSiteCookiesWithoutSameSite, .backForwardCache,
-        .windowCloseRequests, .permissionPrompts, .fileChoosers, .scriptErrorsInContainerWorld,
+        .windowCloseRequests, .permissionPrompts, .fileChoosers, .scriptErrorsInContainerWorld, .byteChannel,
     ]
 
     /// Why WebKitGTK lacks what it lacks (``WebEngineProvider/limitations``).
@@ -29,7 +29,8 @@ public final class GTKDriver: EngineDriver {
         .secureCookiesOnLoopbackHTTP: "libsoup stores and sends Secure cookies over https only, loopback included",
         .amendsNavigationRequests: "a WebKit policy decision only uses or ignores the request: a redirect is a cancel and a new load",
         .binaryMessages: "WebKitGTK 2.50 turns a posted typed array into an object of indexed numbers and an ArrayBuffer into {} "
-            + "(replies likewise): 1 MB took 10 s, so bytes cross as base64",
+            + "(replies likewise): 1 MB took 10 s, so small byte values cross as base64 and large ones take the byte channel "
+            + "(byteChannel: a custom-scheme request or response body)",
     ]
 
     /// `webkitgtk`.

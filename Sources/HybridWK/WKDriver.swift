@@ -36,6 +36,8 @@ public final class WKDriver: EngineDriver {
         .amendsNavigationRequests: "a WKNavigationActionPolicy only allows or cancels the request: a redirect is a cancel and a new load",
         .binaryMessages: "not claimed: WKScriptMessage bodies are documented as NSNumber, NSString, NSDate, NSArray, NSDictionary "
             + "and NSNull only, so bytes cross as base64",
+        .byteChannel: "not claimed: WKURLSchemeTask offers request.httpBody and didReceive(_:) for a custom scheme, but the "
+            + "channel (a CORS fetch from the page's origin) is not measured on a device, so bytes cross as base64",
     ]
 
     /// `wkwebview`.

@@ -66,9 +66,13 @@ public struct BridgeAction: Sendable {
                 var scanner = BridgeJSONScanner(bytes)
                 let value: any Sendable = Params.self == String.self ? try scanner.string("params") : try scanner.jsonValue()
                 guard scanner.peek() == nil else { throw BridgeFailure.malformed("params: trailing characters") }
+                // Raw JSON sees posted bytes as `$bytes`, as it did before the byte channel.
+                if BridgeByteStore.bound != nil, let json = value as? JSONValue { return try json.inliningChannelBytes() }
                 return value
             }
-            return try JSONDecoder().decode(Params.self, from: Data(bytes))
+            let decoder = JSONDecoder()
+            decoder.dataDecodingStrategy = .custom(BridgeBytes.decodeData)
+            return try decoder.decode(Params.self, from: Data(bytes))
         }
     }
 

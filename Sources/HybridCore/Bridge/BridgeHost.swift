@@ -22,6 +22,10 @@ public final class BridgeHost {
         public var transport: BridgeTransport?
         /// Route `scheme://module/action?…` navigations of the main frame into the modules.
         public var allowsURLCalls: Bool
+        /// Carry large byte values through the byte channel where the engine has one
+        /// (``EngineCapabilities/byteChannel``; `true` by default); `false` keeps every byte value
+        /// in the message as base64.
+        public var usesByteChannel = true
 
         /// Options with the defaults: world `hybridkit`, handler `hybrid`, scheme `hybrid`, the best transport.
         public init(worldName: String = "hybridkit", handlerName: String = "hybrid", urlScheme: String = "hybrid",
@@ -44,6 +48,10 @@ public final class BridgeHost {
     public let capabilities: EngineCapabilities
     /// The attached engine.
     public private(set) weak var engine: (any WebEngine)?
+    /// The byte channel large byte values take instead of base64, where the engine declares
+    /// ``EngineCapabilities/byteChannel`` and the transport is an isolated world; `nil` elsewhere.
+    /// Its store is emptied when a new document commits and when the host detaches.
+    public private(set) var byteChannel: BridgeByteChannel?
     private var observation: ObservationToken?
     /// The main frame's origin, kept from the engine's commit and URL events (parsing the URL
     /// on every message would cost more than routing it).
@@ -75,6 +83,13 @@ public final class BridgeHost {
             "urlTransport": true,
             "binary": "base64",
         ]
+        if options.usesByteChannel, capabilities.contains(.byteChannel), transport == .isolatedReply || transport == .isolatedCallback {
+            let store = BridgeByteStore(limits: .init(maxEntryBytes: limits.maxMessageBytes,
+                                                      maxTotalBytes: max(64 << 20, 2 * limits.maxMessageBytes)))
+            byteChannel = BridgeByteChannel(store: store) { [weak self] in self?.currentOrigin }
+            router.byteBinding = .init(store: store, threshold: BridgeByteChannel.defaultThreshold)
+            router.capabilities = .object((router.capabilities.objectValue ?? [:]).merging(["binary": "channel"]) { $1 })
+        }
         if !router.moduleNames.contains(HybridInfoModule.moduleName) {
             router.register(HybridInfoModule { [weak router] origin in router?.info(for: origin) ?? [:] })
         }
@@ -99,7 +114,8 @@ public final class BridgeHost {
         }
         scripts.append(UserScript(
             source: BridgeTransportScript.runtime(transport: transport == .url ? "url" : "event", urlScheme: options.urlScheme,
-                                                  maxMessageBytes: router.limits.maxMessageBytes),
+                                                  maxMessageBytes: router.limits.maxMessageBytes,
+                                                  byteChannel: byteChannel.map { ($0.baseURL, BridgeByteChannel.defaultThreshold) }),
             injectionTime: .documentStart, frames: .mainFrameOnly, world: .page))
         return scripts
     }
@@ -126,6 +142,7 @@ public final class BridgeHost {
     public func configure(_ configuration: inout EngineConfiguration) {
         configuration.userScripts.append(contentsOf: userScripts)
         configuration.messageHandlers.append(contentsOf: messageHandlers)
+        if let byteChannel { configuration.schemeHandlers[BridgeByteChannel.scheme] = byteChannel }
     }
 
     // MARK: Engine
@@ -146,6 +163,7 @@ public final class BridgeHost {
         observation = nil
         router.failAll(.cancelled)
         router.endDocument()
+        byteChannel?.store.removeAll()
         engine = nil
     }
 
@@ -153,6 +171,7 @@ public final class BridgeHost {
         switch event {
         case .loadCommitted(let url):
             origin = url.flatMap(BridgeOrigin.init(url:))
+            byteChannel?.store.removeAll()
             let document = router.beginDocument()
             if let nonce = document.nonce, let engine {
                 let script = BridgeTransportScript.issueNonce(nonce, info: router.info(for: currentOrigin))

@@ -22,7 +22,7 @@ extension BridgeRouter {
     /// has to wait: a refusal, a hello, a cancel, a call of an ``BridgeAction/immediate(_:_:)``
     /// action. Otherwise the answer is the call's work, to be awaited at once.
     public func answer(_ text: String, origin: BridgeOrigin?, source: Source = .document) -> ScriptAnswer {
-        switch decoder.decode(text) {
+        switch withBytes({ decoder.decode(text) }) {
         case .failure(let failure):
             log(.warning, failure.failure, origin: origin)
             return .now(.string(BridgeWire.failure(id: failure.callID, failure.failure)))
@@ -114,7 +114,7 @@ extension BridgeRouter {
         let context = BridgeCallContext(callID: call.id, module: call.module, action: call.action, origin: origin,
                                         availableModules: moduleNames(for: origin), document: generation)
         let result: Result<String, BridgeFailure>
-        do { result = .success(try invoke(params, context)) } catch { result = .failure(BridgeFailure(error)) }
+        do { result = .success(try withBytes { try invoke(params, context) }) } catch { result = .failure(BridgeFailure(error)) }
         return complete(id: call.id, module: call.module, action: call.action, generation: generation, result)
     }
 
@@ -137,9 +137,15 @@ extension BridgeRouter {
         // cancel it, and that task starts at once on the main actor: a handler that does not
         // suspend finishes before `ImmediateTask.start` returns, its answer is taken from
         // `answered`, and the call costs no continuation and no hop through the main queue.
+        let binding = byteBinding
         let task = ImmediateTask.start { [weak self] in
             do {
-                let value = try await action.invoke(params, context)
+                let value: String
+                if let binding {
+                    value = try await BridgeByteStore.$bound.withValue(binding) { try await action.invoke(params, context) }
+                } else {
+                    value = try await action.invoke(params, context)
+                }
                 self?.finish(token, .success(value))
             } catch {
                 self?.finish(token, .failure(BridgeFailure(error)))
@@ -199,5 +205,11 @@ extension BridgeRouter {
 
     func dropCalls(except generation: Int) {
         for token in calls.tokens(notIn: generation) { finish(token, .failure(.cancelled)) }
+    }
+
+    /// Runs `body` with the view's byte store bound (``BridgeByteStore/bound``), if it has one.
+    func withBytes<T>(_ body: () throws -> T) rethrows -> T {
+        guard let byteBinding else { return try body() }
+        return try BridgeByteStore.$bound.withValue(byteBinding, operation: body)
     }
 }

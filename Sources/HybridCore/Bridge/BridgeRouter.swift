@@ -75,6 +75,9 @@ public final class BridgeRouter {
     /// A hello began the current document before its commit was reported (see ``beginDocument()``).
     private var helloBeganDocument = false
     var decoder: BridgeDecoder
+    /// The view's byte store, bound while a call is decoded and its answer, progress and events
+    /// are encoded (set by ``BridgeHost`` where the engine has a byte channel).
+    var byteBinding: BridgeByteStore.Binding?
     var calls = BridgeCallTable()
     /// Answers of calls that finished before their caller started waiting (handlers that never
     /// suspended); ``run`` takes each one out at once.
@@ -175,7 +178,7 @@ public final class BridgeRouter {
     /// - Throws: ``BridgeFailure/internalError(_:)`` when `payload` cannot be encoded.
     @discardableResult
     public func emit<Payload: Encodable & Sendable>(_ name: String, _ payload: Payload) throws -> Bool {
-        let payloadJSON = try BridgeJSON.encode(payload)
+        let payloadJSON = try withBytes { try BridgeJSON.encode(payload) }
         // In announced mode a document has listeners only once its hello arrived.
         guard let document, document.nonce != nil || nonceMode != .announced else { return false }
         outbound?(BridgeWire.event(name: name, payloadJSON: payloadJSON), document)

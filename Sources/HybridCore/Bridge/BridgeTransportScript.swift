@@ -53,9 +53,16 @@ public enum BridgeTransportScript {
     ///   - urlScheme: The scheme of URL-style calls.
     ///   - maxMessageBytes: The router's message limit, so the runtime refuses an oversized call
     ///     (its Blobs unread) before the handshake too; `nil`: checked from the handshake on.
-    public static func runtime(transport: String, urlScheme: String, maxMessageBytes: Int? = nil) -> String {
+    ///   - byteChannel: The byte channel's URL prefix and the size from which byte values take it
+    ///     (``BridgeByteChannel``); `nil`: every byte value travels as base64.
+    public static func runtime(transport: String, urlScheme: String, maxMessageBytes: Int? = nil,
+                               byteChannel: (url: String, threshold: Int)? = nil) -> String {
         var boot: [String: JSONValue] = ["transport": .string(transport), "urlScheme": .string(urlScheme)]
         if let maxMessageBytes { boot["maxMessageBytes"] = .number(Double(maxMessageBytes)) }
+        if let byteChannel {
+            boot["byteChannel"] = .string(byteChannel.url)
+            boot["byteThreshold"] = .number(Double(byteChannel.threshold))
+        }
         return "window.__hybridkitBoot = \(JSONValue.object(boot).jsonText);\n" + runtimeSource
     }
 }

@@ -70,8 +70,14 @@ public struct EngineCapabilities: OptionSet, Sendable, Hashable {
     public static let scriptErrorsInContainerWorld = EngineCapabilities(rawValue: 1 << 21)
     /// Script messages carry bytes as bytes: a typed array or `ArrayBuffer` posted to a message
     /// handler, or returned in a reply, crosses between page and app without base64. Without it
-    /// the bridge carries bytes as `{"$bytes": base64}` (``BridgeBytes``).
+    /// the bridge carries bytes as `{"$bytes": base64}` (``BridgeBytes``), or large ones through
+    /// the ``byteChannel`` where the engine has that.
     public static let binaryMessages = EngineCapabilities(rawValue: 1 << 23)
+    /// The page can `fetch` a custom scheme the view serves, with an `ArrayBuffer` request body
+    /// and a byte response body, from any secure page origin (the scheme registered secure and
+    /// CORS-enabled, each request routed to its own view's handler): the bridge's byte channel
+    /// (``BridgeByteChannel``) carries large byte values that way instead of as base64.
+    public static let byteChannel = EngineCapabilities(rawValue: 1 << 24)
 
     /// Every capability with its name, in declaration order (reports, docs, skip messages).
     public static let named: [(name: String, capability: EngineCapabilities)] = [
@@ -89,7 +95,7 @@ public struct EngineCapabilities: OptionSet, Sendable, Hashable {
         ("windowCloseRequests", .windowCloseRequests),
         ("permissionPrompts", .permissionPrompts), ("fileChoosers", .fileChoosers),
         ("scriptErrorsInContainerWorld", .scriptErrorsInContainerWorld),
-        ("binaryMessages", .binaryMessages),
+        ("binaryMessages", .binaryMessages), ("byteChannel", .byteChannel),
     ]
 
     /// The single capabilities in this set, in declaration order.

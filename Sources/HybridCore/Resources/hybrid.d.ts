@@ -19,12 +19,14 @@ declare global {
 
 /**
  * What params and results may hold: JSON values, and bytes. Bytes (`ArrayBuffer`, any typed
- * array, `DataView`, `Blob`/`File` — read before the call is sent) are sent as `{"$bytes": base64}`
- * and come back as `Uint8Array`.
+ * array, `DataView`, `Blob`/`File` — read before the call is sent) are sent as `{"$bytes": base64}`,
+ * or from 64 KB on, where the engine has a byte channel (`capabilities.binary === 'channel'`), as
+ * request and response bodies of the container's `hybrid-bytes:` scheme; either way they come back
+ * as `Uint8Array`.
  */
 export type JSONValue = null | boolean | number | string | Bytes | JSONValue[] | { [key: string]: JSONValue };
 
-/** Binary data in params (sent as base64) and results (received as `Uint8Array`). */
+/** Binary data in params (sent as base64 or through the byte channel) and results (received as `Uint8Array`). */
 export type Bytes = ArrayBuffer | ArrayBufferView | Blob;
 
 /**
@@ -142,7 +144,7 @@ export interface HybridCapabilities {
   readonly messageReplies?: boolean;
   /** The legacy URL transport is available (`transport: 'url'`). */
   readonly urlTransport?: boolean;
-  /** How bytes travel: `base64` (`{"$bytes": …}` on the wire). */
+  /** How bytes travel: `base64` (`{"$bytes": …}` on the wire), or `channel` (large values as bodies of the `hybrid-bytes:` scheme, small ones as base64). */
   readonly binary?: string;
   readonly [key: string]: JSONValue | undefined;
 }

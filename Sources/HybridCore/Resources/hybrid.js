@@ -18,6 +18,12 @@
   var HELLO = 'hybridkit:hello';
   var scheme = boot.urlScheme || 'hybrid';
   var defaultTransport = boot.transport === 'url' ? 'url' : 'event';
+  // The byte channel (docs/bridge.md, "Bytes without base64"): where the engine has one, byte
+  // values of at least `byteThreshold` bytes cross as fetch bodies to `byteChannel + token`. The
+  // engine's own fetch is kept from document start, before any page script runs.
+  var byteChannel = typeof boot.byteChannel === 'string' && typeof window.fetch === 'function' ? boot.byteChannel : null;
+  var byteThreshold = boot.byteThreshold || 65536;
+  var channelFetch = byteChannel ? window.fetch.bind(window) : null;
 
   var nonce = null;
   var info = null;
@@ -80,7 +86,53 @@
     if (at < 0) at = text.indexOf('"payload":') + 2;
     if (at < 2) return false;
     var first = text.charCodeAt(at + 8);
-    return (first === 123 || first === 91) && text.indexOf('"$bytes"', at) >= 0;  // '{' or '['
+    return (first === 123 || first === 91) &&  // '{' or '['
+      (text.indexOf('"$bytes"', at) >= 0 || (byteChannel !== null && text.indexOf('"$blob"', at) >= 0));
+  }
+
+  // A 128-bit random token, 32 lower-case hex digits (the store's form).
+  function newToken() {
+    var words = crypto.getRandomValues(new Uint32Array(4));
+    var out = '';
+    for (var i = 0; i < 4; i++) out += ('0000000' + words[i].toString(16)).slice(-8);
+    return out;
+  }
+
+  function channelError(response, what) {
+    return response.text().then(function (why) {
+      var code = response.status === 413 ? 'payload_too_large' : response.status === 507 ? 'queue_full' : 'internal';
+      throw HybridError(code, what + ' (' + response.status + ': ' + why + ')');
+    });
+  }
+
+  // Posts each large byte value of a call to the channel under a new token, then sends the call
+  // naming the tokens ({"$blob": token, "size": N}). Only ArrayBuffer-backed bodies are posted: a
+  // Blob body to a custom scheme crashes WebKitGTK 2.50 (Blobs were read to bytes before this).
+  function postBytesThenSend(entry, items) {
+    entry.tokens = new Map();
+    Promise.all(items.map(function (item) {
+      var token = newToken();
+      entry.tokens.set(item.key, { token: token, size: item.bytes.byteLength });
+      return channelFetch(byteChannel + token, { method: 'POST', body: item.bytes, mode: 'cors', credentials: 'omit', cache: 'no-store' })
+        .then(function (response) { if (!response.ok) return channelError(response, 'the bytes of a param were refused'); });
+    })).then(function () {
+      if (pending.has(entry.id)) queueOrTransmit(entry);
+    }, function (error) {
+      if (!pending.has(entry.id)) return;
+      finish(entry);
+      entry.reject(error && error.name === 'HybridError' ? error : HybridError('internal', 'the byte channel failed: ' + (error && error.message)));
+    });
+  }
+
+  // Fetches the bytes a received `$blob` names into its place ({holder, key, token, size}).
+  function fetchBytes(ref) {
+    return channelFetch(byteChannel + ref.token, { mode: 'cors', credentials: 'omit', cache: 'no-store' }).then(function (response) {
+      if (!response.ok) return channelError(response, 'the bytes of an answer could not be fetched');
+      return response.arrayBuffer();
+    }).then(function (buffer) {
+      if (buffer.byteLength !== ref.size) throw HybridError('internal', 'the bytes of an answer arrived with ' + buffer.byteLength + ' of ' + ref.size + ' bytes');
+      ref.holder[ref.key] = new Uint8Array(buffer);
+    });
   }
 
   function hasOwnKeys(object) {
@@ -89,20 +141,26 @@
   }
 
   // Blobs (and Files) in params are read before the call is sent; while its envelope is made,
-  // `blobBytes` maps each of them to its bytes.
+  // `blobBytes` maps each of them to its bytes, and `channelTokens` each value posted to the byte
+  // channel to its token (named once: a value that appears again goes inline).
   var blobBytes = null;
+  var channelTokens = null;
 
   function replacer(key, value) {
-    if (value !== null && typeof value === 'object' && (value instanceof ArrayBuffer || ArrayBuffer.isView(value))) {
-      return { $bytes: toBase64(value) };
+    if (value === null || typeof value !== 'object') return value;
+    if (channelTokens !== null) {
+      var ref = channelTokens.get(value);
+      if (ref && !ref.named) { ref.named = true; return { $blob: ref.token, size: ref.size }; }
     }
+    if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) return { $bytes: toBase64(value) };
     if (blobBytes !== null && value instanceof Blob && blobBytes.has(value)) return { $bytes: toBase64(blobBytes.get(value)) };
     return value;
   }
 
-  // The Blobs in `value` (objects and arrays, at most 64 levels deep), each once. Every object is
-  // visited once, so shared or cyclic params cost one pass (a cycle then fails in JSON.stringify).
-  function findBlobs(value, found, depth, seen) {
+  // The Blobs in `value` (objects and arrays, at most 64 levels deep), each once, and into `large`
+  // (when given) the byte values of at least `byteThreshold` bytes. Every object is visited once,
+  // so shared or cyclic params cost one pass (a cycle then fails in JSON.stringify).
+  function findBlobs(value, found, depth, seen, large) {
     if (value === null || typeof value !== 'object' || depth > 64) return found;
     seen = seen || new Set();
     if (seen.has(value)) return found;
@@ -111,27 +169,64 @@
       found.push(value);
       return found;
     }
-    if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) return found;
+    if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) {
+      if (large && value.byteLength >= byteThreshold) large.push({ key: value, bytes: value });
+      return found;
+    }
     for (var key in value) {
-      if (Object.prototype.hasOwnProperty.call(value, key)) findBlobs(value[key], found, depth + 1, seen);
+      if (Object.prototype.hasOwnProperty.call(value, key)) findBlobs(value[key], found, depth + 1, seen, large);
     }
     return found;
   }
+
+  // While a message is parsed: the `$blob`s in it, to fetch before it is delivered.
+  var revivedBlobs = null;
 
   function reviver(key, value) {
     if (value !== null && typeof value === 'object' && typeof value.$bytes === 'string' && Object.keys(value).length === 1) {
       try { return fromBase64(value.$bytes); } catch (e) { return value; }
     }
+    if (byteChannel !== null && value !== null && typeof value === 'object' && typeof value.$blob === 'string' &&
+        typeof value.size === 'number' && Object.keys(value).length === 2) {
+      revivedBlobs.push({ holder: this, key: key, token: value.$blob, size: value.size });
+      return null;
+    }
     return value;
   }
 
   // ---- receiving -------------------------------------------------------------------------
+  // Messages wait here, in order, behind one whose bytes are still being fetched.
+  var inbound = null;
+  var inboundWaiting = 0;
+
   function receive(text) {
     var message;
     // The reviver costs a call per value, so it runs only when the text may carry bytes: its
     // value or payload is an object or array that mentions "$bytes" (a large string never is).
-    try { message = mayCarryBytes(text) ? JSON.parse(text, reviver) : JSON.parse(text); } catch (e) { return; }
+    var blobs = null;
+    try {
+      if (mayCarryBytes(text)) {
+        revivedBlobs = [];
+        message = JSON.parse(text, reviver);
+        blobs = revivedBlobs;
+      } else {
+        message = JSON.parse(text);
+      }
+    } catch (e) { return; } finally { revivedBlobs = null; }
     if (!message || typeof message !== 'object') return;
+    if ((blobs === null || blobs.length === 0) && inboundWaiting === 0) { deliver(message); return; }
+    blobs = blobs || [];
+    inboundWaiting++;
+    var fetched = Promise.all(blobs.map(fetchBytes));
+    inbound = (inbound || Promise.resolve()).then(function () { return fetched; }).then(function () {
+      deliver(message);
+    }, function (error) {
+      if (message.t !== 'reply') { report(error); return; }
+      deliver({ t: 'reply', id: message.id, ok: false, error: { code: error.code || 'internal', message: error.message } });
+    }).then(function () { inboundWaiting--; });
+  }
+
+  function deliver(message) {
     switch (message.t) {
       case 'ready': becomeReady(message); break;
       case 'reply': settle(message); break;
@@ -193,6 +288,11 @@
   }
 
   function envelope(call) {
+    channelTokens = call.tokens || null;
+    try { return envelopeText(call); } finally { channelTokens = null; }
+  }
+
+  function envelopeText(call) {
     // `v` and `id` come first: the container reads the id from the first bytes of a message
     // it refuses to parse (too large), so it can still answer this call.
     // Only objects can hold bytes; a replacer takes JSON.stringify off its fast path, so
@@ -211,7 +311,7 @@
 
   // Reads the call's Blobs, then sends it. Blobs larger together than the container's message
   // limit allows (as base64) are refused without being read.
-  function readBlobsThenSend(entry, blobs) {
+  function readBlobsThenSend(entry, blobs, large) {
     var limit = messageLimit();
     var total = 0;
     for (var i = 0; i < blobs.length; i++) total += blobs[i].size;
@@ -224,9 +324,13 @@
     Promise.all(blobs.map(function (blob) { return blob.arrayBuffer(); })).then(function (buffers) {
       if (!pending.has(entry.id)) return;  // aborted or timed out meanwhile
       entry.blobBytes = new Map();
-      for (var i = 0; i < blobs.length; i++) entry.blobBytes.set(blobs[i], new Uint8Array(buffers[i]));
-      if (!announced && entry.transport !== 'url') waiting.push(entry);
-      else transmit(entry);
+      for (var i = 0; i < blobs.length; i++) {
+        var bytes = new Uint8Array(buffers[i]);
+        entry.blobBytes.set(blobs[i], bytes);
+        if (large && bytes.byteLength >= byteThreshold) large.push({ key: blobs[i], bytes: bytes });
+      }
+      if (large && large.length > 0) postBytesThenSend(entry, large);
+      else queueOrTransmit(entry);
     }, function (error) {
       if (!pending.has(entry.id)) return;
       finish(entry);
@@ -308,11 +412,17 @@
         };
         signal.addEventListener('abort', entry.onAbort);
       }
-      var blobs = findBlobs(entry.params, [], 0);
-      if (blobs.length > 0) readBlobsThenSend(entry, blobs);
-      else if (!announced && entry.transport !== 'url') waiting.push(entry);
-      else transmit(entry);
+      var large = byteChannel !== null && entry.transport !== 'url' ? [] : null;
+      var blobs = findBlobs(entry.params, [], 0, undefined, large);
+      if (blobs.length > 0) readBlobsThenSend(entry, blobs, large);
+      else if (large && large.length > 0) postBytesThenSend(entry, large);
+      else queueOrTransmit(entry);
     });
+  }
+
+  function queueOrTransmit(entry) {
+    if (!announced && entry.transport !== 'url') waiting.push(entry);
+    else transmit(entry);
   }
 
   // ---- legacy URL transport --------------------------------------------------------------

@@ -26,6 +26,8 @@ enum DataBenchSuite: BenchSuite {
         bytes_base64_10mb_rt_ms      the same bytes base64-encoded by the page and sent as a string
         bytes_vs_base64              bytes_base64_10mb_rt_ms / bytes_10mb_rt_ms (goal at least 3 where the
                                      engine has a binary path; about 1 where bytes cross as base64 anyway)
+        bytes_inline_10mb_rt_ms      bytes_10mb_rt_ms in a second view with the byte channel turned off
+                                     (BridgeHost.Options.usesByteChannel): the `$bytes` base64 path
         download_50mb_native_ms      the engine's own fetch of a 50 MB file into an ArrayBuffer
         download_50mb_proxy_ms       the same through the proxy (streamed)
         download_50mb_ratio          proxy / native
@@ -66,6 +68,7 @@ enum DataBenchSuite: BenchSuite {
 
         let upload = try await pair(view, "upload", ["mb": uploadMB, "rounds": rounds])
         let bytes = try await pair(view, "bytes", ["mb": bytesMB, "rounds": rounds + 2])
+        let inline = try await inlineBytes(provider, configuration, nginx.url("/bench.html"), rounds: rounds + 2)
         let download = try await pair(view, "download", ["mb": downloadMB, "rounds": rounds])
         // Last, as they may take the page down (Chromium 156's renderer dies on a 200 MB fetch body
         // here, its own or the proxy's): -1 then, the reason on standard error.
@@ -78,9 +81,22 @@ enum DataBenchSuite: BenchSuite {
             ("upload_50mb_native_ms", upload.0), ("upload_50mb_proxy_ms", upload.1), ("upload_50mb_ratio", upload.1 / upload.0),
             ("upload_200mb_native_rss_growth_mb", nativeGrowth), ("upload_200mb_rss_growth_mb", proxyGrowth),
             ("bytes_10mb_rt_ms", bytes.0), ("bytes_base64_10mb_rt_ms", bytes.1), ("bytes_vs_base64", bytes.1 / bytes.0),
+            ("bytes_inline_10mb_rt_ms", inline),
             ("download_50mb_native_ms", download.0), ("download_50mb_proxy_ms", download.1),
             ("download_50mb_ratio", download.1 / download.0),
         ])
+    }
+
+    /// `bytes_10mb_rt_ms` in a view of its own whose bridge keeps bytes in messages as base64.
+    @MainActor private static func inlineBytes(_ provider: any WebEngineProvider, _ configuration: HybridWebViewConfiguration,
+                                               _ url: URL, rounds: Int) async throws -> Double {
+        var configuration = configuration
+        configuration.bridgeOptions.usesByteChannel = false
+        let view = try HybridWebView(provider: provider, configuration: configuration)
+        defer { view.close() }
+        try await view.engine.waitForLoad(timeout: BenchOptions.loadTimeout) { view.load(url) }
+        _ = try await view.engine.callAsync("await window.hybrid.ready; return true;")
+        return try await pair(view, "bytes", ["mb": bytesMB, "rounds": rounds]).0
     }
 
     /// Runs one scenario of `bench-data.js` (`window.dataBench[name]`) in the page; it answers two numbers.

@@ -1,0 +1,137 @@
+import Foundation
+
+/// The bridge's byte channel: a custom scheme, `hybrid-bytes://<store>/<token>`, through which the
+/// page runtime moves large byte values as request and response bodies instead of base64 text in
+/// script messages (docs/bridge.md, "Bytes without base64").
+///
+/// `POST` with a token the runtime made keeps the body in the view's ``BridgeByteStore`` (a call
+/// then names it as `{"$blob": token, "size": N}`); `GET` takes the bytes of a reply, once. Only
+/// the main frame's current origin is answered (its `Origin` header), with CORS headers for that
+/// origin alone; the engine routes each request to the handler of the view that made it, so no
+/// other view reaches this store. ``BridgeHost`` installs it where the engine declares
+/// ``EngineCapabilities/byteChannel``.
+public struct BridgeByteChannel: URLSchemeHandler {
+    /// The channel's URL scheme.
+    public static let scheme = "hybrid-bytes"
+    /// Byte values of at least this many bytes take the channel; smaller ones stay inline as
+    /// `$bytes` (below it a request costs more than base64 saves).
+    public static let defaultThreshold = 64 << 10
+
+    /// The store requests put into and take from.
+    public let store: BridgeByteStore
+    /// The host part of the channel's URLs: a random name for this store.
+    public let storeID: String
+    let origin: @MainActor @Sendable () -> BridgeOrigin?
+
+    /// A channel over `store`, answering only the origin `origin()` returns at each request.
+    public init(store: BridgeByteStore, storeID: String = BridgeByteStore.makeToken(),
+                origin: @escaping @MainActor @Sendable () -> BridgeOrigin?) {
+        self.store = store
+        self.storeID = storeID
+        self.origin = origin
+    }
+
+    /// The URL prefix the page runtime posts to and fetches from: `hybrid-bytes://<store>/`.
+    public var baseURL: String { "\(Self.scheme)://\(storeID)/" }
+
+    /// Answers a `POST` (keep the body under the URL's token), a `GET` (take the token's bytes)
+    /// or an `OPTIONS` preflight, for the main frame's current origin only; everything else gets
+    /// a 4xx without CORS headers, so the page cannot read it.
+    @MainActor public func respond(to request: SchemeRequest) async throws -> SchemeResponse {
+        guard let allowed = origin(), let sent = request.header("Origin"), let url = URL(string: sent),
+              BridgeOrigin(url: url) == allowed
+        else { return Self.refusal(403, "not the page's origin", cors: nil) }
+        let cors = sent
+        guard request.url.host == storeID else { return Self.refusal(404, "no such store", cors: cors) }
+        let token = String(request.url.path.dropFirst())
+        switch request.method.uppercased() {
+        case "OPTIONS":
+            return SchemeResponse(status: 204, headers: Self.corsHeaders(cors) + [
+                ("Access-Control-Allow-Methods", "GET, POST"), ("Access-Control-Max-Age", "600")], body: .data(Data()))
+        case "POST":
+            guard let body = request.body else { return Self.refusal(400, "no body", cors: cors) }
+            do {
+                try store.put(body, token: token)
+            } catch {
+                return Self.refusal(Self.status(of: error), "\(error)", cors: cors)
+            }
+            return SchemeResponse(status: 200, headers: Self.corsHeaders(cors), body: .data(Data()))
+        case "GET":
+            do {
+                let data = try store.take(token)
+                return SchemeResponse(status: 200, headers: Self.corsHeaders(cors) + [
+                    ("Content-Type", "application/octet-stream"), ("Content-Length", String(data.count))], body: .data(data))
+            } catch {
+                return Self.refusal(Self.status(of: error), "\(error)", cors: cors)
+            }
+        default:
+            return Self.refusal(405, "only GET and POST", cors: cors)
+        }
+    }
+
+    private static func corsHeaders(_ origin: String) -> [(name: String, value: String)] {
+        [("Access-Control-Allow-Origin", origin), ("Vary", "Origin"), ("Cache-Control", "no-store")]
+    }
+
+    private static func refusal(_ status: Int, _ message: String, cors: String?) -> SchemeResponse {
+        SchemeResponse(status: status, contentType: "text/plain; charset=utf-8",
+                       headers: cors.map(corsHeaders) ?? [("Cache-Control", "no-store")], data: Data(message.utf8))
+    }
+
+    private static func status(of refusal: BridgeByteStore.Refusal) -> Int {
+        switch refusal {
+        case .tooLarge: 413
+        case .full: 507
+        case .badToken: 400
+        case .duplicateToken: 409
+        case .unknownToken: 404
+        case .wrongSize: 400
+        }
+    }
+}
+
+extension BridgeBytes {
+    /// The bytes a `{"$blob": token, "size": N}` param names, taken from the bound store.
+    static func takeFromChannel(_ token: String, size: Int) throws -> Data {
+        guard let binding = BridgeByteStore.bound else {
+            throw BridgeFailure.malformed("$blob: this view has no byte channel")
+        }
+        do {
+            return try binding.store.take(token, size: size)
+        } catch .unknownToken {
+            throw BridgeFailure.malformed("$blob: no bytes under this token (never posted, already used, expired, or freed)")
+        } catch .wrongSize(let expected, let actual) {
+            throw BridgeFailure.malformed("$blob: \(actual) bytes were posted, the call says \(expected)")
+        } catch {
+            throw BridgeFailure.malformed("$blob: \(error)")
+        }
+    }
+
+    /// JSON text for `data`: a `$blob` token in the bound store when it is large enough and the
+    /// store has room, `$bytes` base64 otherwise.
+    static func outboundText(_ data: Data) -> String {
+        if let binding = BridgeByteStore.bound, data.count >= binding.threshold, let token = try? binding.store.put(data) {
+            return #"{"$blob":""# + token + #"","size":"# + String(data.count) + "}"
+        }
+        return #"{"$bytes":""# + data.base64EncodedString() + #""}"#
+    }
+}
+
+extension JSONValue {
+    /// This value with every `{"$blob": token, "size": N}` object replaced by the posted bytes as
+    /// `{"$bytes": base64}`, so a module that takes raw JSON sees what it saw before the channel.
+    func inliningChannelBytes() throws -> JSONValue {
+        switch self {
+        case .object(let members):
+            if members.count == 2, case .string(let token)? = members["$blob"], case .number(let size)? = members["size"] {
+                let data = try BridgeBytes.takeFromChannel(token, size: Int(exactly: size) ?? -1)
+                return ["$bytes": .string(data.base64EncodedString())]
+            }
+            return .object(try members.mapValues { try $0.inliningChannelBytes() })
+        case .array(let items):
+            return .array(try items.map { try $0.inliningChannelBytes() })
+        default:
+            return self
+        }
+    }
+}
