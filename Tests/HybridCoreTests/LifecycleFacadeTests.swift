@@ -61,7 +61,7 @@ struct LifecycleFacadeTests {
     }
 
     @Test func dialogsAreShownOnlyWhileTheViewCanShowThem() throws {
-        let (view, engine, delegate) = try make()
+        let (view, _, delegate) = try make()
         var answers: [ScriptDialogResult] = []
         func open(_ kind: ScriptDialog.Kind) -> ScriptDialogCompletion {
             let completion = ScriptDialogCompletion(dialog: ScriptDialog(kind: kind, message: "?")) { answers.append($0) }
