@@ -31,8 +31,18 @@ struct ProxyBodySourceTests {
         Data((0..<count).map { UInt8(truncatingIfNeeded: (Int(offset) + $0) % 251) })
     }
 
+    /// An answer as the router decodes it from the page's JSON (a failure to decode fails the test).
+    static func decoded(_ json: String) -> ProxySlice {
+        let decoder = JSONDecoder()
+        decoder.dataDecodingStrategy = .custom(BridgeBytes.decodeData)
+        do { return try decoder.decode(ProxySlice.self, from: Data(json.utf8)) } catch {
+            Issue.record("\(error)")
+            return ProxySlice(id: "", seq: -1, offset: 0, data: nil)
+        }
+    }
+
     static func answer(_ pull: ProxyPull) -> ProxySlice {
-        ProxySlice(id: pull.id, seq: pull.seq, offset: pull.offset, data: bytes(pull.length, from: pull.offset).base64EncodedString())
+        ProxySlice(id: pull.id, seq: pull.seq, offset: pull.offset, data: bytes(pull.length, from: pull.offset))
     }
 
     /// Reads the whole stream on a thread of its own (reads block until the page answers).
@@ -106,7 +116,7 @@ struct ProxyBodySourceTests {
 
     /// Each way an answer can be wrong fails the body: the stream stops with an error
     /// (`-1`, so the server never gets a whole body) and the failure is `invalid_body`.
-    @Test(arguments: ["offset", "base64", "more", "fewer", "unasked", "error"])
+    @Test(arguments: ["offset", "base64", "token", "more", "fewer", "unasked", "error"])
     func aWrongAnswerFailsTheBody(_ wrong: String) async throws {
         let pulls = Pulls()
         let size = Int64(ProxyBodySource.sliceBytes * 2 + 10)
@@ -118,9 +128,10 @@ struct ProxyBodySourceTests {
             var bad = slice
             switch wrong {
             case "offset": bad.offset += 1
-            case "base64": bad.data = "@@not base64@@"
-            case "more": bad.data = Self.bytes(11, from: slice.offset).base64EncodedString()
-            case "fewer": bad.data = Self.bytes(4, from: slice.offset).base64EncodedString()
+            case "base64": bad = Self.decoded(#"{"id":"\#(slice.id)","seq":\#(slice.seq),"offset":\#(slice.offset),"data":"@@not base64@@"}"#)
+            case "token": bad = Self.decoded(#"{"id":"\#(slice.id)","seq":\#(slice.seq),"offset":\#(slice.offset),"data":{"$blob":"\#(String(repeating: "a", count: 32))","size":10}}"#)
+            case "more": bad.data = Self.bytes(11, from: slice.offset)
+            case "fewer": bad.data = Self.bytes(4, from: slice.offset)
             case "unasked": bad.seq += 7
             default: bad.data = nil; bad.error = "NotReadableError"
             }

@@ -87,6 +87,14 @@ struct ProxyStreamedBodyTests {
         #expect(received.value.count == 2)
         // The app's hook sees the declared size.
         #expect(rig.records.value.map(\.requestBodyBytes) == [size, size])
+        // Where the engine has a byte channel, every slice crossed it as bytes (one POST, taken once).
+        let slices = 2 * (size >> 20)   // two bodies in slices of 1 MB (ProxyBodySource.sliceBytes)
+        let traffic = rig.view.bridge.byteChannel?.store.traffic ?? (0, 0)
+        if kind.capabilities.contains(.byteChannel) {
+            #expect(traffic == (slices, slices))
+        } else {
+            #expect(rig.view.bridge.byteChannel == nil)
+        }
     }
 
     /// FormData with a file part streams (a multipart Blob made in the page) and the server parses it.

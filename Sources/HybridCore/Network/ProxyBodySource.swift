@@ -130,7 +130,8 @@ final class ProxyBodySource: @unchecked Sendable {
             guard slice.offset == asked.offset else {
                 throw failLocked("slice \(slice.seq) is at offset \(slice.offset), asked for \(asked.offset)")
             }
-            guard let data = Data(base64Encoded: slice.data ?? "") else { throw failLocked("slice \(slice.seq) is not base64") }
+            if let why = slice.malformed { throw failLocked("slice \(slice.seq): \(why)") }
+            guard let data = slice.data else { throw failLocked("slice \(slice.seq) has no bytes") }
             guard data.count == asked.length else {
                 throw failLocked(data.count > asked.length
                     ? "slice \(slice.seq) has \(data.count) bytes, asked for \(asked.length)"
@@ -259,17 +260,55 @@ public struct ProxySlice: Codable, Sendable, Hashable {
     public var seq: Int
     /// The first byte, as asked.
     public var offset: Int64
-    /// Exactly the bytes asked for, as base64.
-    public var data: String?
+    /// Exactly the bytes asked for. On the wire: bytes as the bridge carries them (the page
+    /// runtime sends a `Uint8Array`: through the byte channel where the engine has one, else as
+    /// `$bytes`), or a base64 string.
+    public var data: Data?
     /// Why the page could not read its body (a file that changed or went away), instead of `data`.
     public var error: String?
+    /// Why `data` could not be read from the answer (not base64, a token that names no bytes):
+    /// the request then fails with ``NetworkFailure/invalidBody(_:)`` rather than waiting for a
+    /// slice that will not come.
+    var malformed: String?
+
+    private enum Key: String, CodingKey { case id, seq, offset, data, error }
 
     /// An answer.
-    public init(id: String, seq: Int, offset: Int64, data: String?, error: String? = nil) {
+    public init(id: String, seq: Int, offset: Int64, data: Data?, error: String? = nil) {
         self.id = id
         self.seq = seq
         self.offset = offset
         self.data = data
         self.error = error
+    }
+
+    /// Decodes an answer; `data` that is present but unreadable is kept as ``malformed``.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        id = try container.decode(String.self, forKey: .id)
+        seq = try container.decode(Int.self, forKey: .seq)
+        offset = try container.decode(Int64.self, forKey: .offset)
+        error = try container.decodeIfPresent(String.self, forKey: .error)
+        guard container.contains(.data), try !container.decodeNil(forKey: .data) else { return }
+        do {
+            data = try BridgeBytes.decodeData(container.superDecoder(forKey: .data))
+        } catch {
+            malformed = "its bytes are unreadable (\(Self.reason(error)))"
+        }
+    }
+
+    /// Encodes an answer with `data` as base64 text.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(seq, forKey: .seq)
+        try container.encode(offset, forKey: .offset)
+        try container.encodeIfPresent(data?.base64EncodedString(), forKey: .data)
+        try container.encodeIfPresent(error, forKey: .error)
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        if case DecodingError.dataCorrupted(let context) = error { return context.debugDescription }
+        return "not bytes"
     }
 }

@@ -345,8 +345,10 @@
       fields.offset = pull.offset;
       return window.hybrid.call('proxy', 'slice', fields);
     };
+    // The bytes go as bytes: the bridge carries them through its byte channel where the engine
+    // has one (no base64 on either side), and as base64 where it has none.
     source.slice(pull.offset, pull.length).then(function (bytes) {
-      return answer({ data: toBase64(bytes) });
+      return answer({ data: bytes });
     }, function (e) {
       return answer({ error: String(e && e.message || e) });
     }).catch(function () { /* the request reports its own failure */ });
