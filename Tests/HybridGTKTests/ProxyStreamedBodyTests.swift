@@ -88,7 +88,7 @@ struct ProxyStreamedBodyTests {
         // The app's hook sees the declared size.
         #expect(rig.records.value.map(\.requestBodyBytes) == [size, size])
         // Where the engine has a byte channel, every slice crossed it as bytes (one POST, taken once).
-        let slices = 2 * (size >> 20)   // two bodies in slices of 1 MB (ProxyBodySource.sliceBytes)
+        let slices = 2 * (size >> 21)   // two bodies in slices of 2 MB (ProxyBodySource.sliceBytes)
         let traffic = rig.view.bridge.byteChannel?.store.traffic ?? (0, 0)
         if kind.capabilities.contains(.byteChannel) {
             #expect(traffic == (slices, slices))

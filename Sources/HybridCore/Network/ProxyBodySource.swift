@@ -18,10 +18,12 @@ import Foundation
 /// stream stops mid-body, so a wrong body never reaches the server whole. Answers to pulls of an
 /// earlier stream (a replay started meanwhile) are ignored.
 final class ProxyBodySource: @unchecked Sendable {
-    /// Bytes per slice: a 200 MB body is 200 bridge round trips, and a slice's message (1.4 MB
-    /// of base64) stays well under the bridge's default message limit (16 MB). Measured with
-    /// `hybrid bench data` on WebKitGTK: 2 MB slices were 10 % faster, 4 MB no faster again.
-    static let sliceBytes = 1 << 20
+    /// Bytes per slice: a 200 MB body is 100 bridge round trips, and a slice's message (2.7 MB
+    /// of base64 where the engine has no byte channel) stays well under the bridge's default
+    /// message limit (16 MB). Measured with `hybrid bench data` on WebKitGTK with the byte
+    /// channel (upload_50mb_ratio, runs in a row): 1 MB slices four at a time 1.85–2.15, 2 MB six
+    /// at a time 1.40–1.71; wider windows (8–16 slices) and 4 MB slices were no faster.
+    static let sliceBytes = 2 << 20
     /// Whether request bodies stream on this platform: where Foundation reads a body stream the
     /// way measured here (swift-corelibs-foundation). Apple's URLSession reads body streams on a
     /// run loop and was not measured (no Apple device): bodies stay inline there, as before.
@@ -30,10 +32,10 @@ final class ProxyBodySource: @unchecked Sendable {
     #else
     static let isAvailable = false
     #endif
-    /// Slices held or asked for at once: the one the transfer reads and three on their way, so
-    /// the page's reading and the bridge's latency overlap the sending (2 slices: 3.0× the
-    /// engine's own upload time; 4: 2.8×). At most 4 MB of body, plus their base64 in flight.
-    static let window = 4
+    /// Slices held or asked for at once: the one the transfer reads and five on their way, so
+    /// the page's reading and the bridge's latency overlap the sending (see ``sliceBytes``). At
+    /// most 12 MB of body in flight (plus their base64 where there is no byte channel).
+    static let window = 6
 
     /// The random name the page's answers carry; only the calling document ever learns it.
     let id: String
