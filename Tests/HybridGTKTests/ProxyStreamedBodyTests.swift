@@ -97,6 +97,53 @@ struct ProxyStreamedBodyTests {
         }
     }
 
+    /// A large binary response reaches the page byte-exact through fetch's stream and XHR; where
+    /// the engine has a byte channel its chunks crossed it as bytes (each taken once), else as base64.
+    @Test(arguments: EngineKind.allCases)
+    func largeResponseBodiesArriveByteExact(_ kind: EngineKind) async throws {
+        let (rig, _) = try Self.rig(kind)
+        defer { rig.close() }
+        try await rig.open()
+        let size = 12 << 20
+        let value = try await rig.js("""
+            const hex = async (buffer) => Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', buffer)))
+              .map((b) => b.toString(16).padStart(2, '0')).join('');
+            const response = await fetch(url);
+            const reader = response.body.getReader();
+            const parts = [];
+            let length = 0;
+            for (;;) {
+              const { done, value } = await reader.read();
+              if (done) break;
+              parts.push(value);
+              length += value.length;
+            }
+            const whole = new Uint8Array(length);
+            let at = 0;
+            for (const part of parts) { whole.set(part, at); at += part.length; }
+            const xhr = await new Promise((resolve) => {
+              const x = new XMLHttpRequest();
+              x.responseType = 'arraybuffer';
+              x.onload = () => resolve(x.response);
+              x.onerror = () => resolve(null);
+              x.open('GET', url);
+              x.send();
+            });
+            return { length, fetched: await hex(whole), xhr: xhr ? await hex(xhr) : null, xhrLength: xhr ? xhr.byteLength : -1 };
+            """, ["url": .string(rig.url("/bytes?n=\(size)").absoluteString)])
+        let sha = TestRoutes.sha256Hex(TestRoutes.pattern(count: size))
+        #expect(value["length"] == .number(Double(size)))
+        #expect(value["fetched"] == .string(sha))
+        #expect(value["xhrLength"] == .number(Double(size)))
+        #expect(value["xhr"] == .string(sha))
+        #expect(rig.records.value.count == 2)
+        if kind.capabilities.contains(.byteChannel) {
+            let traffic = rig.view.bridge.byteChannel?.store.traffic ?? (puts: 0, takes: 0)
+            #expect(traffic.puts > 0, "the chunks crossed the byte channel")
+            #expect(traffic.takes == traffic.puts, "each chunk taken once: \(traffic)")
+        }
+    }
+
     /// FormData with a file part streams (a multipart Blob made in the page) and the server parses it.
     @Test(arguments: EngineKind.allCases)
     func formDataWithAFileStreams(_ kind: EngineKind) async throws {

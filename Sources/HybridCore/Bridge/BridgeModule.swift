@@ -47,6 +47,9 @@ public struct BridgeCallContext: Sendable {
     /// `nil` for contexts made outside the router.
     let document: Int?
     let progressSink: @MainActor @Sendable (String) -> Void
+    /// The view's byte store, so progress reported from any task or thread (a transfer's
+    /// callbacks) carries large bytes through the byte channel as the reply does.
+    var byteBinding: BridgeByteStore.Binding?
 
     /// A context; the router makes one per call (tests may make their own).
     public init(
@@ -77,7 +80,10 @@ public struct BridgeCallContext: Sendable {
     /// Reports progress to the page's `onProgress` callback. Delivered in order, before the reply.
     /// Values that cannot be encoded are dropped.
     public func progress<Value: Encodable & Sendable>(_ value: Value) async {
-        guard !Task.isCancelled, let text = try? BridgeJSON.encode(value) else { return }
+        guard !Task.isCancelled else { return }
+        let encoded = { try? BridgeJSON.encode(value) }
+        let text = if let byteBinding { BridgeByteStore.$bound.withValue(byteBinding, operation: encoded) } else { encoded() }
+        guard let text else { return }
         await progressSink(text)
     }
 

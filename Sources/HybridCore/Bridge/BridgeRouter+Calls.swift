@@ -130,9 +130,10 @@ extension BridgeRouter {
         let modules = moduleNames(for: origin)
         let token = calls.insert(.init(id: call.id, module: call.module, action: call.action, generation: generation,
                                        bytes: call.size, timeoutMilliseconds: timeoutMilliseconds, continuation: nil))
-        let context = BridgeCallContext(
+        var context = BridgeCallContext(
             callID: call.id, module: call.module, action: call.action, origin: origin, availableModules: modules,
             document: generation, progress: { [weak self] text in self?.progress(token, id: call.id, valueJSON: text) })
+        context.byteBinding = byteBinding
         // The handler runs in a task of its own, so a timeout, an abort or a navigation can
         // cancel it, and that task starts at once on the main actor: a handler that does not
         // suspend finishes before `ImmediateTask.start` returns, its answer is taken from

@@ -147,15 +147,16 @@ public struct ProxyProgress: Codable, Sendable, Hashable {
     public var total: Int64
     /// The response without its body (phase `head`).
     public var head: ProxyResponse?
-    /// Body bytes as base64 (phase `data`, or `head` when bytes had already arrived with it).
-    public var chunk: String?
+    /// Body bytes (phase `data`, or `head` when bytes had already arrived with it), as the bridge
+    /// carries bytes: through its byte channel where the engine has one, else as base64.
+    public var chunk: BridgeBytes?
     /// Body bytes as text, instead of ``chunk``, when the response is UTF-8 of a textual type.
     public var text: String?
     /// The slice of a streamed request body the page is asked for (phase `pull`).
     public var pull: ProxyPull?
 
     /// A progress report.
-    public init(phase: String, loaded: Int64, total: Int64, head: ProxyResponse? = nil, chunk: String? = nil, text: String? = nil,
+    public init(phase: String, loaded: Int64, total: Int64, head: ProxyResponse? = nil, chunk: BridgeBytes? = nil, text: String? = nil,
                 pull: ProxyPull? = nil) {
         self.phase = phase
         self.loaded = loaded

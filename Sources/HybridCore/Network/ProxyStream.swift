@@ -162,8 +162,8 @@ final class ProxyStream: @unchecked Sendable {
     }
 
     /// The pending body bytes as text (up to the last whole character, when the type is UTF-8
-    /// text and they are valid) or base64; `nil` when there are none.
-    private func takeBodyLocked() -> (text: String?, chunk: String?, loaded: Int64)? {
+    /// text and they are valid) or bytes; `nil` when there are none.
+    private func takeBodyLocked() -> (text: String?, chunk: BridgeBytes?, loaded: Int64)? {
         guard !pending.isEmpty else { return nil }
         if textual {
             let end = Self.characterBoundary(pending)
@@ -176,7 +176,7 @@ final class ProxyStream: @unchecked Sendable {
         }
         received += Int64(pending.count)
         defer { pending = Data() }
-        return (nil, pending.base64EncodedString(), received)
+        return (nil, BridgeBytes(pending), received)
     }
 
     /// The length of `data` without a UTF-8 sequence cut off at its end.

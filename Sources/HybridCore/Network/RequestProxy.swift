@@ -74,7 +74,7 @@ public final class RequestProxy: Sendable {
             events = Events(upload: progress, head: { progress(ProxyProgress(phase: "head", loaded: 0, total: -1, head: $0)) },
                             data: { data in
                                 let loaded = received.add(data.count)
-                                progress(ProxyProgress(phase: "data", loaded: Int64(loaded), total: -1, chunk: data.base64EncodedString()))
+                                progress(ProxyProgress(phase: "data", loaded: Int64(loaded), total: -1, chunk: BridgeBytes(data)))
                             })
         }
         return try await perform(request, origin: origin, progress: progress, events: events, body: nil)

@@ -122,12 +122,13 @@
     chunks.forEach(function (chunk) { out.set(chunk, offset); offset += chunk.length; });
     return out;
   }
-  // The body bytes a reply or a progress report carries: as text, or base64 (`body` in a
-  // reply, `chunk` in a report).
+  // The body bytes a reply or a progress report carries: as text, base64 (`body` in a reply)
+  // or bytes (`chunk` in a report: the bridge hands them over as a Uint8Array, through its byte
+  // channel where the engine has one).
   function replyBytes(reply) {
     if (typeof reply.text === 'string') return utf8.encode(reply.text);
-    var base64 = reply.body || reply.chunk;
-    return base64 ? fromBase64(base64) : new Uint8Array(0);
+    if (reply.chunk) return reply.chunk instanceof Uint8Array ? reply.chunk : new Uint8Array(reply.chunk);
+    return reply.body ? fromBase64(reply.body) : new Uint8Array(0);
   }
 
   // ---- request bodies ---------------------------------------------------------------------
