@@ -65,7 +65,10 @@ final class GTKSchemeTask {
             Self.fail(request, status: 400, message: "malformed request URL")
             return
         }
-        Task { @MainActor in
+        // Started at once, on the main actor we are on: a handler that can answer without
+        // suspending (a package file already in memory) finishes the request in this same turn,
+        // instead of one main-loop hop later.
+        Task.immediate { @MainActor in
             do {
                 let response = try await handler.respond(to: schemeRequest)
                 self.finish(with: response)

@@ -52,7 +52,22 @@ public struct PackageResolver: Sendable {
     }
 
     /// Resolves `request`.
-    public func resolve(_ request: SchemeRequest) -> Resolution {
+    public func resolve(_ request: SchemeRequest) -> Resolution { resolve(request, keepingBytesIn: nil) }
+
+    /// Resolves `request`, taking small files' bytes from `bytes` when they are there and keeping
+    /// there those it reads.
+    func resolve(_ request: SchemeRequest, keepingBytesIn bytes: PackageByteCache?) -> Resolution {
+        resolve(request, bytes: bytes, memoryOnly: false) ?? .response(Self.status(500))
+    }
+
+    /// Resolves `request` without touching the disk: `nil` when a file it would serve is not in
+    /// `bytes` (the caller then resolves it off the main thread).
+    func resolveFromMemory(_ request: SchemeRequest, bytes: PackageByteCache) -> Resolution? {
+        resolve(request, bytes: bytes, memoryOnly: true)
+    }
+
+    /// `nil` only with `memoryOnly`, for a file whose bytes `bytes` does not hold.
+    private func resolve(_ request: SchemeRequest, bytes: PackageByteCache?, memoryOnly: Bool) -> Resolution? {
         guard let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false) else { return .response(Self.status(400)) }
         guard matchesOrigin(components) else { return .response(Self.status(404)) }
         let path = components.percentEncodedPath
@@ -72,13 +87,21 @@ public struct PackageResolver: Sendable {
         let method = request.method.uppercased()
         guard method == "GET" || method == "HEAD" else { return .network(networkURL(components)) }
 
-        if let file = package.manifest.file(at: packagePath), let response = serve(file, request: request, head: method == "HEAD") {
-            return .response(response)
+        let head = method == "HEAD"
+        if let file = package.manifest.file(at: packagePath) {
+            switch serve(file, request: request, head: head, bytes: bytes, memoryOnly: memoryOnly) {
+            case .response(let response): return .response(response)
+            case .notInMemory: return nil
+            case .absent: break
+            }
         }
         if package.manifest.spaFallback, Self.isNavigation(request, path: packagePath),
-           let entry = package.manifest.file(at: package.manifest.entry),
-           let response = serve(entry, request: request, head: method == "HEAD") {
-            return .response(response)
+           let entry = package.manifest.file(at: package.manifest.entry) {
+            switch serve(entry, request: request, head: head, bytes: bytes, memoryOnly: memoryOnly) {
+            case .response(let response): return .response(response)
+            case .notInMemory: return nil
+            case .absent: break
+            }
         }
         return .network(networkURL(components))
     }
@@ -109,9 +132,23 @@ public struct PackageResolver: Sendable {
         return path.fileExtension.isEmpty
     }
 
-    private func serve(_ file: PackageFile, request: SchemeRequest, head: Bool) -> SchemeResponse? {
+    /// What serving one file gave.
+    private enum Served {
+        case response(SchemeResponse)
+        /// Its blob is gone from the disk (collected or lost): the network answers instead.
+        case absent
+        /// Memory only, and its bytes are not there.
+        case notInMemory
+    }
+
+    private func serve(_ file: PackageFile, request: SchemeRequest, head: Bool, bytes: PackageByteCache?, memoryOnly: Bool) -> Served {
         let url = package.contentsURL(of: file)
-        guard FileManager.default.fileExists(atPath: url.path) else { return nil }   // collected or lost: use the network
+        // Bytes in memory are those of the blob as it is on disk now (its stamp is unchanged).
+        let remembered = bytes?.bytes(of: file, at: url)
+        if remembered == nil {
+            if memoryOnly { return .notInMemory }
+            guard FileManager.default.fileExists(atPath: url.path) else { return .absent }   // collected or lost: use the network
+        }
         let etag = "\"\(file.sha256)\""
         var headers: [(name: String, value: String)] = [
             ("Content-Type", file.type), ("ETag", etag), ("Cache-Control", "no-cache"), ("Accept-Ranges", "bytes"),
@@ -122,7 +159,7 @@ public struct PackageResolver: Sendable {
             let tag = $0.trimmingCharacters(in: .whitespaces)
             return tag == etag || tag == "W/" + etag || tag == "*"
         }) {
-            return SchemeResponse(status: 304, headers: headers, body: .data(Data()))
+            return .response(SchemeResponse(status: 304, headers: headers, body: .data(Data())))
         }
         var range = 0..<file.size
         var status = 200
@@ -130,7 +167,7 @@ public struct PackageResolver: Sendable {
             switch ByteRange(header: header, length: file.size) {
             case .whole: break
             case .unsatisfiable:
-                return SchemeResponse(status: 416, headers: headers + [("Content-Range", "bytes */\(file.size)")], body: .data(Data()))
+                return .response(SchemeResponse(status: 416, headers: headers + [("Content-Range", "bytes */\(file.size)")], body: .data(Data())))
             case .partial(let requested):
                 range = requested
                 status = 206
@@ -138,15 +175,20 @@ public struct PackageResolver: Sendable {
             }
         }
         headers.append(("Content-Length", String(range.count)))
-        if head { return SchemeResponse(status: status, headers: headers, body: .data(Data())) }
-        if range.count > Self.streamThreshold {
-            return SchemeResponse(status: status, headers: headers, body: .stream(Self.stream(url, range: range), length: Int64(range.count)))
+        if head { return .response(SchemeResponse(status: status, headers: headers, body: .data(Data()))) }
+        if let remembered {
+            return .response(SchemeResponse(status: status, headers: headers, body: .data(remembered.subdata(in: range))))
         }
-        guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
+        if range.count > Self.streamThreshold {
+            return .response(SchemeResponse(status: status, headers: headers, body: .stream(Self.stream(url, range: range), length: Int64(range.count))))
+        }
+        let stamp = bytes == nil ? nil : FileStamp(url.path)   // before the read: a write during it changes the stamp
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return .absent }
         defer { try? handle.close() }
         guard (try? handle.seek(toOffset: UInt64(range.lowerBound))) != nil,
-              let data = try? handle.read(upToCount: range.count) ?? Data(), data.count == range.count else { return nil }
-        return SchemeResponse(status: status, headers: headers, body: .data(data))
+              let data = try? handle.read(upToCount: range.count) ?? Data(), data.count == range.count else { return .absent }
+        if let bytes, let stamp, range.count == file.size { bytes.keep(data, of: file, stamp: stamp) }
+        return .response(SchemeResponse(status: status, headers: headers, body: .data(data)))
     }
 
     private static func stream(_ url: URL, range: Range<Int>) -> AsyncThrowingStream<Data, any Error> {

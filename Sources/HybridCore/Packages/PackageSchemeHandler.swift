@@ -6,9 +6,12 @@ import FoundationNetworking
 /// Serves the active version of one package through a custom URL scheme, falling back to the
 /// network at the package's real origin for anything the package lacks.
 ///
-/// Register it for the custom scheme (`app` for `app://m.example.com/app/index.html`); it reads
-/// the store's active version on each request (one small file), so an activation or rollback
-/// takes effect on the next request without re-registering.
+/// Register it for the custom scheme (`app` for `app://m.example.com/app/index.html`); it checks
+/// the store's active version on each request (the identity of one small file, read again when
+/// it changed), so an activation or rollback takes effect on the next request without
+/// re-registering. The bytes of small files it has read are kept in memory (by content hash),
+/// so a page opened again is served on the main thread at once, without a file read or a thread
+/// hop per request.
 ///
 /// ```swift
 /// let store = PackageStore(root: supportDirectory.appendingPathComponent("packages"))
@@ -28,7 +31,7 @@ public struct PackageSchemeHandler: URLSchemeHandler {
     /// The scheme the container loads the package through (`app` for `app://m.example.com/…`).
     public let customScheme: String
     private let network: NetworkFetch
-    private let cache = ManifestCache()
+    private let cache = PackageServingCache()
 
     /// - Parameters:
     ///   - network: the fallback; by default `URLSession.shared`, which sends and stores cookies
@@ -44,15 +47,22 @@ public struct PackageSchemeHandler: URLSchemeHandler {
     /// every request while no version is installed, goes through the network fallback.
     @MainActor public func respond(to request: SchemeRequest) async throws -> SchemeResponse {
         let store = self.store, id = self.id, scheme = self.customScheme, cache = self.cache
-        // File reads stay off the main thread, where the engine lives.
-        let resolution = await Task.detached { () -> PackageResolver.Resolution in
-            guard let record = store.activeRecord(id), let package = cache.package(store: store, id: id, version: record.current) else {
-                var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
-                if components?.scheme?.lowercased() == scheme.lowercased() { components?.scheme = "https" }
-                return .network(components?.url ?? request.url)
-            }
-            return PackageResolver(package: package, customScheme: scheme).resolve(request)
-        }.value
+        // A file served before, of the version still active, is answered at once from memory: one
+        // look at the active record's file, no read. Everything else reads files off the main
+        // thread, where the engine lives.
+        let resolution: PackageResolver.Resolution
+        if let remembered = cache.resolveFromMemory(request, activeFile: store.activeURL(id)) {
+            resolution = remembered
+        } else {
+            resolution = await Task.detached { () -> PackageResolver.Resolution in
+                guard let resolver = cache.resolver(store: store, id: id, scheme: scheme) else {
+                    var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
+                    if components?.scheme?.lowercased() == scheme.lowercased() { components?.scheme = "https" }
+                    return .network(components?.url ?? request.url)
+                }
+                return resolver.resolve(request, keepingBytesIn: cache.bytes)
+            }.value
+        }
         switch resolution {
         case .response(let response): return response
         case .network(let url): return try await network(request, url)
@@ -83,19 +93,5 @@ public struct PackageSchemeHandler: URLSchemeHandler {
             return (name, "\(value)")
         }
         return SchemeResponse(status: http?.statusCode ?? 200, headers: headers, body: .data(data))
-    }
-}
-
-/// The decoded manifest of the version last served, so requests do not re-read it.
-final class ManifestCache: @unchecked Sendable {
-    private let lock = NSLock()
-    private var cached: InstalledPackage?
-
-    func package(store: PackageStore, id: String, version: Int) -> InstalledPackage? {
-        if let hit = lock.withLock({ cached }), hit.manifest.id == id, hit.manifest.version == version { return hit }
-        guard let manifest = try? store.manifest(id, version: version) else { return nil }
-        let package = InstalledPackage(manifest: manifest, store: store)
-        lock.withLock { cached = package }
-        return package
     }
 }
