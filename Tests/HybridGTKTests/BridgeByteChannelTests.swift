@@ -103,6 +103,38 @@ struct BridgeByteChannelTests {
         #expect(rig.host.byteChannel?.store.count ?? 0 == 0, "every token was taken")
     }
 
+    /// A page whose Content-Security-Policy keeps `hybrid-bytes:` out of `connect-src` cannot reach
+    /// the channel: its large params go inline and arrive byte-exact (the channel is not tried
+    /// again); bytes it would have to fetch fail their call with `internal` rather than arriving
+    /// short or not at all, a progress report's as a reply's.
+    @Test(arguments: EngineKind.allCases)
+    func aPageThatCannotReachTheChannelStillSendsItsBytes(_ kind: EngineKind) async throws {
+        var pages = Self.pages
+        pages["strict.html"] = "<!doctype html><meta http-equiv=\"Content-Security-Policy\" content=\"connect-src 'self'\"><title>strict</title>"
+        let rig = try rig(kind, pages: pages)
+        defer { rig.close() }
+        try await rig.open("strict.html")
+        let result = try await rig.page(Self.helpers + """
+            await hybrid.ready;
+            const n = 1 << 20, u8 = pattern(n, 5);
+            const first = await hybrid.call('bytes', 'digest', { bytes: u8 });
+            const second = await hybrid.call('bytes', 'digest', { bytes: u8 });
+            const made = await hybrid.call('bytes', 'make', n).then((b) => b.length, (e) => e.code);
+            const progressed = await hybrid.call('bytes', 'progressBytes', n, { onProgress: () => {} }).then((v) => v, (e) => e.code);
+            return { ok: [first, second].map((d) => d.size === n && d.hash === hash(u8)), made, progressed };
+            """)
+        #expect(result["ok"] == [true, true])
+        if kind.capabilities.contains(.byteChannel) {
+            #expect(result["made"] == "internal")
+            #expect(result["progressed"] == "internal")
+            // Only the app's own puts: the page's posts never arrived.
+            #expect(rig.host.byteChannel?.store.traffic.puts == 2)
+        } else {
+            #expect(result["made"] == .number(Double(1 << 20)))
+            #expect(result["progressed"] == "done")
+        }
+    }
+
     /// Small values keep travelling inline as `$bytes` (no request); values from the threshold on
     /// take the channel where there is one: one POST per param, one GET per reply.
     @Test(arguments: EngineKind.allCases)

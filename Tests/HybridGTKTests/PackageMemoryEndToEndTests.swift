@@ -21,7 +21,7 @@ struct PackageMemoryEndToEndTests {
     func aFileReplacedOrRepairedOnDiskIsNeverServedFromMemory(_ kind: EngineKind) async throws {
         let rig = try Rig()
         try rig.publish(version: 1, files: Rig.site(version: 1))
-        try await rig.updater.update(Rig.id)
+        _ = try await rig.updater.update(Rig.id)
         let handler = rig.handler
         func open() async throws -> JSONValue {
             let engine = try kind.makeEngine(EngineConfiguration(schemeHandlers: [rig.scheme(on: kind): handler]))

@@ -32,7 +32,7 @@ public struct BridgeAction: Sendable {
         decodeParams = Self.decoder(for: Params.self)
         invoke = { params, context in
             let result = try await handler(try Self.typed(params, context), context)
-            return try BridgeJSON.encode(result)
+            return try context.encode(result)
         }
         invokeNow = nil
     }
@@ -53,7 +53,7 @@ public struct BridgeAction: Sendable {
         _ name: String, _ handler: @escaping @MainActor @Sendable (Params, BridgeCallContext) throws -> Result
     ) -> BridgeAction {
         BridgeAction(name, decodeParams: decoder(for: Params.self)) { params, context in
-            try BridgeJSON.encode(try handler(try typed(params, context), context))
+            try context.encode(try handler(try typed(params, context), context))
         }
     }
 

@@ -22,6 +22,7 @@ public final class BridgeByteStore: Sendable {
         /// How long an entry waits to be taken before it is dropped.
         public var lifetime: Duration
 
+        /// Bounds.
         /// - Parameters:
         ///   - maxEntryBytes: The largest single entry (the bridge uses its `maxMessageBytes`).
         ///   - maxTotalBytes: All entries together; 64 MiB by default.

@@ -56,6 +56,8 @@ public final class BridgeHost {
     /// The main frame's origin, kept from the engine's commit and URL events (parsing the URL
     /// on every message would cost more than routing it).
     private var origin: BridgeOrigin?
+    /// The origin of the last committed document (the byte channel's caller).
+    private var committedOrigin: BridgeOrigin?
     /// Text waiting to be evaluated into the page, per route, for one document.
     private var outbox: (transport: [String], urlQueue: [String]) = ([], [])
     private var outboxDocument: BridgeDocument?
@@ -86,7 +88,9 @@ public final class BridgeHost {
         if options.usesByteChannel, capabilities.contains(.byteChannel), transport == .isolatedReply || transport == .isolatedCallback {
             let store = BridgeByteStore(limits: .init(maxEntryBytes: limits.maxMessageBytes,
                                                       maxTotalBytes: max(64 << 20, 2 * limits.maxMessageBytes)))
-            byteChannel = BridgeByteChannel(store: store) { [weak self] in self?.currentOrigin }
+            // The channel answers the origin of the document that committed last: the view's URL
+            // changes as a navigation starts (WebKitGTK), while the leaving document still runs.
+            byteChannel = BridgeByteChannel(store: store) { [weak self] in self?.committedOrigin ?? self?.currentOrigin }
             router.byteBinding = .init(store: store, threshold: BridgeByteChannel.defaultThreshold)
             router.capabilities = .object((router.capabilities.objectValue ?? [:]).merging(["binary": "channel"]) { $1 })
         }
@@ -171,6 +175,7 @@ public final class BridgeHost {
         switch event {
         case .loadCommitted(let url):
             origin = url.flatMap(BridgeOrigin.init(url:))
+            committedOrigin = origin
             byteChannel?.store.removeAll()
             let document = router.beginDocument()
             if let nonce = document.nonce, let engine {
@@ -183,6 +188,7 @@ public final class BridgeHost {
         case .contentProcessTerminated(let reason):
             let failed = router.failAll(.engineTerminated(reason))
             router.endDocument()
+            byteChannel?.store.removeAll()   // no page is left to fetch them
             router.logger?(BridgeLogEntry(level: .warning, code: "engine_terminated",
                                           message: "content process ended (\(reason)); \(failed) pending call(s) failed"))
         default:

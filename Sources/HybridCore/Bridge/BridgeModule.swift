@@ -47,9 +47,16 @@ public struct BridgeCallContext: Sendable {
     /// `nil` for contexts made outside the router.
     let document: Int?
     let progressSink: @MainActor @Sendable (String) -> Void
-    /// The view's byte store, so progress reported from any task or thread (a transfer's
-    /// callbacks) carries large bytes through the byte channel as the reply does.
+    /// The view's byte store: the call's result and progress, reported from any task or thread
+    /// (a transfer's callbacks), carry large bytes through the byte channel. Bound only while they
+    /// are encoded, never around the handler, so bytes a module encodes for its own use stay inline.
     var byteBinding: BridgeByteStore.Binding?
+
+    /// `value` as the page receives it: large bytes into the view's byte store when it has one.
+    func encode<Value: Encodable>(_ value: Value) throws -> String {
+        guard let byteBinding else { return try BridgeJSON.encode(value) }
+        return try BridgeByteStore.$bound.withValue(byteBinding) { try BridgeJSON.encode(value) }
+    }
 
     /// A context; the router makes one per call (tests may make their own).
     public init(
@@ -80,10 +87,7 @@ public struct BridgeCallContext: Sendable {
     /// Reports progress to the page's `onProgress` callback. Delivered in order, before the reply.
     /// Values that cannot be encoded are dropped.
     public func progress<Value: Encodable & Sendable>(_ value: Value) async {
-        guard !Task.isCancelled else { return }
-        let encoded = { try? BridgeJSON.encode(value) }
-        let text = if let byteBinding { BridgeByteStore.$bound.withValue(byteBinding, operation: encoded) } else { encoded() }
-        guard let text else { return }
+        guard !Task.isCancelled, let text = try? encode(value) else { return }
         await progressSink(text)
     }
 

@@ -111,10 +111,11 @@ extension BridgeRouter {
     /// that never suspends, so the call is never in the table of pending calls.
     private func runNow(_ call: BridgeCall, _ invoke: @MainActor (any Sendable, BridgeCallContext) throws -> String,
                         params: any Sendable, origin: BridgeOrigin?, generation: Int) -> ScriptReply {
-        let context = BridgeCallContext(callID: call.id, module: call.module, action: call.action, origin: origin,
+        var context = BridgeCallContext(callID: call.id, module: call.module, action: call.action, origin: origin,
                                         availableModules: moduleNames(for: origin), document: generation)
+        context.byteBinding = byteBinding
         let result: Result<String, BridgeFailure>
-        do { result = .success(try withBytes { try invoke(params, context) }) } catch { result = .failure(BridgeFailure(error)) }
+        do { result = .success(try invoke(params, context)) } catch { result = .failure(BridgeFailure(error)) }
         return complete(id: call.id, module: call.module, action: call.action, generation: generation, result)
     }
 
@@ -138,15 +139,9 @@ extension BridgeRouter {
         // cancel it, and that task starts at once on the main actor: a handler that does not
         // suspend finishes before `ImmediateTask.start` returns, its answer is taken from
         // `answered`, and the call costs no continuation and no hop through the main queue.
-        let binding = byteBinding
         let task = ImmediateTask.start { [weak self] in
             do {
-                let value: String
-                if let binding {
-                    value = try await BridgeByteStore.$bound.withValue(binding) { try await action.invoke(params, context) }
-                } else {
-                    value = try await action.invoke(params, context)
-                }
+                let value = try await action.invoke(params, context)
                 self?.finish(token, .success(value))
             } catch {
                 self?.finish(token, .failure(BridgeFailure(error)))

@@ -178,9 +178,10 @@ public final class BridgeRouter {
     /// - Throws: ``BridgeFailure/internalError(_:)`` when `payload` cannot be encoded.
     @discardableResult
     public func emit<Payload: Encodable & Sendable>(_ name: String, _ payload: Payload) throws -> Bool {
-        let payloadJSON = try withBytes { try BridgeJSON.encode(payload) }
-        // In announced mode a document has listeners only once its hello arrived.
+        // In announced mode a document has listeners only once its hello arrived. Checked first:
+        // an event nobody can receive must not leave its bytes in the byte store.
         guard let document, document.nonce != nil || nonceMode != .announced else { return false }
+        let payloadJSON = try withBytes { try BridgeJSON.encode(payload) }
         outbound?(BridgeWire.event(name: name, payloadJSON: payloadJSON), document)
         return true
     }

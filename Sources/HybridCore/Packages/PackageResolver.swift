@@ -42,13 +42,14 @@ public struct PackageResolver: Sendable {
     }
 
     /// The policy every package document gets: its own origin and inline code are allowed (as a
-    /// packed H5 page expects), plugins, foreign framing and `<base>` hijacking are not.
+    /// packed H5 page expects), plugins, foreign framing and `<base>` hijacking are not; the
+    /// bridge's byte channel (``BridgeByteChannel/scheme``) may be fetched.
     public static func defaultContentSecurityPolicy(origin: String) -> String {
         let components = URLComponents(string: origin)
         let site = "\(components?.scheme ?? "https")://\(components?.host ?? "")" + (components?.port.map { ":\($0)" } ?? "")
         return "default-src 'self' \(site); script-src 'self' \(site) 'unsafe-inline'; style-src 'self' \(site) 'unsafe-inline'; "
             + "img-src 'self' \(site) data: blob: https:; media-src 'self' \(site) blob: https:; font-src 'self' \(site) data:; "
-            + "connect-src 'self' \(site) https: wss:; object-src 'none'; base-uri 'self'; frame-ancestors 'self'; form-action 'self' \(site)"
+            + "connect-src 'self' \(site) https: wss: \(BridgeByteChannel.scheme):; object-src 'none'; base-uri 'self'; frame-ancestors 'self'; form-action 'self' \(site)"
     }
 
     /// Resolves `request`.

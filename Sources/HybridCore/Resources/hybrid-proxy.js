@@ -348,10 +348,14 @@
     };
     // The bytes go as bytes: the bridge carries them through its byte channel where the engine
     // has one (no base64 on either side), and as base64 where it has none.
+    // A slice the bridge refused (its bytes over the limit) fails the body at once, rather than
+    // leaving the transfer waiting for it until the request's timeout.
     source.slice(pull.offset, pull.length).then(function (bytes) {
       return answer({ data: bytes });
     }, function (e) {
       return answer({ error: String(e && e.message || e) });
+    }).catch(function (e) {
+      return answer({ error: 'the slice could not be sent: ' + String(e && e.message || e) });
     }).catch(function () { /* the request reports its own failure */ });
   }
 

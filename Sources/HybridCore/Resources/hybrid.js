@@ -108,19 +108,30 @@
   // Posts each large byte value of a call to the channel under a new token, then sends the call
   // naming the tokens ({"$blob": token, "size": N}). Only ArrayBuffer-backed bodies are posted: a
   // Blob body to a custom scheme crashes WebKitGTK 2.50 (Blobs were read to bytes before this).
+  // Bytes over the container's limit fail the call (`payload_too_large`); any other refusal (the
+  // store full for now, a page whose Content-Security-Policy does not allow the channel's scheme
+  // in `connect-src`, an opaque origin) sends the call with its bytes inline instead, and a
+  // channel the page cannot reach at all is not tried again in this document.
+  var channelBroken = false;
   function postBytesThenSend(entry, items) {
     entry.tokens = new Map();
     Promise.all(items.map(function (item) {
       var token = newToken();
       entry.tokens.set(item.key, { token: token, size: item.bytes.byteLength });
       return channelFetch(byteChannel + token, { method: 'POST', body: item.bytes, mode: 'cors', credentials: 'omit', cache: 'no-store' })
-        .then(function (response) { if (!response.ok) return channelError(response, 'the bytes of a param were refused'); });
+        .then(function (response) { if (!response.ok) return channelError(response, 'the bytes of a param were refused'); },
+              function (error) { channelBroken = true; throw error; });
     })).then(function () {
       if (pending.has(entry.id)) queueOrTransmit(entry);
     }, function (error) {
       if (!pending.has(entry.id)) return;
-      finish(entry);
-      entry.reject(error && error.name === 'HybridError' ? error : HybridError('internal', 'the byte channel failed: ' + (error && error.message)));
+      if (error && error.code === 'payload_too_large') {
+        finish(entry);
+        entry.reject(error);
+        return;
+      }
+      entry.tokens = null;   // inline: tokens already posted expire unread
+      queueOrTransmit(entry);
     });
   }
 
@@ -221,8 +232,11 @@
     inbound = (inbound || Promise.resolve()).then(function () { return fetched; }).then(function () {
       deliver(message);
     }, function (error) {
-      if (message.t !== 'reply') { report(error); return; }
-      deliver({ t: 'reply', id: message.id, ok: false, error: { code: error.code || 'internal', message: error.message } });
+      // Bytes the page could not fetch fail their call (a reply, or a progress report: a call
+      // must not go on as if a report it never saw had not been sent); an event's are reported.
+      var failed = { code: error.code || 'internal', message: error.message };
+      if (message.t === 'reply' || message.t === 'progress') deliver({ t: 'reply', id: message.id, ok: false, error: failed });
+      else report(error);
     }).then(function () { inboundWaiting--; });
   }
 
@@ -412,7 +426,7 @@
         };
         signal.addEventListener('abort', entry.onAbort);
       }
-      var large = byteChannel !== null && entry.transport !== 'url' ? [] : null;
+      var large = byteChannel !== null && !channelBroken && entry.transport !== 'url' ? [] : null;
       var blobs = findBlobs(entry.params, [], 0, undefined, large);
       if (blobs.length > 0) readBlobsThenSend(entry, blobs, large);
       else if (large && large.length > 0) postBytesThenSend(entry, large);

@@ -17,11 +17,12 @@ enum HealthBenchSuite: BenchSuite {
                                       in four views each way
         health_overhead_bridge        bridge_on_ms / bridge_off_ms (goal <= 1.02)
         pool_off_ms, pool_on_ms       dequeue a warm view from a WebViewPool and load a small loopback page,
-                                      four pools each way, each opened once in N/4 rounds (N opens a side)
+                                      eight pools each way, each opened once in N/8 rounds (N opens a side)
         health_overhead_pool          pool_on_ms / pool_off_ms (goal <= 1.02)
         pool_SIDE_commit_ms, pool_SIDE_finish_ms, pool_SIDE_resume_ms
                                       where a side's open goes (medians): open to the committed event, committed
                                       to the finished event, the finished event to the waiting task resumed
+        pool_opens                    pooled opens a side (N rounded up to a multiple of the eight pools)
         pool_paired_ratio             the median of each round's on / off (the sides of one round are
                                       back to back: a second view of the load drifting between rounds)
         fcp_ms                        the first contentful paint the container recorded (median)
@@ -86,8 +87,9 @@ enum HealthBenchSuite: BenchSuite {
             }
         }
 
-        // The pool: four warm pooled views per side (made in alternating order, as the bridge's
-        // views are: one view alone is measurably faster or slower than another, recording or not),
+        // The pool: eight warm pooled views per side (made in alternating order, as the bridge's
+        // views are: one view alone is measurably faster or slower than another, recording or not;
+        // with four a side the A/A ratio still strayed 5 % from 1 on a quiet machine),
         // the same page, the sides in turn (rotating which goes first, so none is always the one
         // after a settle of the same length).
         let custom = try customScript()
@@ -100,7 +102,7 @@ enum HealthBenchSuite: BenchSuite {
             scripted = configuration
         }
         var groups: [[(name: String, health: Bool, pool: WebViewPool)]] = []
-        for index in 0..<4 {
+        for index in 0..<8 {
             var sides: [(name: String, health: Bool, configuration: HybridWebViewConfiguration)] = [
                 ("off", false, configuration(health: false)), ("on", !aa, configuration(health: !aa)),
             ]
@@ -162,6 +164,7 @@ enum HealthBenchSuite: BenchSuite {
             ("pool_off_ms", poolOffMs), ("pool_on_ms", poolOnMs), ("health_overhead_pool", poolOnMs / poolOffMs),
             ("pool_paired_ratio", paired),
             ("fcp_ms", median(fcps)), ("fcp_delta_ms", fcpDelta), ("rounds", Double(rounds)),
+            ("pool_opens", Double(opens["off"]?.count ?? 0)),
         ]
         values += stages.keys.sorted().map { ("pool_\($0)_ms", median(stages[$0] ?? [])) }
         if let scripted = opens["script"] {

@@ -73,7 +73,10 @@ final class RunSession: HybridWebViewDelegate {
         }
         result.url = view.engine.url?.absoluteString
         result.title = view.engine.title
-        if let health, result.exitCode == 0, view.engine.isAlive { await health.waitForTiming(seconds: 3) }
+        // A page of its own (not a placeholder) sends its timing a moment after it painted.
+        if let health, result.exitCode == 0, view.engine.isAlive, let scheme = view.engine.url?.scheme, scheme != "about", scheme != "data" {
+            await health.waitForTiming(seconds: 3)
+        }
         result.health = health?.report()
         if options.screenshot != nil, result.exitCode != 2 || view.engine.isAlive {
             do { _ = try await takeScreenshot() } catch { print("hybrid run: screenshot failed: \(error)") }
