@@ -160,7 +160,7 @@ for target in targets where target.type != .system {
 
 let package = Package(
     name: "HybridKit",
-    platforms: [.macOS(.v13), .iOS(.v15)],
+    platforms: [.macOS(.v13), .iOS(.v16)],
     // What an app links (docs/adopting.md): the core, an engine or two, the crypto that verifies
     // packages and config, the server for those who host a repository, and the testing double. `Examples/QuickStart`
     // builds against these alone, so a missing product fails CI before it fails an adopter.
