@@ -6,8 +6,8 @@ import Foundation
 ///
 /// `POST` with a token the runtime made keeps the body in the view's ``BridgeByteStore`` (a call
 /// then names it as `{"$blob": token, "size": N}`); `GET` takes the bytes of a reply, once. Only
-/// the main frame's current origin is answered (its `Origin` header), with CORS headers for that
-/// origin alone; the engine routes each request to the handler of the view that made it, so no
+/// the origin ``BridgeHost`` gives it is answered (the main frame's last committed document's,
+/// checked against the request's `Origin` header), with CORS headers for that origin alone; the engine routes each request to the handler of the view that made it, so no
 /// other view reaches this store. ``BridgeHost`` installs it where the engine declares
 /// ``EngineCapabilities/byteChannel``.
 public struct BridgeByteChannel: URLSchemeHandler {
@@ -35,7 +35,7 @@ public struct BridgeByteChannel: URLSchemeHandler {
     public var baseURL: String { "\(Self.scheme)://\(storeID)/" }
 
     /// Answers a `POST` (keep the body under the URL's token), a `GET` (take the token's bytes)
-    /// or an `OPTIONS` preflight, for the main frame's current origin only; everything else gets
+    /// or an `OPTIONS` preflight, for the origin `origin()` returns only; everything else gets
     /// a 4xx without CORS headers, so the page cannot read it.
     @MainActor public func respond(to request: SchemeRequest) async throws -> SchemeResponse {
         guard let allowed = origin(), let sent = request.header("Origin"), let url = URL(string: sent),
