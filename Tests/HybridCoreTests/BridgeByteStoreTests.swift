@@ -164,6 +164,16 @@ struct BridgeByteChannelRouterTests {
         #expect(Wire.value(response) == [["$bytes": "AQID"]])
     }
 
+    /// Raw JSON is rebuilt only when its text names a token; a `$blob` key anywhere is found.
+    @Test func onlyTextNamingATokenIsSearchedForBytes() {
+        func mentions(_ text: String) -> Bool { Array(text.utf8).withUnsafeBufferPointer(BridgeAction.mentionsToken) }
+        #expect(mentions(#"{"$blob":"x","size":1}"#))
+        #expect(mentions(#"[1,{"a":{"$blob":"x","size":1}}]"#))
+        #expect(!mentions(#"{"$bytes":"AQID","blob":"$blobs"}"#))
+        #expect(!mentions(#""$blo"#))
+        #expect(!mentions(""))
+    }
+
     @Test func largeResultsGoIntoTheStoreAndSmallOnesStayInline() async throws {
         let (router, store) = await router()
         let large = Wire.value(await router.receive(Wire.call(id: 1, action: "make", params: "100"), origin: appOrigin))

@@ -66,14 +66,33 @@ public struct BridgeAction: Sendable {
                 var scanner = BridgeJSONScanner(bytes)
                 let value: any Sendable = Params.self == String.self ? try scanner.string("params") : try scanner.jsonValue()
                 guard scanner.peek() == nil else { throw BridgeFailure.malformed("params: trailing characters") }
-                // Raw JSON sees posted bytes as `$bytes`, as it did before the byte channel.
-                if BridgeByteStore.bound != nil, let json = value as? JSONValue { return try json.inliningChannelBytes() }
+                // Raw JSON sees posted bytes as `$bytes`, as it did before the byte channel (the tree
+                // is rebuilt only when the text names a token).
+                if BridgeByteStore.bound != nil, let json = value as? JSONValue, Self.mentionsToken(bytes) {
+                    return try json.inliningChannelBytes()
+                }
                 return value
             }
             let decoder = JSONDecoder()
             decoder.dataDecodingStrategy = .custom(BridgeBytes.decodeData)
             return try decoder.decode(Params.self, from: Data(bytes))
         }
+    }
+
+    /// Whether JSON text contains the key `"$blob"` (a token the byte channel carried).
+    static func mentionsToken(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let key = Array(#""$blob""#.utf8)
+        guard bytes.count >= key.count else { return false }
+        var index = 0
+        while index <= bytes.count - key.count {
+            if bytes[index] == key[0] {
+                var matched = 1
+                while matched < key.count && bytes[index + matched] == key[matched] { matched += 1 }
+                if matched == key.count { return true }
+            }
+            index += 1
+        }
+        return false
     }
 
     private static func typed<Params>(_ params: any Sendable, _ context: BridgeCallContext) throws -> Params {
