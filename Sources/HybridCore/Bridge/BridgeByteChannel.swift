@@ -107,10 +107,17 @@ extension BridgeBytes {
         }
     }
 
+    /// The token `data` was put under in the bound store, when it is large enough for the channel
+    /// and the store has room; `nil`: it goes inline as base64.
+    static func channelToken(for data: Data) -> String? {
+        guard let binding = BridgeByteStore.bound, data.count >= binding.threshold else { return nil }
+        return try? binding.store.put(data)
+    }
+
     /// JSON text for `data`: a `$blob` token in the bound store when it is large enough and the
     /// store has room, `$bytes` base64 otherwise.
     static func outboundText(_ data: Data) -> String {
-        if let binding = BridgeByteStore.bound, data.count >= binding.threshold, let token = try? binding.store.put(data) {
+        if let token = channelToken(for: data) {
             return #"{"$blob":""# + token + #"","size":"# + String(data.count) + "}"
         }
         return #"{"$bytes":""# + data.base64EncodedString() + #""}"#

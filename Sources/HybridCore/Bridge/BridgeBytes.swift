@@ -47,7 +47,7 @@ public struct BridgeBytes: Codable, Sendable, Hashable {
     /// reply, progress or event of a view with a byte channel.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Key.self)
-        if let binding = BridgeByteStore.bound, data.count >= binding.threshold, let token = try? binding.store.put(data) {
+        if let token = Self.channelToken(for: data) {
             try container.encode(token, forKey: .blob)
             try container.encode(data.count, forKey: .size)
             return

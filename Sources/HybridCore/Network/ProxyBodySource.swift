@@ -74,9 +74,7 @@ final class ProxyBodySource: @unchecked Sendable {
 
     /// A body of `size` bytes whose slices are asked for through `pull` (never called with a lock held).
     init(size: Int64, origin: BridgeOrigin?, document: Int?, pull: @escaping @Sendable (ProxyPull) -> Void) {
-        var bytes = [UInt8](repeating: 0, count: 16)
-        for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255) }
-        id = bytes.map { String(format: "%02x", $0) }.joined()
+        id = BridgeByteStore.makeToken()
         self.size = size
         self.origin = origin
         self.document = document
