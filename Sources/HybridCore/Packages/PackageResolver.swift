@@ -88,20 +88,14 @@ public struct PackageResolver: Sendable {
         let method = request.method.uppercased()
         guard method == "GET" || method == "HEAD" else { return .network(networkURL(components)) }
 
-        let head = method == "HEAD"
-        if let file = package.manifest.file(at: packagePath) {
-            switch serve(file, request: request, head: head, bytes: bytes, memoryOnly: memoryOnly) {
+        // The file itself, then (a navigation of a single-page app) the entry page.
+        let fallback = package.manifest.spaFallback && Self.isNavigation(request, path: packagePath) ? package.manifest.entry : nil
+        for path in [packagePath, fallback].compactMap({ $0 }) {
+            guard let file = package.manifest.file(at: path) else { continue }
+            switch serve(file, request: request, head: method == "HEAD", bytes: bytes, memoryOnly: memoryOnly) {
             case .response(let response): return .response(response)
             case .notInMemory: return nil
-            case .absent: break
-            }
-        }
-        if package.manifest.spaFallback, Self.isNavigation(request, path: packagePath),
-           let entry = package.manifest.file(at: package.manifest.entry) {
-            switch serve(entry, request: request, head: head, bytes: bytes, memoryOnly: memoryOnly) {
-            case .response(let response): return .response(response)
-            case .notInMemory: return nil
-            case .absent: break
+            case .absent: continue
             }
         }
         return .network(networkURL(components))

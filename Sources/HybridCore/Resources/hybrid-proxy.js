@@ -7,8 +7,9 @@
 // open throws NotSupportedError at once rather than hang), fetch (every body kind, through
 // the engine's own Request/Response body extraction, so FormData boundaries, Blob types and
 // URLSearchParams encodings are the engine's), and form POST submissions (the response is
-// loaded natively as the new document). Bodies cross as base64: small ones inside the request
-// call, Blob/File/FormData and large ones a slice at a time as the native transfer pulls them.
+// loaded natively as the new document). Small bodies cross as base64 inside the request
+// call; Blob/File/FormData and large ones as bytes, a slice at a time as the native transfer
+// pulls them (through the bridge's byte channel where the engine has one).
 //
 // What the page sees follows the Fetch and XMLHttpRequest standards as the engine implements
 // them: the response head arrives first (a progress report of the bridge call) and the body in
