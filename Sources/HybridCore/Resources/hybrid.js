@@ -302,17 +302,13 @@
   }
 
   function envelope(call) {
-    channelTokens = call.tokens || null;
-    try { return envelopeText(call); } finally { channelTokens = null; }
-  }
-
-  function envelopeText(call) {
     // `v` and `id` come first: the container reads the id from the first bytes of a message
     // it refuses to parse (too large), so it can still answer this call.
     // Only objects can hold bytes; a replacer takes JSON.stringify off its fast path, so
     // strings and numbers (a large string is the common bulk payload) go without one.
     var params = call.params;
     blobBytes = call.blobBytes || null;
+    channelTokens = call.tokens || null;
     try {
       return JSON.stringify({ v: 1, id: call.id, module: call.module, action: call.action,
         params: params, nonce: nonce, timeout: call.timeout },
@@ -320,6 +316,7 @@
           blobBytes !== null || hasOwnKeys(params)) ? replacer : undefined);
     } finally {
       blobBytes = null;
+      channelTokens = null;
     }
   }
 
