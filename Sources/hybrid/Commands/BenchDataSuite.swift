@@ -56,7 +56,7 @@ enum DataBenchSuite: BenchSuite {
             ProxyModule(proxy: proxy, allowedOrigins: [OriginPattern(origin)]),
             EchoModule(allowedOrigins: [OriginPattern(origin)]),
         ]
-        // Room for the 10 MB `$bytes` echo as base64 (proxied request bodies stream in 1 MB slices).
+        // Room for the 10 MB `$bytes` echo as base64 (proxied request bodies stream in 2 MB slices).
         configuration.bridgeLimits = BridgeRouter.Limits(maxMessageBytes: (bigUploadMB * 3 / 2) << 20,
                                                          maxInFlightBytes: bigUploadMB * 3 << 20,
                                                          defaultTimeout: .seconds(600))
