@@ -177,6 +177,8 @@ struct EngineDialogTests {
         }
         engine.delegate = delegate
         try await engine.loadHTMLAndWait("<title>Dialogs</title>")
+        // The engine reports the title on its own signal, which may come after the load's end.
+        try await eventually("the title reported") { engine.title == "Dialogs" }
         let result = try await engine.evaluate("alert('a1'); [confirm('c1'), prompt('p1', 'dflt')]")
         #expect(result == [true, "typed dflt"])
         #expect(delegate.dialogsSeen.map(\.kind) == [.alert, .confirm, .prompt])
