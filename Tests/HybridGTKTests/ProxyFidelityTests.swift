@@ -485,6 +485,51 @@ struct ProxyFidelityTests {
         }
     }
 
+    /// A fetch body given as bytes, text or `URLSearchParams` is taken at the call, as the engine
+    /// takes it (the proxy reads it in the page without the engine's `Request`, docs/request-proxy.md):
+    /// bytes changed after `fetch()` returns change nothing sent, a `DataView` sends its window only,
+    /// large text and parameters stream with the engine's `Content-Type`, and a `GET` or `HEAD` with a
+    /// body is refused with the engine's error.
+    @Test(arguments: EngineKind.allCases)
+    func fetchTakesItsBodyAtTheCall(_ kind: EngineKind) async throws {
+        let oracle = try ProxyOracle(kind)
+        defer { oracle.close() }
+        try await oracle.rig.open()
+        let (engine, proxy) = try await oracle.run("""
+            const echo = `${base}/echo/${via}`;
+            const sent = async (pending) => {
+              const r = await (await pending).json();
+              const type = r.headers.find((h) => h[0].toLowerCase() === 'content-type');
+              return [r.method, r.bodyLength, r.bodySHA256, type ? type[1] : null];
+            };
+            const refused = async (init) => {
+              try { await fetch(echo + '?refused', init); return 'sent'; } catch (e) { return e.name; }
+            };
+            const big = new Uint8Array(300000).fill(7);
+            const changed = fetch(echo, { method: 'POST', body: big });
+            big.fill(9);
+            const backing = new Uint8Array(200000).fill(3);
+            const viewed = fetch(echo, { method: 'POST', body: new DataView(backing.buffer, 1000, 150000) });
+            backing.fill(4);
+            return {
+              changed: await sent(changed),
+              view: await sent(viewed),
+              buffer: await sent(fetch(echo, { method: 'PUT', body: big.buffer })),
+              text: await sent(fetch(echo, { method: 'POST', body: 'é'.repeat(100000) })),
+              params: await sent(fetch(echo, { method: 'POST', body: new URLSearchParams({ q: 'x&y'.repeat(40000) }) })),
+              getWithBody: await refused({ method: 'GET', body: new Uint8Array(100000) }),
+              headWithBody: await refused({ method: 'HEAD', body: 'x'.repeat(100000) }),
+            };
+            """)
+        #expect(engine["changed"] == ["POST", 300000, .string(TestRoutes.sha256Hex(Data(repeating: 7, count: 300000))), .null])
+        #expect(engine["view"]?.arrayValue?[2] == .string(TestRoutes.sha256Hex(Data(repeating: 3, count: 150000))))
+        #expect(engine["text"]?.arrayValue?[1] == 200000)
+        #expect(engine["getWithBody"] == "TypeError")
+        for key in engine.objectValue?.keys.sorted() ?? [] {
+            #expect(engine[key] == proxy[key], "\(key)")
+        }
+    }
+
     // MARK: 9. Synchronous XHR
 
     /// A synchronous XHR to a proxied URL throws NotSupportedError at open() with a message that

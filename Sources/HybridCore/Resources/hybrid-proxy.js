@@ -598,12 +598,32 @@
     error(sink, sink.aborted);
   }
 
+  // The bytes of a fetch body the page gave as a BufferSource, string or URLSearchParams, copied
+  // at the call as the engine copies them, and an empty body of the same kind for the Request
+  // that checks the call (same errors, same Content-Type). Reading them back from the Request
+  // instead (request.blob()) would make a Blob, which WebKit keeps in its network process: a
+  // 50 MB body crossed two more processes that way before its first slice left the page.
+  // Bodies of other kinds (a Blob, FormData, a stream) and keepalive requests (whose engine
+  // checks the body's size) still go through the Request.
+  function directBody(init) {
+    var body = init && !init.keepalive ? init.body : null;
+    if (body instanceof ArrayBuffer) return { bytes: new Uint8Array(body.slice(0)), standIn: new Uint8Array(0) };
+    if (ArrayBuffer.isView(body) && body.buffer instanceof ArrayBuffer) {
+      return { bytes: new Uint8Array(body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength)), standIn: new Uint8Array(0) };
+    }
+    if (typeof body === 'string') return { bytes: utf8.encode(body), standIn: '' };
+    if (body instanceof URLSearchParams) return { bytes: utf8.encode(body.toString()), standIn: new URLSearchParams() };
+    return null;
+  }
+
   window.fetch = function fetch(input, init) {
     var request;
     var file = !!init && (init.body instanceof FormData || init.body instanceof Blob);
+    var direct = null;
     try {
       if (init && init.body instanceof FormData) init = Object.assign({}, init, { body: multipartBody(init.body) });
-      request = new Request(input, init);
+      direct = directBody(init);
+      request = new Request(input, direct ? Object.assign({}, init, { body: direct.standIn }) : init);
     } catch (e) { return Promise.reject(e); }
     var url = proxiedURL(request.url);
     if (!url) return nativeFetch.apply(this, arguments);
@@ -621,10 +641,10 @@
           if (sink) abortBody(sink, signal);
         });
       }
-      // A Blob/FormData body, or a large one, is streamed: its bytes stay in the page's Blob.
-      request.blob().then(function (blob) {
-        var streams = streamsBody(blob.size, file);
-        return streams ? { source: bodySource(blob) } : blob.arrayBuffer().then(function (buffer) { return { buffer: buffer }; });
+      // A Blob/FormData body, or a large one, is streamed: its bytes stay in the page.
+      (direct ? Promise.resolve(direct.bytes) : request.blob()).then(function (data) {
+        if (streamsBody(direct ? data.byteLength : data.size, file)) return { source: bodySource(data) };
+        return direct ? { buffer: data.buffer } : data.arrayBuffer().then(function (buffer) { return { buffer: buffer }; });
       }).then(function (body) {
         if (transfer.signal.aborted) return;
         transmit({ url: url.href, method: request.method, headers: headerPairs(request.headers),

@@ -31,6 +31,7 @@ enum DataBenchSuite: BenchSuite {
         download_50mb_native_ms      the engine's own fetch of a 50 MB file into an ArrayBuffer
         download_50mb_proxy_ms       the same through the proxy (streamed)
         download_50mb_ratio          proxy / native
+        HYBRID_BENCH_DATA_ONLY=upload measures the 50 MB upload alone (to profile it).
         """
 
     /// Sizes in MiB.
@@ -67,6 +68,10 @@ enum DataBenchSuite: BenchSuite {
         _ = try await view.engine.callAsync("await window.hybrid.ready; return true;")
 
         let upload = try await pair(view, "upload", ["mb": uploadMB, "rounds": rounds])
+        if ProcessInfo.processInfo.environment["HYBRID_BENCH_DATA_ONLY"] == "upload" {
+            return BenchReport(values: [("upload_50mb_native_ms", upload.0), ("upload_50mb_proxy_ms", upload.1),
+                                        ("upload_50mb_ratio", upload.1 / upload.0)])
+        }
         let bytes = try await pair(view, "bytes", ["mb": bytesMB, "rounds": rounds + 2])
         let inline = try await inlineBytes(provider, configuration, nginx.url("/bench.html"), rounds: rounds + 2)
         let download = try await pair(view, "download", ["mb": downloadMB, "rounds": rounds])
