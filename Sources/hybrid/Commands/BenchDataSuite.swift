@@ -31,7 +31,7 @@ enum DataBenchSuite: BenchSuite {
         download_50mb_native_ms      the engine's own fetch of a 50 MB file into an ArrayBuffer
         download_50mb_proxy_ms       the same through the proxy (streamed)
         download_50mb_ratio          proxy / native
-        HYBRID_BENCH_DATA_ONLY=upload measures the 50 MB upload alone (to profile it).
+        HYBRID_BENCH_DATA_ONLY=upload or =bytes measures that pair alone (to profile it).
         """
 
     /// Sizes in MiB.
@@ -73,6 +73,9 @@ enum DataBenchSuite: BenchSuite {
                                         ("upload_50mb_ratio", upload.1 / upload.0)])
         }
         let bytes = try await pair(view, "bytes", ["mb": bytesMB, "rounds": rounds + 2])
+        if ProcessInfo.processInfo.environment["HYBRID_BENCH_DATA_ONLY"] == "bytes" {
+            return BenchReport(values: [("bytes_10mb_rt_ms", bytes.0), ("bytes_base64_10mb_rt_ms", bytes.1), ("bytes_vs_base64", bytes.1 / bytes.0)])
+        }
         let inline = try await inlineBytes(provider, configuration, nginx.url("/bench.html"), rounds: rounds + 2)
         let download = try await pair(view, "download", ["mb": downloadMB, "rounds": rounds])
         // Last, as they may take the page down (Chromium 156's renderer dies on a 200 MB fetch body
