@@ -54,6 +54,26 @@ struct BridgeEndToEndTests {
         #expect(result["binary"] == (kind.capabilities.contains(.byteChannel) ? "channel" : "base64"))
     }
 
+    /// The runtime encodes bytes with the engine's own base64, taken before the page ran: a page
+    /// that replaces `Uint8Array.prototype.toBase64` and `Uint8Array.fromBase64` (or breaks them)
+    /// changes nothing its calls send or get back.
+    @Test(arguments: EngineKind.allCases)
+    func bytesSurviveAPageThatReplacesTheBase64BuiltIns(_ kind: EngineKind) async throws {
+        let rig = try BridgeRig(kind, pages: Self.pages)
+        defer { rig.close() }
+        try await rig.open("index.html")
+        let result = try await rig.page("""
+            Uint8Array.prototype.toBase64 = function () { return 'AAAA'; };
+            Uint8Array.fromBase64 = function () { throw new Error('replaced'); };
+            const bytes = new Uint8Array(1000).map((_, i) => i % 251);
+            const back = await hybrid.call('probe', 'reverse', bytes);
+            let same = back instanceof Uint8Array && back.length === bytes.length;
+            for (let i = 0; same && i < bytes.length; i++) same = back[i] === bytes[bytes.length - 1 - i];
+            return { same };
+            """)
+        #expect(result["same"] == true)
+    }
+
     @Test(arguments: EngineKind.allCases)
     func failuresRejectWithStableCodes(_ kind: EngineKind) async throws {
         let rig = try BridgeRig(kind, pages: Self.pages)

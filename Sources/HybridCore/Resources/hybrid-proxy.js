@@ -99,9 +99,12 @@
   };
 
   // ---- bytes -----------------------------------------------------------------------------
+  // The engines' own base64 where they have it, taken before the page's scripts run.
+  var nativeToBase64 = Uint8Array.prototype.toBase64;
+  var nativeFromBase64 = Uint8Array.fromBase64;
   function toBase64(buffer) {
     var bytes = new Uint8Array(buffer);
-    if (typeof bytes.toBase64 === 'function') return bytes.toBase64();
+    if (typeof nativeToBase64 === 'function') return nativeToBase64.call(bytes);
     var parts = [];
     for (var i = 0; i < bytes.length; i += 0x8000) {
       parts.push(String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000)));
@@ -109,7 +112,7 @@
     return btoa(parts.join(''));
   }
   function fromBase64(text) {
-    if (typeof Uint8Array.fromBase64 === 'function') return Uint8Array.fromBase64(text);
+    if (typeof nativeFromBase64 === 'function') return nativeFromBase64.call(Uint8Array, text);
     var binary = atob(text);
     var bytes = new Uint8Array(binary.length);
     for (var i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
