@@ -31,7 +31,7 @@ enum DataBenchSuite: BenchSuite {
         download_50mb_native_ms      the engine's own fetch of a 50 MB file into an ArrayBuffer
         download_50mb_proxy_ms       the same through the proxy (streamed)
         download_50mb_ratio          proxy / native
-        HYBRID_BENCH_DATA_ONLY=upload or =bytes measures that pair alone (to profile it).
+        HYBRID_BENCH_DATA_ONLY=upload, bytes or download measures that pair alone (to profile it).
         """
 
     /// Sizes in MiB.
@@ -67,17 +67,21 @@ enum DataBenchSuite: BenchSuite {
         try await view.engine.waitForLoad(timeout: BenchOptions.loadTimeout) { view.load(nginx.url("/bench.html")) }
         _ = try await view.engine.callAsync("await window.hybrid.ready; return true;")
 
-        let upload = try await pair(view, "upload", ["mb": uploadMB, "rounds": rounds])
-        if ProcessInfo.processInfo.environment["HYBRID_BENCH_DATA_ONLY"] == "upload" {
-            return BenchReport(values: [("upload_50mb_native_ms", upload.0), ("upload_50mb_proxy_ms", upload.1),
-                                        ("upload_50mb_ratio", upload.1 / upload.0)])
+        // HYBRID_BENCH_DATA_ONLY=upload|bytes|download: that pair alone (to profile it).
+        let only = ProcessInfo.processInfo.environment["HYBRID_BENCH_DATA_ONLY"]
+        func pairs(_ name: String, _ keys: [String], _ arguments: [String: Int]) async throws -> [(key: String, value: Double)]? {
+            guard only == nil || only == name else { return nil }
+            let (a, b) = try await pair(view, name, arguments)
+            return [(keys[0], a), (keys[1], b), (keys[2], b / a)]
         }
-        let bytes = try await pair(view, "bytes", ["mb": bytesMB, "rounds": rounds + 2])
-        if ProcessInfo.processInfo.environment["HYBRID_BENCH_DATA_ONLY"] == "bytes" {
-            return BenchReport(values: [("bytes_10mb_rt_ms", bytes.0), ("bytes_base64_10mb_rt_ms", bytes.1), ("bytes_vs_base64", bytes.1 / bytes.0)])
-        }
+        let upload = try await pairs("upload", ["upload_50mb_native_ms", "upload_50mb_proxy_ms", "upload_50mb_ratio"],
+                                     ["mb": uploadMB, "rounds": rounds])
+        let bytes = try await pairs("bytes", ["bytes_10mb_rt_ms", "bytes_base64_10mb_rt_ms", "bytes_vs_base64"],
+                                    ["mb": bytesMB, "rounds": rounds + 2])
+        let download = try await pairs("download", ["download_50mb_native_ms", "download_50mb_proxy_ms", "download_50mb_ratio"],
+                                       ["mb": downloadMB, "rounds": rounds])
+        if only != nil { return BenchReport(values: (upload ?? []) + (bytes ?? []) + (download ?? [])) }
         let inline = try await inlineBytes(provider, configuration, nginx.url("/bench.html"), rounds: rounds + 2)
-        let download = try await pair(view, "download", ["mb": downloadMB, "rounds": rounds])
         // Last, as they may take the page down (Chromium 156's renderer dies on a 200 MB fetch body
         // here, its own or the proxy's): -1 then, the reason on standard error.
         let proxyGrowth = await bigUpload(view, proxied: true)
@@ -85,14 +89,9 @@ enum DataBenchSuite: BenchSuite {
             try await view.engine.waitForLoad(timeout: BenchOptions.loadTimeout) { view.load(nginx.url("/bench.html")) }
         }
         let nativeGrowth = await bigUpload(view, proxied: false)
-        return BenchReport(values: [
-            ("upload_50mb_native_ms", upload.0), ("upload_50mb_proxy_ms", upload.1), ("upload_50mb_ratio", upload.1 / upload.0),
+        return BenchReport(values: (upload ?? []) + [
             ("upload_200mb_native_rss_growth_mb", nativeGrowth), ("upload_200mb_rss_growth_mb", proxyGrowth),
-            ("bytes_10mb_rt_ms", bytes.0), ("bytes_base64_10mb_rt_ms", bytes.1), ("bytes_vs_base64", bytes.1 / bytes.0),
-            ("bytes_inline_10mb_rt_ms", inline),
-            ("download_50mb_native_ms", download.0), ("download_50mb_proxy_ms", download.1),
-            ("download_50mb_ratio", download.1 / download.0),
-        ])
+        ] + (bytes ?? []) + [("bytes_inline_10mb_rt_ms", inline)] + (download ?? []))
     }
 
     /// `bytes_10mb_rt_ms` in a view of its own whose bridge keeps bytes in messages as base64.
