@@ -485,11 +485,11 @@ struct ProxyFidelityTests {
         }
     }
 
-    /// A fetch body given as bytes, text or `URLSearchParams` is taken at the call, as the engine
-    /// takes it (the proxy reads it in the page without the engine's `Request`, docs/request-proxy.md):
-    /// bytes changed after `fetch()` returns change nothing sent, a `DataView` sends its window only,
-    /// large text and parameters stream with the engine's `Content-Type`, and a `GET` or `HEAD` with a
-    /// body is refused with the engine's error.
+    /// A fetch body given as bytes, text, `URLSearchParams` or a `Blob` is taken at the call, as the
+    /// engine takes it (the proxy reads it in the page without the engine's `Request`,
+    /// docs/request-proxy.md): bytes changed after `fetch()` returns change nothing sent, a `DataView`
+    /// sends its window only, large text, parameters and Blobs stream with the engine's
+    /// `Content-Type`, and a `GET` or `HEAD` with a body is refused with the engine's error.
     @Test(arguments: EngineKind.allCases)
     func fetchTakesItsBodyAtTheCall(_ kind: EngineKind) async throws {
         let oracle = try ProxyOracle(kind)
@@ -517,7 +517,10 @@ struct ProxyFidelityTests {
               buffer: await sent(fetch(echo, { method: 'PUT', body: big.buffer })),
               text: await sent(fetch(echo, { method: 'POST', body: 'é'.repeat(100000) })),
               params: await sent(fetch(echo, { method: 'POST', body: new URLSearchParams({ q: 'x&y'.repeat(40000) }) })),
+              blob: await sent(fetch(echo, { method: 'POST', body: new Blob([big], { type: 'Application/X-Thing' }) })),
+              file: await sent(fetch(echo, { method: 'PUT', body: new File([backing], 'f.bin') })),
               getWithBody: await refused({ method: 'GET', body: new Uint8Array(100000) }),
+              getWithBlob: await refused({ method: 'GET', body: new Blob(['x']) }),
               headWithBody: await refused({ method: 'HEAD', body: 'x'.repeat(100000) }),
             };
             """)

@@ -601,15 +601,16 @@
     error(sink, sink.aborted);
   }
 
-  // The bytes of a fetch body the page gave as a BufferSource, string or URLSearchParams, copied
-  // at the call as the engine copies them, and an empty body of the same kind for the Request
-  // that checks the call (same errors, same Content-Type). Reading them back from the Request
-  // instead (request.blob()) would make a Blob, which WebKit keeps in its network process: a
-  // 50 MB body crossed two more processes that way before its first slice left the page.
-  // Bodies of other kinds (a Blob, FormData, a stream) and keepalive requests (whose engine
-  // checks the body's size) still go through the Request.
+  // A fetch body as the page gave it: a Blob (a File, or FormData made one) as it is, the bytes of
+  // a BufferSource, string or URLSearchParams copied at the call as the engine copies them; and
+  // an empty body of the same kind for the Request that checks the call (same errors, same
+  // Content-Type). Reading the body back from the Request instead (request.blob()) made a new
+  // Blob of it, which WebKit keeps in its network process: a 50 MB body crossed two more
+  // processes that way before its first slice left the page. Streams and keepalive requests
+  // (whose engine checks the body's size) still go through the Request.
   function directBody(init) {
     var body = init && !init.keepalive ? init.body : null;
+    if (body instanceof Blob) return { blob: body, standIn: new Blob([], { type: body.type }) };
     if (body instanceof ArrayBuffer) return { bytes: new Uint8Array(body.slice(0)), standIn: new Uint8Array(0) };
     if (ArrayBuffer.isView(body) && body.buffer instanceof ArrayBuffer) {
       return { bytes: new Uint8Array(body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength)), standIn: new Uint8Array(0) };
@@ -645,9 +646,9 @@
         });
       }
       // A Blob/FormData body, or a large one, is streamed: its bytes stay in the page.
-      (direct ? Promise.resolve(direct.bytes) : request.blob()).then(function (data) {
-        if (streamsBody(direct ? data.byteLength : data.size, file)) return { source: bodySource(data) };
-        return direct ? { buffer: data.buffer } : data.arrayBuffer().then(function (buffer) { return { buffer: buffer }; });
+      (direct ? Promise.resolve(direct.bytes || direct.blob) : request.blob()).then(function (data) {
+        if (streamsBody(data instanceof Blob ? data.size : data.byteLength, file)) return { source: bodySource(data) };
+        return data instanceof Blob ? data.arrayBuffer().then(function (buffer) { return { buffer: buffer }; }) : { buffer: data.buffer };
       }).then(function (body) {
         if (transfer.signal.aborted) return;
         transmit({ url: url.href, method: request.method, headers: headerPairs(request.headers),

@@ -16,6 +16,9 @@ enum DataBenchSuite: BenchSuite {
         upload_50mb_native_ms        the engine's own fetch PUT of a 50 MB Uint8Array
         upload_50mb_proxy_ms         the same request through the request proxy
         upload_50mb_ratio            proxy / native (goal at most 1.3)
+        upload_blob_50mb_native_ms   the same PUT with a 50 MB Blob body (a file from a picker is one)
+        upload_blob_50mb_proxy_ms    the same through the request proxy (its slices read from the Blob)
+        upload_blob_50mb_ratio       proxy / native (report)
         upload_200mb_native_rss_growth_mb  the app process's peak RSS growth (VmHWM after resetting it
                                      through /proc/self/clear_refs, and VmRSS sampled every 5 ms) during
                                      a 200 MB upload by the engine's own fetch (the reference; -1 when it failed)
@@ -31,7 +34,7 @@ enum DataBenchSuite: BenchSuite {
         download_50mb_native_ms      the engine's own fetch of a 50 MB file into an ArrayBuffer
         download_50mb_proxy_ms       the same through the proxy (streamed)
         download_50mb_ratio          proxy / native
-        HYBRID_BENCH_DATA_ONLY=upload, bytes or download measures that pair alone (to profile it).
+        HYBRID_BENCH_DATA_ONLY=upload, uploadBlob, bytes or download measures that pair alone (to profile it).
         """
 
     /// Sizes in MiB.
@@ -67,7 +70,7 @@ enum DataBenchSuite: BenchSuite {
         try await view.engine.waitForLoad(timeout: BenchOptions.loadTimeout) { view.load(nginx.url("/bench.html")) }
         _ = try await view.engine.callAsync("await window.hybrid.ready; return true;")
 
-        // HYBRID_BENCH_DATA_ONLY=upload|bytes|download: that pair alone (to profile it).
+        // HYBRID_BENCH_DATA_ONLY=upload|uploadBlob|bytes|download: that pair alone (to profile it).
         let only = ProcessInfo.processInfo.environment["HYBRID_BENCH_DATA_ONLY"]
         func pairs(_ name: String, _ keys: [String], _ arguments: [String: Int]) async throws -> [(key: String, value: Double)]? {
             guard only == nil || only == name else { return nil }
@@ -76,11 +79,13 @@ enum DataBenchSuite: BenchSuite {
         }
         let upload = try await pairs("upload", ["upload_50mb_native_ms", "upload_50mb_proxy_ms", "upload_50mb_ratio"],
                                      ["mb": uploadMB, "rounds": rounds])
+        let blob = try await pairs("uploadBlob", ["upload_blob_50mb_native_ms", "upload_blob_50mb_proxy_ms", "upload_blob_50mb_ratio"],
+                                   ["mb": uploadMB, "rounds": rounds])
         let bytes = try await pairs("bytes", ["bytes_10mb_rt_ms", "bytes_base64_10mb_rt_ms", "bytes_vs_base64"],
                                     ["mb": bytesMB, "rounds": rounds + 2])
         let download = try await pairs("download", ["download_50mb_native_ms", "download_50mb_proxy_ms", "download_50mb_ratio"],
                                        ["mb": downloadMB, "rounds": rounds])
-        if only != nil { return BenchReport(values: (upload ?? []) + (bytes ?? []) + (download ?? [])) }
+        if only != nil { return BenchReport(values: (upload ?? []) + (blob ?? []) + (bytes ?? []) + (download ?? [])) }
         let inline = try await inlineBytes(provider, configuration, nginx.url("/bench.html"), rounds: rounds + 2)
         // Last, as they may take the page down (Chromium 156's renderer dies on a 200 MB fetch body
         // here, its own or the proxy's): -1 then, the reason on standard error.
@@ -89,7 +94,7 @@ enum DataBenchSuite: BenchSuite {
             try await view.engine.waitForLoad(timeout: BenchOptions.loadTimeout) { view.load(nginx.url("/bench.html")) }
         }
         let nativeGrowth = await bigUpload(view, proxied: false)
-        return BenchReport(values: (upload ?? []) + [
+        return BenchReport(values: (upload ?? []) + (blob ?? []) + [
             ("upload_200mb_native_rss_growth_mb", nativeGrowth), ("upload_200mb_rss_growth_mb", proxyGrowth),
         ] + (bytes ?? []) + [("bytes_inline_10mb_rt_ms", inline)] + (download ?? []))
     }
@@ -174,6 +179,15 @@ enum DataBenchSuite: BenchSuite {
         window.dataBench = {
           async upload(mb, rounds) {
             const body = filled(mb), a = [], b = [];
+            await put('/sink/native.bin', body); await put('/sink/proxied.bin', body);
+            for (let i = 0; i < rounds; i++) {
+              a.push(await timed(() => put('/sink/native.bin', body)));
+              b.push(await timed(() => put('/sink/proxied.bin', body)));
+            }
+            return [median(a), median(b)];
+          },
+          async uploadBlob(mb, rounds) {
+            const body = new Blob([filled(mb)], { type: 'application/octet-stream' }), a = [], b = [];
             await put('/sink/native.bin', body); await put('/sink/proxied.bin', body);
             for (let i = 0; i < rounds; i++) {
               a.push(await timed(() => put('/sink/native.bin', body)));
