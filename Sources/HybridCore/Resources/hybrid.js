@@ -288,7 +288,7 @@
 
   function report(error) { setTimeout(function () { throw error; }, 0); }
 
-  document.addEventListener(RECV, function (event) {
+  window.addEventListener(RECV, function (event) {
     // Read `detail` once: across script worlds every read may copy it.
     var detail = event.detail;
     if (typeof detail === 'string') receive(detail);
@@ -369,9 +369,15 @@
     post(text, call.transport);
   }
 
+  // One event re-initialised per message, on `window`, as the transport does (hybrid-transport.js).
+  var sendEvent = null;
   function post(text, transport) {
     if (transport === 'url') urlQueue.push(text);
-    else document.dispatchEvent(new CustomEvent(SEND, { detail: text }));
+    else {
+      if (sendEvent === null || sendEvent.eventPhase !== 0) sendEvent = new CustomEvent(SEND, { detail: text });
+      else sendEvent.initCustomEvent(SEND, false, false, text);
+      window.dispatchEvent(sendEvent);
+    }
   }
 
   function cancel(call) {
@@ -548,6 +554,6 @@
     }, function () { becomeReady({ info: {} }); });
   } else {
     // The transport may have finished its handshake before this listener existed.
-    document.dispatchEvent(new CustomEvent(HELLO));
+    window.dispatchEvent(new CustomEvent(HELLO));
   }
 })();
