@@ -369,15 +369,18 @@
     post(text, call.transport);
   }
 
-  // One event re-initialised per message, on `window`, as the transport does (hybrid-transport.js).
-  var sendEvent = null;
+  // One event re-initialised per message, on `window`, its text held while it is dispatched and
+  // its detail cleared after, as the transport does (hybrid-transport.js).
+  var sendEvent = null, sendText = null;
   function post(text, transport) {
-    if (transport === 'url') urlQueue.push(text);
-    else {
-      if (sendEvent === null || sendEvent.eventPhase !== 0) sendEvent = new CustomEvent(SEND, { detail: text });
-      else sendEvent.initCustomEvent(SEND, false, false, text);
-      window.dispatchEvent(sendEvent);
-    }
+    if (transport === 'url') { urlQueue.push(text); return; }
+    if (sendEvent === null || sendEvent.eventPhase !== 0) sendEvent = new CustomEvent(SEND);
+    var event = sendEvent, outer = sendText;
+    sendText = text;
+    event.initCustomEvent(SEND, false, false, text);
+    window.dispatchEvent(event);
+    event.initCustomEvent(SEND, false, false, null);
+    sendText = outer;
   }
 
   function cancel(call) {
