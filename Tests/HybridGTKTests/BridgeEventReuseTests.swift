@@ -22,9 +22,9 @@ struct BridgeEventReuseTests {
               seen++;
               if (!called) { called = true; inner = hybrid.call('probe', 'add', { a: 10, b: 20 }); }
             };
-            window.addEventListener('hybridkit:send', listener);
+            document.addEventListener('hybridkit:send', listener);
             const outer = hybrid.call('probe', 'add', { a: 1, b: 2 });
-            window.removeEventListener('hybridkit:send', listener);
+            document.removeEventListener('hybridkit:send', listener);
             return { outer: await outer, inner: await inner, seen };
             """)
         #expect(result["outer"] == 3)
@@ -43,12 +43,12 @@ struct BridgeEventReuseTests {
             let asked = false, readyAgain = 0;
             const listener = (event) => {
               if (event.detail.indexOf('"t":"ready"') >= 0) { readyAgain++; return; }
-              if (!asked) { asked = true; window.dispatchEvent(new CustomEvent('hybridkit:hello')); }
+              if (!asked) { asked = true; document.dispatchEvent(new CustomEvent('hybridkit:hello')); }
             };
-            window.addEventListener('hybridkit:recv', listener);
+            document.addEventListener('hybridkit:recv', listener);
             const first = await hybrid.call('probe', 'add', { a: 2, b: 2 });
             const second = await hybrid.call('probe', 'add', { a: 3, b: 3 });
-            window.removeEventListener('hybridkit:recv', listener);
+            document.removeEventListener('hybridkit:recv', listener);
             return { first, second, readyAgain };
             """)
         #expect(result["first"] == 4)
@@ -67,16 +67,16 @@ struct BridgeEventReuseTests {
             let sent = null, received = null;
             const keepSent = (event) => { sent = event; event.stopImmediatePropagation(); };
             const keepReceived = (event) => { received = event; };
-            window.addEventListener('hybridkit:send', keepSent);
-            window.addEventListener('hybridkit:recv', keepReceived);
+            document.addEventListener('hybridkit:send', keepSent);
+            document.addEventListener('hybridkit:recv', keepReceived);
             const first = await hybrid.call('probe', 'add', { a: 1, b: 1 });
             sent.initCustomEvent('hybridkit:send', false, false, '{"v":1,"id":1,"module":"probe","action":"add","params":{"a":5,"b":5}}');
-            window.dispatchEvent(sent);
+            document.dispatchEvent(sent);
             received.initCustomEvent('hybridkit:recv', false, false, '{"t":"reply","id":1,"ok":true,"value":99}');
-            window.dispatchEvent(received);
+            document.dispatchEvent(received);
             const second = await hybrid.call('probe', 'add', { a: 4, b: 4 });
-            window.removeEventListener('hybridkit:send', keepSent);
-            window.removeEventListener('hybridkit:recv', keepReceived);
+            document.removeEventListener('hybridkit:send', keepSent);
+            document.removeEventListener('hybridkit:recv', keepReceived);
             return { first, second, pending: hybrid.pendingCount };
             """)
         #expect(result["first"] == 2)

@@ -12,20 +12,19 @@
   var handler = handlers && handlers[HANDLER];
   if (!handler) return;
   var nonce = null, readyText = null;
-  // The events go to `window` (an event path of one target; `document`'s is two) and each
-  // direction re-initialises one event instead of making one per message (measured, docs/bridge.md
-  // "What a call costs"). An event still being dispatched (a message sent from a listener of one)
-  // cannot be re-initialised: that message gets a new event. WebKit holds a detail given to
-  // initCustomEvent weakly (no write barrier), so the text is held here while it is dispatched,
-  // and the detail is cleared after (a page that keeps the event reads null, and no message is
-  // kept alive by it).
+  // Each direction re-initialises one event instead of making one per message (about half the
+  // cost of the DOM round trip, measured: docs/bridge.md, "What a call costs"). An event still
+  // being dispatched (a message sent from a listener of one) cannot be re-initialised: that
+  // message gets a new event. WebKit holds a detail given to initCustomEvent weakly (no write
+  // barrier), so the text is held here while it is dispatched, and the detail is cleared after
+  // (a page that keeps the event reads null, and no message is kept alive by it).
   var recvEvent = null, recvText = null;
   function toPage(text) {
     if (recvEvent === null || recvEvent.eventPhase !== 0) recvEvent = new CustomEvent('hybridkit:recv');
     var event = recvEvent, outer = recvText;
     recvText = text;
     event.initCustomEvent('hybridkit:recv', false, false, text);
-    window.dispatchEvent(event);
+    document.dispatchEvent(event);
     event.initCustomEvent('hybridkit:recv', false, false, null);
     recvText = outer;
   }
@@ -52,12 +51,12 @@
         error: { code: 'internal', message: String(error && error.message || error) } }));
     });
   }
-  window.addEventListener('hybridkit:send', function (event) {
+  document.addEventListener('hybridkit:send', function (event) {
     // Read `detail` once: across script worlds every read may copy it.
     var detail = event.detail;
     if (nonce !== null && typeof detail === 'string') post(detail);
   });
-  window.addEventListener('hybridkit:hello', function () {
+  document.addEventListener('hybridkit:hello', function () {
     if (readyText !== null) toPage(readyText);
   });
   Object.defineProperty(window, '__hybridkitTransport', { value: Object.freeze({

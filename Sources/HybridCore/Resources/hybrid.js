@@ -288,7 +288,7 @@
 
   function report(error) { setTimeout(function () { throw error; }, 0); }
 
-  window.addEventListener(RECV, function (event) {
+  document.addEventListener(RECV, function (event) {
     // Read `detail` once: across script worlds every read may copy it.
     var detail = event.detail;
     if (typeof detail === 'string') receive(detail);
@@ -369,7 +369,7 @@
     post(text, call.transport);
   }
 
-  // One event re-initialised per message, on `window`, its text held while it is dispatched and
+  // One event re-initialised per message, its text held while it is dispatched and
   // its detail cleared after, as the transport does (hybrid-transport.js).
   var sendEvent = null, sendText = null;
   function post(text, transport) {
@@ -378,7 +378,7 @@
     var event = sendEvent, outer = sendText;
     sendText = text;
     event.initCustomEvent(SEND, false, false, text);
-    window.dispatchEvent(event);
+    document.dispatchEvent(event);
     event.initCustomEvent(SEND, false, false, null);
     sendText = outer;
   }
@@ -557,6 +557,6 @@
     }, function () { becomeReady({ info: {} }); });
   } else {
     // The transport may have finished its handshake before this listener existed.
-    window.dispatchEvent(new CustomEvent(HELLO));
+    document.dispatchEvent(new CustomEvent(HELLO));
   }
 })();
