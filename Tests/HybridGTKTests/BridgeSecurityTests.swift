@@ -12,6 +12,8 @@ struct BridgeSecurityTests {
           handler: typeof (window.webkit && window.webkit.messageHandlers && window.webkit.messageHandlers.hybrid) };
         try { parent.document.dispatchEvent(new CustomEvent('hybridkit:send', { detail: '{}' })); report.parentDocument = 'reachable'; }
         catch (e) { report.parentDocument = e.name; }
+        try { parent.dispatchEvent(new CustomEvent('hybridkit:send', { detail: '{}' })); report.parentWindow = 'reachable'; }
+        catch (e) { report.parentWindow = e.name; }
         try { report.parentHybrid = typeof parent.hybrid.call; } catch (e) { report.parentHybrid = e.name; }
         parent.postMessage(JSON.stringify(report), '*');
         </script>
@@ -36,6 +38,7 @@ struct BridgeSecurityTests {
         #expect(report["hybrid"] == "undefined")
         #expect(report["handler"] == "undefined")
         #expect(report["parentDocument"] == "SecurityError")
+        #expect(report["parentWindow"] == "SecurityError")
         #expect(report["parentHybrid"] == "SecurityError")
         #expect(rig.completions.isEmpty)
         // The main frame's bridge still works.

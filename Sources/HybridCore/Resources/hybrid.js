@@ -376,9 +376,18 @@
     post(text, call.transport);
   }
 
+  // One event re-initialised per message, its text held while it is dispatched and
+  // its detail cleared after, as the transport does (hybrid-transport.js).
+  var sendEvent = null, sendText = null;
   function post(text, transport) {
-    if (transport === 'url') urlQueue.push(text);
-    else document.dispatchEvent(new CustomEvent(SEND, { detail: text }));
+    if (transport === 'url') { urlQueue.push(text); return; }
+    if (sendEvent === null || sendEvent.eventPhase !== 0) sendEvent = new CustomEvent(SEND);
+    var event = sendEvent, outer = sendText;
+    sendText = text;
+    event.initCustomEvent(SEND, false, false, text);
+    document.dispatchEvent(event);
+    event.initCustomEvent(SEND, false, false, null);
+    sendText = outer;
   }
 
   function cancel(call) {
