@@ -489,7 +489,9 @@ struct ProxyFidelityTests {
     /// engine takes it (the proxy reads it in the page without the engine's `Request`,
     /// docs/request-proxy.md): bytes changed after `fetch()` returns change nothing sent, a `DataView`
     /// sends its window only, large text, parameters and Blobs stream with the engine's
-    /// `Content-Type`, and a `GET` or `HEAD` with a body is refused with the engine's error.
+    /// `Content-Type`, a `GET` or `HEAD` with a body is refused with the engine's error, a detached
+    /// buffer is sent as the engine sends it, a resizable one refused as the engine refuses it, and
+    /// init members are read through the init's prototype chain.
     @Test(arguments: EngineKind.allCases)
     func fetchTakesItsBodyAtTheCall(_ kind: EngineKind) async throws {
         let oracle = try ProxyOracle(kind)
@@ -508,6 +510,10 @@ struct ProxyFidelityTests {
             const big = new Uint8Array(300000).fill(7);
             const changed = fetch(echo, { method: 'POST', body: big });
             big.fill(9);
+            const detached = new ArrayBuffer(8);
+            structuredClone(detached, { transfer: [detached] });
+            const detachedView = new Uint8Array(new ArrayBuffer(8), 2, 4);
+            structuredClone(detachedView.buffer, { transfer: [detachedView.buffer] });
             const backing = new Uint8Array(200000).fill(3);
             const viewed = fetch(echo, { method: 'POST', body: new DataView(backing.buffer, 1000, 150000) });
             backing.fill(4);
@@ -521,6 +527,11 @@ struct ProxyFidelityTests {
               file: await sent(fetch(echo, { method: 'PUT', body: new File([backing], 'f.bin') })),
               getWithBody: await refused({ method: 'GET', body: new Uint8Array(100000) }),
               getWithBlob: await refused({ method: 'GET', body: new Blob(['x']) }),
+              detached: await sent(fetch(echo, { method: 'POST', body: detached })),
+              detachedView: await sent(fetch(echo, { method: 'POST', body: detachedView })),
+              resizable: await refused({ method: 'POST', body: new ArrayBuffer(8, { maxByteLength: 16 }) }),
+              // Members of the init read through its prototype chain, as the engine reads them.
+              inherited: await sent(fetch(echo, Object.create({ method: 'PUT', body: 'i'.repeat(70000) }))),
               headWithBody: await refused({ method: 'HEAD', body: 'x'.repeat(100000) }),
             };
             """)
@@ -528,6 +539,8 @@ struct ProxyFidelityTests {
         #expect(engine["view"]?.arrayValue?[2] == .string(TestRoutes.sha256Hex(Data(repeating: 3, count: 150000))))
         #expect(engine["text"]?.arrayValue?[1] == 200000)
         #expect(engine["getWithBody"] == "TypeError")
+        #expect(engine["inherited"]?.arrayValue?.first == "PUT")
+        #expect(engine["detached"]?.arrayValue?[1] == 0)
         for key in engine.objectValue?.keys.sorted() ?? [] {
             #expect(engine[key] == proxy[key], "\(key)")
         }

@@ -4,9 +4,10 @@
 // `window.__hybridkitProxy`. Requests whose URL the policy names leave the engine and go over
 // the bridge (`hybrid.call('proxy', 'request', …)`) to native URLSession with the app's cookie
 // jar; every other request is untouched. Hooks: XMLHttpRequest (async only: a synchronous
-// open throws NotSupportedError at once rather than hang), fetch (every body kind, through
-// the engine's own Request/Response body extraction, so FormData boundaries, Blob types and
-// URLSearchParams encodings are the engine's), and form POST submissions (the response is
+// open throws NotSupportedError at once rather than hang), fetch (every body kind: the engine's
+// own Request checks each call and gives its Content-Type; bytes, text, URLSearchParams and Blobs
+// are read in the page as the engine reads them, other bodies through that Request), and form
+// POST submissions (the response is
 // loaded natively as the new document). Small bodies cross as base64 inside the request
 // call; Blob/File/FormData and large ones as bytes, a slice at a time as the native transfer
 // pulls them (through the bridge's byte channel where the engine has one).
@@ -99,12 +100,16 @@
   };
 
   // ---- bytes -----------------------------------------------------------------------------
-  // The engines' own base64 where they have it, taken before the page's scripts run.
-  var nativeToBase64 = Uint8Array.prototype.toBase64;
-  var nativeFromBase64 = Uint8Array.fromBase64;
+  // The engines' own base64 where they have it, and the URLSearchParams serialiser, taken (bound)
+  // before the page's scripts run, so a page replacing them or Function.prototype.call changes nothing.
+  var callOf = Function.prototype.call.bind(Function.prototype.call);
+  var nativeToBase64 = typeof Uint8Array.prototype.toBase64 === 'function' ? Uint8Array.prototype.toBase64 : null;
+  var nativeFromBase64 = typeof Uint8Array.fromBase64 === 'function' ? Uint8Array.fromBase64.bind(Uint8Array) : null;
+  var paramsToString = URLSearchParams.prototype.toString;
+  function paramsText(params) { return callOf(paramsToString, params); }
   function toBase64(buffer) {
     var bytes = new Uint8Array(buffer);
-    if (typeof nativeToBase64 === 'function') return nativeToBase64.call(bytes);
+    if (nativeToBase64) return callOf(nativeToBase64, bytes);
     var parts = [];
     for (var i = 0; i < bytes.length; i += 0x8000) {
       parts.push(String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000)));
@@ -112,7 +117,7 @@
     return btoa(parts.join(''));
   }
   function fromBase64(text) {
-    if (typeof nativeFromBase64 === 'function') return nativeFromBase64.call(Uint8Array, text);
+    if (nativeFromBase64) return nativeFromBase64(text);
     var binary = atob(text);
     var bytes = new Uint8Array(binary.length);
     for (var i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
@@ -194,7 +199,7 @@
     var type = new Response(body).headers.get('content-type');
     var bytes = null;
     if (typeof body === 'string') bytes = utf8.encode(body);
-    else if (body instanceof URLSearchParams) bytes = utf8.encode(body.toString());
+    else if (body instanceof URLSearchParams) bytes = utf8.encode(paramsText(body));
     else if (body instanceof ArrayBuffer) bytes = new Uint8Array(body.slice(0));
     else if (ArrayBuffer.isView(body)) bytes = new Uint8Array(body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength));
     var blob = bytes ? null : (body instanceof Blob ? body : null);
@@ -601,36 +606,46 @@
     error(sink, sink.aborted);
   }
 
-  // A fetch body as the page gave it: a Blob (a File, or FormData made one) as it is, the bytes of
-  // a BufferSource, string or URLSearchParams copied at the call as the engine copies them; and
-  // an empty body of the same kind for the Request that checks the call (same errors, same
+  // A fetch body as the page gave it, read only once the request is known to be proxied: a Blob
+  // (a File, or FormData made one) as it is, the bytes of a BufferSource, string or
+  // URLSearchParams copied at the call as the engine copies them (a detached buffer is no bytes);
+  // and an empty body of the same kind for the Request that checks the call (same errors, same
   // Content-Type). Reading the body back from the Request instead (request.blob()) made a new
   // Blob of it, which WebKit keeps in its network process: a 50 MB body crossed two more
-  // processes that way before its first slice left the page. Streams and keepalive requests
-  // (whose engine checks the body's size) still go through the Request.
+  // processes that way before its first slice left the page. A stream, and a resizable buffer
+  // (which the engine refuses), still go through the Request.
   function directBody(init) {
-    var body = init && !init.keepalive ? init.body : null;
-    if (body instanceof Blob) return { blob: body, standIn: new Blob([], { type: body.type }) };
-    if (body instanceof ArrayBuffer) return { bytes: new Uint8Array(body.slice(0)), standIn: new Uint8Array(0) };
-    if (ArrayBuffer.isView(body) && body.buffer instanceof ArrayBuffer) {
-      return { bytes: new Uint8Array(body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength)), standIn: new Uint8Array(0) };
+    var body = init ? init.body : null;
+    if (body instanceof Blob) return { standIn: new Blob([], { type: body.type }), take: function () { return body; } };
+    if (body instanceof ArrayBuffer && !body.resizable) {
+      return { standIn: new Uint8Array(0), take: function () { return new Uint8Array(body.byteLength ? body.slice(0) : 0); } };
     }
-    if (typeof body === 'string') return { bytes: utf8.encode(body), standIn: '' };
-    if (body instanceof URLSearchParams) return { bytes: utf8.encode(body.toString()), standIn: new URLSearchParams() };
+    if (ArrayBuffer.isView(body) && body.buffer instanceof ArrayBuffer && !body.buffer.resizable) {
+      return { standIn: new Uint8Array(0), take: function () {
+        return new Uint8Array(body.byteLength ? body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength) : 0);
+      } };
+    }
+    if (typeof body === 'string') return { standIn: '', take: function () { return utf8.encode(body); } };
+    if (body instanceof URLSearchParams) return { standIn: new URLSearchParams(), take: function () { return utf8.encode(paramsText(body)); } };
     return null;
   }
+  // `init` with another body; every other member still read from it (through its prototype
+  // chain, as the engine reads a dictionary).
+  function withBody(init, body) { return Object.create(init, { body: { value: body, enumerable: true } }); }
 
   window.fetch = function fetch(input, init) {
     var request;
     var file = !!init && (init.body instanceof FormData || init.body instanceof Blob);
     var direct = null;
     try {
-      if (init && init.body instanceof FormData) init = Object.assign({}, init, { body: multipartBody(init.body) });
+      if (init && init.body instanceof FormData) init = withBody(init, multipartBody(init.body));
       direct = directBody(init);
-      request = new Request(input, direct ? Object.assign({}, init, { body: direct.standIn }) : init);
+      request = new Request(input, direct ? withBody(init, direct.standIn) : init);
     } catch (e) { return Promise.reject(e); }
     var url = proxiedURL(request.url);
     if (!url) return nativeFetch.apply(this, arguments);
+    var taken = null;
+    try { taken = direct ? direct.take() : null; } catch (e) { return Promise.reject(e); }
     var signal = request.signal;
     if (signal && signal.aborted) return Promise.reject(abortError(signal));
     return new Promise(function (resolve, reject) {
@@ -646,13 +661,13 @@
         });
       }
       // A Blob/FormData body, or a large one, is streamed: its bytes stay in the page.
-      (direct ? Promise.resolve(direct.bytes || direct.blob) : request.blob()).then(function (data) {
+      (taken !== null ? Promise.resolve(taken) : request.blob()).then(function (data) {
         if (streamsBody(data instanceof Blob ? data.size : data.byteLength, file)) return { source: bodySource(data) };
-        return data instanceof Blob ? data.arrayBuffer().then(function (buffer) { return { buffer: buffer }; }) : { buffer: data.buffer };
+        return data instanceof Blob ? data.arrayBuffer().then(function (buffer) { return { bytes: new Uint8Array(buffer) }; }) : { bytes: data };
       }).then(function (body) {
         if (transfer.signal.aborted) return;
         transmit({ url: url.href, method: request.method, headers: headerPairs(request.headers),
-          body: body.buffer && body.buffer.byteLength ? new Uint8Array(body.buffer) : null, source: body.source || null,
+          body: body.bytes && body.bytes.byteLength ? body.bytes : null, source: body.source || null,
           redirect: request.redirect, mode: request.mode,
           credentials: request.credentials, referrer: referrerSource(request.referrer), referrerPolicy: request.referrerPolicy }, {
           head: function (head, whole) {

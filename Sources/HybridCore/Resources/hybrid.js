@@ -20,7 +20,8 @@
   var defaultTransport = boot.transport === 'url' ? 'url' : 'event';
   // The byte channel (docs/bridge.md, "Bytes without base64"): where the engine has one, byte
   // values of at least `byteThreshold` bytes cross as fetch bodies to `byteChannel + token`. The
-  // engine's own fetch is kept from document start, before any page script runs.
+  // page's fetch as it is at document start is kept, before any page script runs: the engine's,
+  // or the request proxy's wrapper, which hands every URL it does not proxy to the engine's.
   var byteChannel = typeof boot.byteChannel === 'string' && typeof window.fetch === 'function' ? boot.byteChannel : null;
   var byteThreshold = boot.byteThreshold || 65536;
   var channelFetch = byteChannel ? window.fetch.bind(window) : null;
@@ -56,11 +57,13 @@
   // The engines' own base64 (Uint8Array.prototype.toBase64 / Uint8Array.fromBase64: WebKitGTK 2.50
   // and Chromium 156 have both), taken before the page's scripts run; a loop over the bytes where
   // they are missing (measured on Blink, where every byte value crosses as base64: docs/bridge.md).
-  var nativeToBase64 = Uint8Array.prototype.toBase64;
-  var nativeFromBase64 = Uint8Array.fromBase64;
+  // Bound here, so a page replacing Function.prototype.call later changes nothing either.
+  var callOf = Function.prototype.call.bind(Function.prototype.call);
+  var nativeToBase64 = typeof Uint8Array.prototype.toBase64 === 'function' ? Uint8Array.prototype.toBase64 : null;
+  var nativeFromBase64 = typeof Uint8Array.fromBase64 === 'function' ? Uint8Array.fromBase64.bind(Uint8Array) : null;
   function toBase64(view) {
     var bytes = new Uint8Array(view.buffer || view, view.byteOffset || 0, view.byteLength);
-    if (typeof nativeToBase64 === 'function') return nativeToBase64.call(bytes);
+    if (nativeToBase64) return callOf(nativeToBase64, bytes);
     var parts = [];
     for (var i = 0; i < bytes.length; i += 0x8000) {
       parts.push(String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000)));
@@ -69,7 +72,7 @@
   }
 
   function fromBase64(text) {
-    if (typeof nativeFromBase64 === 'function') return nativeFromBase64.call(Uint8Array, text);
+    if (nativeFromBase64) return nativeFromBase64(text);
     var binary = atob(text);
     var bytes = new Uint8Array(binary.length);
     for (var i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);

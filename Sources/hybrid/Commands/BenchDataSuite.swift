@@ -72,6 +72,9 @@ enum DataBenchSuite: BenchSuite {
 
         // HYBRID_BENCH_DATA_ONLY=upload|uploadBlob|bytes|download: that pair alone (to profile it).
         let only = ProcessInfo.processInfo.environment["HYBRID_BENCH_DATA_ONLY"]
+        if let only, !["upload", "uploadBlob", "bytes", "download"].contains(only) {
+            throw HybridError.engine(.native(domain: "bench", code: 2, message: "HYBRID_BENCH_DATA_ONLY=\(only): upload, uploadBlob, bytes or download"))
+        }
         func pairs(_ name: String, _ keys: [String], _ arguments: [String: Int]) async throws -> [(key: String, value: Double)]? {
             guard only == nil || only == name else { return nil }
             let (a, b) = try await pair(view, name, arguments)
