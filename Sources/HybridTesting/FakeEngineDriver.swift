@@ -39,6 +39,9 @@ public final class FakeEngineDriver: EngineDriver {
     /// When set, script calls and snapshots wait until the test settles them
     /// (``settleScriptCalls(with:)``), as a busy or dying page would leave them.
     public var holdsScriptCalls = false
+    /// What the fake engine reports of its content process's responsiveness without a probe;
+    /// `nil` (the default): it does not track it, as an engine without such a report.
+    public var isContentProcessResponsive: Bool?
     /// ``tearDown()`` ran.
     public private(set) var isTornDown = false
 

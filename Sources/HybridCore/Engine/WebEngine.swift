@@ -105,6 +105,10 @@ public protocol WebEngine: AnyObject {
     var backForwardList: BackForwardList { get }
     /// `false` once the view was closed or its content process is gone for good.
     var isAlive: Bool { get }
+    /// What the engine itself knows of whether the content process answers, without a round
+    /// trip to it: `false` once it is dead or the engine saw it stop answering; `nil` when the
+    /// engine does not track it (then only a probe, such as evaluating a script, can tell).
+    var isContentProcessResponsive: Bool? { get }
 
     /// Calls `handler` for every ``EngineEvent``, in order, until the token is cancelled.
     func observe(_ handler: @escaping @MainActor (EngineEvent) -> Void) -> ObservationToken
@@ -152,6 +156,8 @@ extension WebEngine {
     /// Hides the view (`setVisible(false)`) when parked and shows it when not: the fallback for
     /// engines that cannot keep a view mapped out of sight.
     public func setParked(_ parked: Bool) { setVisible(!parked) }
+    /// An engine that does not track its content process's responsiveness.
+    public var isContentProcessResponsive: Bool? { nil }
 }
 
 /// Creates engine views that share processes and a session (a WKProcessPool + WKWebsiteDataStore,

@@ -126,6 +126,8 @@ public final class ContractEngine<Driver: EngineDriver>: WebEngine, EngineDriver
     public var backForwardList: BackForwardList { isClosed ? BackForwardList() : driver.backForwardList }
     /// Not closed, and the content process has not died since the last load.
     public var isAlive: Bool { !isClosed && terminationReason == nil }
+    /// The driver's report while alive; `false` once closed or dead.
+    public var isContentProcessResponsive: Bool? { isAlive ? driver.isContentProcessResponsive : false }
 
     // MARK: Scripts, snapshot
 

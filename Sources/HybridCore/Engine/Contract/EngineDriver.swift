@@ -73,6 +73,10 @@ public protocol EngineDriver: AnyObject {
     func setVisible(_ visible: Bool)
     /// Takes the view out of sight but keeps it mapped (see ``WebEngine/setParked(_:)``).
     func setParked(_ parked: Bool)
+    /// What the engine itself knows of whether the content process answers (WebKitGTK's
+    /// `is-web-process-responsive`), without asking it anything; `nil` when the engine does not
+    /// track it (the default), so a caller that must know sends a probe.
+    var isContentProcessResponsive: Bool? { get }
     /// Releases everything native: called once, when the view closes, after the contract failed
     /// its pending calls and answered its dialogs. Nothing may reach the host afterwards.
     func tearDown()
@@ -82,6 +86,8 @@ extension EngineDriver {
     /// Hides the view when parked and shows it when not: for engines that cannot keep a view
     /// mapped out of sight.
     public func setParked(_ parked: Bool) { setVisible(!parked) }
+    /// The engine does not track its content process's responsiveness.
+    public var isContentProcessResponsive: Bool? { nil }
 }
 
 /// What a driver reports to, and asks of, the engine contract (``ContractEngine``).

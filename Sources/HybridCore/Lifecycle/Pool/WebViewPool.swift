@@ -10,8 +10,9 @@ import Foundation
 /// showed a page is retired and a fresh one warmed in its place; a view given back unused
 /// returns to the pool.
 ///
-/// Never handed out: a view whose content process died, one that fails a liveness probe, one
-/// that reached ``WebViewPoolPolicy/maximumReuse``. ``handleMemoryPressure()`` empties the pool.
+/// Never handed out: a view whose content process died, one that fails a liveness probe (or, never
+/// handed out before, that its engine reports unresponsive: ``WebViewPoolPolicy/livenessCheck(for:engineReport:)``),
+/// one that reached ``WebViewPoolPolicy/maximumReuse``. ``handleMemoryPressure()`` empties the pool.
 @MainActor
 public final class WebViewPool {
     /// Makes the pool's views; they share its processes and session.
@@ -89,8 +90,7 @@ public final class WebViewPool {
                 retire(view, policy.fate(of: candidate, pooled: 0))
                 continue
             }
-            let detector = WhiteScreenDetector(livenessTimeout: policy.probeTimeout)
-            guard await detector.isResponsive(view.engine), view.engine.isAlive, !view.isClosed else {
+            guard await isAnswering(view, candidate), view.engine.isAlive, !view.isClosed else {
                 retire(view, .retire(view.engine.isAlive ? .unresponsive : .dead))
                 continue
             }
@@ -100,6 +100,17 @@ public final class WebViewPool {
         createdCount += 1
         coldCount += 1
         return handOut(view)
+    }
+
+    /// Whether `view` answers, by the engine's report where that is enough (a view never handed
+    /// out, on an engine that tracks its process: no round trip on the open's path), else by a
+    /// liveness probe.
+    private func isAnswering(_ view: HybridWebView, _ candidate: WebViewPoolPolicy.Candidate) async -> Bool {
+        switch policy.livenessCheck(for: candidate, engineReport: view.engine.isContentProcessResponsive) {
+        case .engineReport: return true
+        case .retire: return false
+        case .probe: return await WhiteScreenDetector(livenessTimeout: policy.probeTimeout).isResponsive(view.engine)
+        }
     }
 
     private func handOut(_ view: HybridWebView) -> HybridWebView {

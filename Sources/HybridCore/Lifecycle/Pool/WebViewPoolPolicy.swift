@@ -72,6 +72,31 @@ public struct WebViewPoolPolicy: Sendable, Equatable {
         candidate.isAlive && candidate.uses < maximumReuse && !candidate.wasNavigated
     }
 
+    /// How a pooled view that ``mayHandOut(_:)`` is confirmed alive and answering before it is
+    /// handed out, given `engineReport`, what the engine itself knows of its content process
+    /// (``WebEngine/isContentProcessResponsive``; `nil` when it does not track it).
+    ///
+    /// A view never handed out has run nothing but the empty warm-up document and the
+    /// container's own scripts since its warm-up load finished (which the process answered), so
+    /// the engine's report is enough: a process that died said so, one that stopped answering the
+    /// engine is reported unresponsive. A view the app has held may run the app's scripts (one may
+    /// hang it at any time): it gets a script round trip, as every view does on an engine that
+    /// reports nothing.
+    public func livenessCheck(for candidate: Candidate, engineReport: Bool?) -> LivenessCheck {
+        if engineReport == false { return .retire }
+        return candidate.uses == 0 && engineReport == true ? .engineReport : .probe
+    }
+
+    /// How a pooled view's liveness is confirmed at hand-out (``livenessCheck(for:engineReport:)``).
+    public enum LivenessCheck: Sendable, Equatable {
+        /// The engine's report is enough: hand it out without asking the content process.
+        case engineReport
+        /// Evaluate a tiny script; no answer within ``probeTimeout``: unresponsive.
+        case probe
+        /// The engine reports the process unresponsive: retire it without asking.
+        case retire
+    }
+
     /// How many fresh views to warm so the pool is full again.
     public func shortfall(pooled: Int, warming: Int) -> Int { max(0, capacity - pooled - warming) }
 }
