@@ -24,26 +24,32 @@ enum ContainerScripts {
         """
 
     /// Pauses every audio and video element (main frame and same-origin frames) and returns how
-    /// many were playing. `autoplay` is removed so nothing starts again on its own.
+    /// many were playing. `autoplay` is removed so nothing starts again on its own. The body of an
+    /// async function (`callAsync`): it answers once the page has heard each of those elements
+    /// pause (their `pause` events are queued tasks, which a view closed right after a plain
+    /// evaluation never ran), at most 250 ms later.
     static let pauseMedia = """
-        (function () {
-          var playing = 0;
-          function pause(doc) {
-            var media = doc.querySelectorAll('audio, video');
-            for (var i = 0; i < media.length; i++) {
-              var m = media[i];
-              if (!m.paused) playing++;
-              m.removeAttribute('autoplay');
-              try { m.pause(); } catch (e) {}
+        let playing = 0;
+        const heard = [];
+        function pause(doc) {
+          const media = doc.querySelectorAll('audio, video');
+          for (let i = 0; i < media.length; i++) {
+            const m = media[i];
+            if (!m.paused) {
+              playing++;
+              heard.push(new Promise((resolve) => m.addEventListener('pause', resolve, { once: true })));
             }
-            var frames = doc.querySelectorAll('iframe');
-            for (var j = 0; j < frames.length; j++) {
-              try { if (frames[j].contentDocument) pause(frames[j].contentDocument); } catch (e) {}
-            }
+            m.removeAttribute('autoplay');
+            try { m.pause(); } catch (e) {}
           }
-          pause(document);
-          return playing;
-        })()
+          const frames = doc.querySelectorAll('iframe');
+          for (let j = 0; j < frames.length; j++) {
+            try { if (frames[j].contentDocument) pause(frames[j].contentDocument); } catch (e) {}
+          }
+        }
+        pause(document);
+        if (heard.length) await Promise.race([Promise.all(heard), new Promise((resolve) => setTimeout(resolve, 250))]);
+        return playing;
         """
 
     /// Asks the page's registered capture function (`hybrid.onSnapshot`) for a PNG data URL.

@@ -2,12 +2,13 @@ import Foundation
 
 /// Media and snapshots: what the container does to a page's audio, video and pixels.
 extension HybridWebView {
-    /// Pauses every playing audio and video element. Returns how many were playing.
+    /// Pauses every playing audio and video element and returns how many were playing, once the
+    /// page has heard them pause (its `pause` handlers ran; at most 250 ms).
     @discardableResult
     public func pauseMedia() async -> Int {
         guard !isClosed, engine.isAlive, hasNavigated else { return 0 }
         let engine = self.engine
-        let value = await WhiteScreenDetector.withTimeout(1) { try? await engine.evaluate(ContainerScripts.pauseMedia) }
+        let value = await WhiteScreenDetector.withTimeout(1) { try? await engine.callAsync(ContainerScripts.pauseMedia) }
         return (value ?? nil)?.numberValue.map { Int($0) } ?? 0
     }
 
