@@ -70,25 +70,26 @@ enum DataBenchSuite: BenchSuite {
         try await view.engine.waitForLoad(timeout: BenchOptions.loadTimeout) { view.load(nginx.url("/bench.html")) }
         _ = try await view.engine.callAsync("await window.hybrid.ready; return true;")
 
-        // HYBRID_BENCH_DATA_ONLY=upload|uploadBlob|bytes|download: that pair alone (to profile it).
+        // The pairs, in the page's scenarios; HYBRID_BENCH_DATA_ONLY=NAME measures that one alone (to profile it).
+        let scenarios: [(name: String, keys: [String], arguments: [String: Int])] = [
+            ("upload", ["upload_50mb_native_ms", "upload_50mb_proxy_ms", "upload_50mb_ratio"], ["mb": uploadMB, "rounds": rounds]),
+            ("uploadBlob", ["upload_blob_50mb_native_ms", "upload_blob_50mb_proxy_ms", "upload_blob_50mb_ratio"],
+             ["mb": uploadMB, "rounds": rounds]),
+            ("bytes", ["bytes_10mb_rt_ms", "bytes_base64_10mb_rt_ms", "bytes_vs_base64"], ["mb": bytesMB, "rounds": rounds + 2]),
+            ("download", ["download_50mb_native_ms", "download_50mb_proxy_ms", "download_50mb_ratio"],
+             ["mb": downloadMB, "rounds": rounds]),
+        ]
         let only = ProcessInfo.processInfo.environment["HYBRID_BENCH_DATA_ONLY"]
-        if let only, !["upload", "uploadBlob", "bytes", "download"].contains(only) {
-            throw HybridError.engine(.native(domain: "bench", code: 2, message: "HYBRID_BENCH_DATA_ONLY=\(only): upload, uploadBlob, bytes or download"))
+        if let only, !scenarios.contains(where: { $0.name == only }) {
+            let names = scenarios.map(\.name).joined(separator: ", ")
+            throw HybridError.engine(.native(domain: "bench", code: 2, message: "HYBRID_BENCH_DATA_ONLY=\(only): one of \(names)"))
         }
-        func pairs(_ name: String, _ keys: [String], _ arguments: [String: Int]) async throws -> [(key: String, value: Double)]? {
-            guard only == nil || only == name else { return nil }
-            let (a, b) = try await pair(view, name, arguments)
-            return [(keys[0], a), (keys[1], b), (keys[2], b / a)]
+        var measured: [String: [(key: String, value: Double)]] = [:]
+        for scenario in scenarios where only == nil || only == scenario.name {
+            let (a, b) = try await pair(view, scenario.name, scenario.arguments)
+            measured[scenario.name] = [(scenario.keys[0], a), (scenario.keys[1], b), (scenario.keys[2], b / a)]
         }
-        let upload = try await pairs("upload", ["upload_50mb_native_ms", "upload_50mb_proxy_ms", "upload_50mb_ratio"],
-                                     ["mb": uploadMB, "rounds": rounds])
-        let blob = try await pairs("uploadBlob", ["upload_blob_50mb_native_ms", "upload_blob_50mb_proxy_ms", "upload_blob_50mb_ratio"],
-                                   ["mb": uploadMB, "rounds": rounds])
-        let bytes = try await pairs("bytes", ["bytes_10mb_rt_ms", "bytes_base64_10mb_rt_ms", "bytes_vs_base64"],
-                                    ["mb": bytesMB, "rounds": rounds + 2])
-        let download = try await pairs("download", ["download_50mb_native_ms", "download_50mb_proxy_ms", "download_50mb_ratio"],
-                                       ["mb": downloadMB, "rounds": rounds])
-        if only != nil { return BenchReport(values: (upload ?? []) + (blob ?? []) + (bytes ?? []) + (download ?? [])) }
+        if only != nil { return BenchReport(values: scenarios.flatMap { measured[$0.name] ?? [] }) }
         let inline = try await inlineBytes(provider, configuration, nginx.url("/bench.html"), rounds: rounds + 2)
         // Last, as they may take the page down (Chromium 156's renderer dies on a 200 MB fetch body
         // here, its own or the proxy's): -1 then, the reason on standard error.
@@ -97,9 +98,9 @@ enum DataBenchSuite: BenchSuite {
             try await view.engine.waitForLoad(timeout: BenchOptions.loadTimeout) { view.load(nginx.url("/bench.html")) }
         }
         let nativeGrowth = await bigUpload(view, proxied: false)
-        return BenchReport(values: (upload ?? []) + (blob ?? []) + [
+        return BenchReport(values: measured["upload", default: []] + measured["uploadBlob", default: []] + [
             ("upload_200mb_native_rss_growth_mb", nativeGrowth), ("upload_200mb_rss_growth_mb", proxyGrowth),
-        ] + (bytes ?? []) + [("bytes_inline_10mb_rt_ms", inline)] + (download ?? []))
+        ] + measured["bytes", default: []] + [("bytes_inline_10mb_rt_ms", inline)] + measured["download", default: []])
     }
 
     /// `bytes_10mb_rt_ms` in a view of its own whose bridge keeps bytes in messages as base64.
@@ -179,25 +180,21 @@ enum DataBenchSuite: BenchSuite {
         };
         const toBase64 = (u8) => { let s = ''; for (let i = 0; i < u8.length; i += 0x8000) s += String.fromCharCode.apply(null, u8.subarray(i, i + 0x8000)); return btoa(s); };
         const fromBase64 = (text) => { const s = atob(text); const u = new Uint8Array(s.length); for (let i = 0; i < s.length; i++) u[i] = s.charCodeAt(i); return u; };
+        // The same request by the engine (`run('native')`) and through the proxy (`run('proxied')`),
+        // once each to warm up, then taking turns; the medians.
+        const sides = async (rounds, run) => {
+          const a = [], b = [];
+          await run('native'); await run('proxied');
+          for (let i = 0; i < rounds; i++) {
+            a.push(await timed(() => run('native')));
+            b.push(await timed(() => run('proxied')));
+          }
+          return [median(a), median(b)];
+        };
+        const uploads = (body, rounds) => sides(rounds, (side) => put(`/sink/${side}.bin`, body));
         window.dataBench = {
-          async upload(mb, rounds) {
-            const body = filled(mb), a = [], b = [];
-            await put('/sink/native.bin', body); await put('/sink/proxied.bin', body);
-            for (let i = 0; i < rounds; i++) {
-              a.push(await timed(() => put('/sink/native.bin', body)));
-              b.push(await timed(() => put('/sink/proxied.bin', body)));
-            }
-            return [median(a), median(b)];
-          },
-          async uploadBlob(mb, rounds) {
-            const body = new Blob([filled(mb)], { type: 'application/octet-stream' }), a = [], b = [];
-            await put('/sink/native.bin', body); await put('/sink/proxied.bin', body);
-            for (let i = 0; i < rounds; i++) {
-              a.push(await timed(() => put('/sink/native.bin', body)));
-              b.push(await timed(() => put('/sink/proxied.bin', body)));
-            }
-            return [median(a), median(b)];
-          },
+          upload: (mb, rounds) => uploads(filled(mb), rounds),
+          uploadBlob: (mb, rounds) => uploads(new Blob([filled(mb)], { type: 'application/octet-stream' }), rounds),
           async put(mb, rounds, proxied) {
             const ms = await timed(() => put(proxied ? '/sink/proxied.bin' : '/sink/native.bin', filled(mb)));
             return [ms, ms];
@@ -211,15 +208,7 @@ enum DataBenchSuite: BenchSuite {
             }
             return [median(a), median(b)];
           },
-          async download(mb, rounds) {
-            const a = [], b = [];
-            await get('/files/native.bin', mb); await get('/files/proxied.bin', mb);
-            for (let i = 0; i < rounds; i++) {
-              a.push(await timed(() => get('/files/native.bin', mb)));
-              b.push(await timed(() => get('/files/proxied.bin', mb)));
-            }
-            return [median(a), median(b)];
-          },
+          download: (mb, rounds) => sides(rounds, (side) => get(`/files/${side}.bin`, mb)),
         };
         </script><p>data bench</p>
         """
