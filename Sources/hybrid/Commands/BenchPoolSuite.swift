@@ -19,6 +19,10 @@ enum PoolBenchSuite: BenchSuite {
         pooled_dequeue_ms   of pooled_open_ms: the dequeue (liveness probe of the warm view, moving it on screen)
         pooled_commit_ms    of pooled_open_ms: load() to the page's commit (request, response, new document)
         pooled_finish_ms    of pooled_open_ms: commit to load-finished (parse, scripts at document start, load event)
+        bare_open_ms        the engine's floor for a pooled open: a warm engine view with no HybridKit code (no
+                            scripts, no message handler, no container), parked, shown and loaded the same way
+        bare_speedup        cold_open_ms / bare_open_ms: the most any pool could reach on this engine in this run
+        pooled_over_bare_ms pooled_open_ms - bare_open_ms: what the container adds to a pooled open
         open40_ms           a new view, page served with 40 ms added latency, normal load
         preload_open40_ms   same, with the HTML fetched natively while the view is created
         preload_speedup     open40_ms / preload_open40_ms (target >= 1.1)
@@ -44,7 +48,7 @@ enum PoolBenchSuite: BenchSuite {
         _ = await preloader.fetch(server.url("/page40?warmup"))
 
         var coldFresh: [Double] = [], coldShared: [Double] = [], pooledTimes: [Double] = []
-        var pooledParts: [PooledOpen] = []
+        var pooledParts: [PooledOpen] = [], bare: [Double] = []
         var open40: [Double] = [], preload40: [Double] = []
         for round in 0..<rounds {
             // A new context per timing: nothing WebKit keeps warm can help it (an app's first open).
@@ -52,12 +56,19 @@ enum PoolBenchSuite: BenchSuite {
             try await settle()
             coldShared.append(try await cold(provider, server.url("/page?shared=\(round)")))
             try await settle()
-            await pool.prewarm()
-            try await settle()
-            let open = try await pooled(pool, server.url("/page?pooled=\(round)"))
-            pooledTimes.append(open.total)
-            pooledParts.append(open)
-            try await settle()
+            // The pooled open and its floor take turns going first.
+            for step in 0..<2 {
+                if (step == 0) == (round % 2 == 0) {
+                    await pool.prewarm()
+                    try await settle()
+                    let open = try await pooled(pool, server.url("/page?pooled=\(round)"))
+                    pooledTimes.append(open.total)
+                    pooledParts.append(open)
+                } else {
+                    bare.append(try await bareOpen(provider, server.url("/page?bare=\(round)")))
+                }
+                try await settle()
+            }
             // Alternate which of the pair goes first, so neither always follows the same work.
             let normalFirst = round % 2 == 0
             for step in 0..<2 {
@@ -70,19 +81,20 @@ enum PoolBenchSuite: BenchSuite {
             }
             if debug {
                 let parts = pooledParts[round]
-                let line = String(format: "round %d: cold %.1f shared %.1f pooled %.1f (dequeue %.1f commit %.1f finish %.1f) open40 %.1f preload40 %.1f\n",
+                let line = String(format: "round %d: cold %.1f shared %.1f pooled %.1f (dequeue %.1f commit %.1f finish %.1f) bare %.1f open40 %.1f preload40 %.1f\n",
                                   round, coldFresh[round], coldShared[round], pooledTimes[round], parts.dequeue, parts.commit,
-                                  parts.finish, open40[round], preload40[round])
+                                  parts.finish, bare[round], open40[round], preload40[round])
                 FileHandle.standardError.write(Data(line.utf8))
             }
         }
-        let coldMs = median(coldFresh), sharedMs = median(coldShared), pooledMs = median(pooledTimes)
+        let coldMs = median(coldFresh), sharedMs = median(coldShared), pooledMs = median(pooledTimes), bareMs = median(bare)
         let open40Ms = median(open40), preload40Ms = median(preload40)
         return BenchReport(values: [
             ("cold_open_ms", coldMs), ("cold_shared_open_ms", sharedMs), ("pooled_open_ms", pooledMs),
             ("pool_speedup", coldMs / pooledMs), ("pool_speedup_shared", sharedMs / pooledMs),
             ("pooled_dequeue_ms", median(pooledParts.map(\.dequeue))), ("pooled_commit_ms", median(pooledParts.map(\.commit))),
             ("pooled_finish_ms", median(pooledParts.map(\.finish))),
+            ("bare_open_ms", bareMs), ("bare_speedup", coldMs / bareMs), ("pooled_over_bare_ms", pooledMs - bareMs),
             ("open40_ms", open40Ms), ("preload_open40_ms", preload40Ms), ("preload_speedup", open40Ms / preload40Ms),
         ])
     }
@@ -93,6 +105,22 @@ enum PoolBenchSuite: BenchSuite {
         let view = try HybridWebView(provider: provider)
         defer { view.close() }
         try await view.engine.waitForLoad(of: url, timeout: BenchOptions.loadTimeout) { view.load(url) }
+        return Date().timeIntervalSince(began) * 1000
+    }
+
+    /// The floor of a pooled open: an engine view made with no HybridKit code at all, warmed with the
+    /// same empty document and parked as the pool's views are (made, parked, warmed, left to settle
+    /// as long as a pooled view is after ``WebViewPool/prewarm()``), then shown and loaded: milliseconds
+    /// from showing it to load-finished.
+    @MainActor private static func bareOpen(_ provider: any WebEngineProvider, _ url: URL) async throws -> Double {
+        let engine = try provider.makeEngine(EngineConfiguration())
+        defer { engine.close() }
+        engine.setParked(true)
+        try await engine.waitForLoad(timeout: BenchOptions.loadTimeout) { engine.loadHTML("", baseURL: nil) }
+        try await settle()
+        let began = Date()
+        engine.setParked(false)
+        try await engine.waitForLoad(of: url, timeout: BenchOptions.loadTimeout) { engine.load(url) }
         return Date().timeIntervalSince(began) * 1000
     }
 
