@@ -20,6 +20,8 @@ enum BridgeBenchSuite: BenchSuite {
                            reply handler → back by DOM event (what any isolated-world bridge pays)
         overhead_ratio, overhead_ratio_1mb, url_vs_hybrid_ratio, overhead_vs_relay_ratio,
         async_overhead_ratio (hybrid_async / raw, from hybrid_async_rt_ms and its own interleaved raw)
+        isolation_floor_ratio the relay over the raw handler, the two timed against each other: what any
+                           bridge keeping its handler in an isolated world pays before code of its own
         isolated_relay_sized_rt_ms the same relay carrying an empty call's envelope as text (echoed back), so
                            overhead_vs_sized_relay_ratio leaves out what the message sizes cost
         router_us_per_call the native part of an empty call (decode, admit, run, write the reply), timed in a

@@ -72,6 +72,7 @@ final class BridgeBenchmark {
             "if ((await window.webkit.messageHandlers.raw.postMessage(__big)).length !== __big.length) throw new Error('raw echo')",
             "if ((await hybrid.call('bench', 'echo', __big)).length !== __big.length) throw new Error('echo')")
         let (relay, hybridVsRelay) = try await interleaved(engine, n, "await __relay('')", hybridStep)
+        let (rawVsRelay, relayVsRaw) = try await interleaved(engine, n, rawStep, "await __relay('')")
         // The same relay carrying texts the size of an empty call's envelope and reply (the echo of
         // a 110-byte text is 110 bytes back; the reply is 47): what the message sizes alone cost.
         let sized = "await __relay('{\"v\":1,\"id\":123456789,\"module\":\"bench\",\"action\":\"empty\",\"params\":{},\"nonce\":\"' + 'a'.repeat(48) + '\"}')"
@@ -85,7 +86,7 @@ final class BridgeBenchmark {
             ("raw_rt_ms", raw), ("hybrid_rt_ms", hybrid), ("raw_rt_1mb_ms", rawBig), ("hybrid_rt_1mb_ms", hybridBig),
             ("url_transport_rt_ms", url), ("events_per_s", events), ("isolated_relay_rt_ms", relay),
             ("overhead_ratio", hybrid / raw), ("overhead_ratio_1mb", hybridBig / rawBig), ("url_vs_hybrid_ratio", url / hybridAgain),
-            ("overhead_vs_relay_ratio", hybridVsRelay / relay),
+            ("overhead_vs_relay_ratio", hybridVsRelay / relay), ("isolation_floor_ratio", relayVsRaw / rawVsRelay),
             ("isolated_relay_sized_rt_ms", relaySized), ("overhead_vs_sized_relay_ratio", hybridVsSized / relaySized),
             ("router_us_per_call", routerMicroseconds), ("router_share_of_overhead", routerMicroseconds / 1000 / (hybridVsRelay - relay)),
             ("hybrid_async_rt_ms", hybridAsync), ("async_overhead_ratio", hybridAsync / rawVsAsync),
