@@ -156,19 +156,19 @@ enum HealthBenchSuite: BenchSuite {
                 }
             }
         }
-        let bridgeOffMs = median(bridgeOff), bridgeOnMs = median(bridgeOn)
-        let poolOffMs = median(opens["off"] ?? []), poolOnMs = median(opens["on"] ?? [])
-        let paired = median(zip(opens["on"] ?? [], opens["off"] ?? []).map { $0 / $1 })
+        let bridgeOffMs = upperMedian(bridgeOff), bridgeOnMs = upperMedian(bridgeOn)
+        let poolOffMs = upperMedian(opens["off"] ?? []), poolOnMs = upperMedian(opens["on"] ?? [])
+        let paired = upperMedian(zip(opens["on"] ?? [], opens["off"] ?? []).map { $0 / $1 })
         var values: [(key: String, value: Double)] = [
             ("bridge_off_ms", bridgeOffMs), ("bridge_on_ms", bridgeOnMs), ("health_overhead_bridge", bridgeOnMs / bridgeOffMs),
             ("pool_off_ms", poolOffMs), ("pool_on_ms", poolOnMs), ("health_overhead_pool", poolOnMs / poolOffMs),
             ("pool_paired_ratio", paired),
-            ("fcp_ms", median(fcps)), ("fcp_delta_ms", fcpDelta), ("rounds", Double(rounds)),
+            ("fcp_ms", upperMedian(fcps)), ("fcp_delta_ms", fcpDelta), ("rounds", Double(rounds)),
             ("pool_opens", Double(opens["off"]?.count ?? 0)),
         ]
-        values += stages.keys.sorted().map { ("pool_\($0)_ms", median(stages[$0] ?? [])) }
+        values += stages.keys.sorted().map { ("pool_\($0)_ms", upperMedian(stages[$0] ?? [])) }
         if let scripted = opens["script"] {
-            values += [("pool_script_ms", median(scripted)), ("script_overhead_pool", median(scripted) / poolOffMs)]
+            values += [("pool_script_ms", upperMedian(scripted)), ("script_overhead_pool", upperMedian(scripted) / poolOffMs)]
         }
         return BenchReport(values: values)
     }
@@ -226,11 +226,6 @@ enum HealthBenchSuite: BenchSuite {
 
     private static func benchError(_ message: String) -> HybridError {
         HybridError.engine(.native(domain: "bench", code: 3, message: message))
-    }
-
-    private static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
     }
 }
 #endif

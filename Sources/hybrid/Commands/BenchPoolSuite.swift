@@ -87,13 +87,13 @@ enum PoolBenchSuite: BenchSuite {
                 FileHandle.standardError.write(Data(line.utf8))
             }
         }
-        let coldMs = median(coldFresh), sharedMs = median(coldShared), pooledMs = median(pooledTimes), bareMs = median(bare)
-        let open40Ms = median(open40), preload40Ms = median(preload40)
+        let coldMs = upperMedian(coldFresh), sharedMs = upperMedian(coldShared), pooledMs = upperMedian(pooledTimes), bareMs = upperMedian(bare)
+        let open40Ms = upperMedian(open40), preload40Ms = upperMedian(preload40)
         return BenchReport(values: [
             ("cold_open_ms", coldMs), ("cold_shared_open_ms", sharedMs), ("pooled_open_ms", pooledMs),
             ("pool_speedup", coldMs / pooledMs), ("pool_speedup_shared", sharedMs / pooledMs),
-            ("pooled_dequeue_ms", median(pooledParts.map(\.dequeue))), ("pooled_commit_ms", median(pooledParts.map(\.commit))),
-            ("pooled_finish_ms", median(pooledParts.map(\.finish))),
+            ("pooled_dequeue_ms", upperMedian(pooledParts.map(\.dequeue))), ("pooled_commit_ms", upperMedian(pooledParts.map(\.commit))),
+            ("pooled_finish_ms", upperMedian(pooledParts.map(\.finish))),
             ("bare_open_ms", bareMs), ("bare_speedup", coldMs / bareMs), ("pooled_over_bare_ms", pooledMs - bareMs),
             ("open40_ms", open40Ms), ("preload_open40_ms", preload40Ms), ("preload_speedup", open40Ms / preload40Ms),
         ])
@@ -171,11 +171,6 @@ enum PoolBenchSuite: BenchSuite {
     /// Lets closed views' processes exit and the pool's warm-up finish before the next timing.
     @MainActor private static func settle() async throws {
         try await Task.sleep(nanoseconds: 500_000_000)
-    }
-
-    private static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
     }
 }
 #endif
