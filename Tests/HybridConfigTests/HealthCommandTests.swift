@@ -36,4 +36,31 @@ struct HealthCommandTests {
         let missing = try await offPool { try tool.run(["health", directory.appendingPathComponent("nope.jsonl").path]) }
         #expect(missing.status == 1 && missing.output.contains("cannot read"), "\(missing.output)")
     }
+
+    @Test func aFileWithNoValidEventFailsAndOneWithSomeBadLinesCountsThem() async throws {
+        let tool = HybridTool()
+        guard tool.isBuilt else {
+            Issue.record("hybrid binary not built beside the tests at \(tool.binary.path)")
+            return
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hk-health-corrupt-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let corrupt = directory.appendingPathComponent("corrupt.jsonl")
+        let garbage = (0..<9).map { "{not json \($0)" }.joined(separator: "\n") + "\n"
+        try Data(garbage.utf8).write(to: corrupt)
+        let failed = try await offPool { try tool.run(["health", corrupt.path]) }
+        #expect(failed.status == 1, "\(failed.output)")
+        #expect(failed.output.contains("no valid health event") && failed.output.contains("9 line(s) skipped"), "\(failed.output)")
+        // Some bad lines beside good events are still skipped and counted, and the table printed.
+        let log = HealthLogFile(url: directory.appendingPathComponent("mixed.jsonl"), serviceName: "Shop", serviceVersion: "1")
+        let context = HealthContext(packageID: "shop", packageVersion: 2, engine: "webkitgtk", launchID: "l0")
+        log.record(HealthEvent(.launch(source: .pooledPackage), context: context))
+        let handle = try FileHandle(forWritingTo: log.url)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("{broken\n".utf8))
+        try handle.close()
+        let mixed = try await offPool { try tool.run(["health", log.url.path]) }
+        #expect(mixed.status == 0 && mixed.output.contains("1 line(s) skipped"), "\(mixed.output)")
+    }
 }

@@ -13,7 +13,8 @@ enum HealthCommand: HybridCommand {
         row per release (package id@version, or network): launches, ready rate, crash-free rate,
         white-screen rate, script errors per launch, first contentful paint p50/p90/p99 (ms) and
         events the recorder dropped. Lines that are not HybridKit health records are skipped and
-        counted. --json prints one JSON object per release instead. Exits 1 when no file can be read.
+        counted. --json prints one JSON object per release instead. Exits 1 when no file can be read,
+        or when the files hold no valid health event at all (every line skipped, or all empty).
         """
 
     static func run(_ arguments: Arguments) throws -> Int32 {
@@ -32,6 +33,13 @@ enum HealthCommand: HybridCommand {
                 print("hybrid health: cannot read \(file): \(error.localizedDescription)")
                 return 1
             }
+        }
+        guard !events.isEmpty else {
+            // A file of nothing but corrupt lines is not a healthy release with no launches.
+            print("hybrid health: no valid health event in \(files.count) file(s)"
+                + (skipped > 0 ? "; \(skipped) line(s) skipped" : "")
+                + " (expected OpenTelemetry JSON lines written by HealthLogFile)")
+            return 1
         }
         let summaries = HealthAggregator.summarize(events)
         if json {
