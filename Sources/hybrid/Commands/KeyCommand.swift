@@ -7,7 +7,7 @@ enum KeyCommand: HybridCommand {
     static let summary = "Rotate the signing key: a statement signed by the current key naming its successor"
     static let usage = """
         USAGE: hybrid key rotate --key CURRENT_KEYDIR --out NEXT_KEYDIR --repo REPO
-                                 [--overlap-days 7] [--revoke] [--valid-days N]
+                                 [--overlap-days 7] [--revoke] [--valid-days N] [--force]
 
         Moves trust from the current signing key to a successor, as TUF rotates root keys. Writes
         keys/rotation-N.json to REPO with two detached signatures: .sig by the current key and
@@ -23,7 +23,16 @@ enum KeyCommand: HybridCommand {
         OPTIONS:
           --overlap-days N   clients keep accepting the current key this long (default 7)
           --revoke           the current key leaked: clients refuse its signatures at once
-          --valid-days N     the successor's validity window, from now (default: open-ended)
+          --valid-days N     the successor's validity window, from now (default: open-ended);
+                             a window that ends at or before now is refused (exit 2)
+          --force            rotate anyway: accept a successor that is already expired (clients
+                             refuse everything it signs, and `hybrid pack` refuses to sign with it),
+                             or a --key that is not the key that signed the repository's pointers
+                             (clients that trust the real key refuse the statement)
+
+        Exits 2, writing nothing, when --key is not the repository's current signing key (the
+        successor the last rotation named, or with no rotation yet the key that signed the
+        repository's pointers), or when the successor would already be expired, unless --force.
         """
 
     static func run(_ arguments: Arguments) throws -> Int32 {
@@ -34,6 +43,7 @@ enum KeyCommand: HybridCommand {
         let overlapDays = try arguments.double("--overlap-days") ?? 7
         let revoke = arguments.flag("--revoke")
         let validDays = try arguments.double("--valid-days")
+        let force = arguments.flag("--force")
         let positionals = try arguments.finish(maxPositionals: 1)
         guard positionals == ["rotate"] else {
             throw Arguments.Error.invalid(option: "SUBCOMMAND", value: positionals.first ?? "(none)", expected: "rotate")
@@ -41,11 +51,15 @@ enum KeyCommand: HybridCommand {
         let repository = URL(fileURLWithPath: repo)
         let current = try Ed25519KeyFiles.signer(at: URL(fileURLWithPath: key))
         let chain = try KeyRotation.Signed.chain(in: repository)
-        if let last = chain.last {
-            let head = try KeyRotation.decode(last.statement).next.publicKey
-            guard head == current.publicKey else {
-                throw HybridError.package(.invalidKey("\(key) is not the repository's current key (keys/rotation-\(chain.count).json names \(head.prefix(8).map { String(format: "%02x", $0) }.joined()))"))
+        let now = Date()
+        let successorUntil = validDays.map { now.addingTimeInterval($0 * 86_400) }
+        if let refusal = refusal(current: current, key: key, chain: chain, repository: repository,
+                                 successorUntil: successorUntil, now: now) {
+            guard force else {
+                FileHandle.standardError.write(Data("hybrid key: \(refusal); nothing written (--force rotates anyway)\n".utf8))
+                return 2
             }
+            FileHandle.standardError.write(Data("hybrid key: warning: \(refusal); rotating anyway (--force)\n".utf8))
         }
         let nextDirectory = URL(fileURLWithPath: out)
         let successor: Ed25519Signer
@@ -54,9 +68,8 @@ enum KeyCommand: HybridCommand {
         } else {
             successor = try Ed25519KeyFiles.generate(into: nextDirectory)
         }
-        let now = Date()
         let rotation = try KeyRotation.make(sequence: chain.count + 1, from: current, to: successor,
-                                            successorValidity: (now, validDays.map { now.addingTimeInterval($0 * 86_400) }),
+                                            successorValidity: (now, successorUntil),
                                             overlap: overlapDays * 86_400, revoke: revoke, now: now)
         try rotation.write(into: repository)
         let statement = try KeyRotation.decode(rotation.statement)
@@ -66,5 +79,46 @@ enum KeyCommand: HybridCommand {
                      : "current key \(TrustedKey(publicKey: current.publicKey).fingerprint) stays valid until \(ISO8601DateFormatter().string(from: statement.previousValidUntil))")
         print("next: hybrid pack … --key \(nextDirectory.appendingPathComponent(Ed25519KeyFiles.privateName).path) (its pointer announces the rotation)")
         return 0
+    }
+
+    /// Why this rotation would publish something clients refuse, or `nil` when it would not.
+    private static func refusal(current: Ed25519Signer, key: String, chain: [KeyRotation.Signed], repository: URL,
+                                successorUntil: Date?, now: Date) -> String? {
+        if let until = successorUntil, until <= now {
+            return "the successor would already be expired "
+                + "(valid until \(ISO8601DateFormatter().string(from: until))); give --valid-days more than 0, or omit it"
+        }
+        let fingerprint = TrustedKey(publicKey: current.publicKey).fingerprint
+        if let last = chain.last {
+            guard let head = try? KeyRotation.decode(last.statement).next else {
+                return "keys/rotation-\(chain.count).json cannot be read"
+            }
+            guard head.publicKey == current.publicKey else {
+                return "\(key) (key \(fingerprint)) is not the repository's current signing key: "
+                    + "keys/rotation-\(chain.count).json names \(head.fingerprint)"
+            }
+            return nil
+        }
+        // No rotation yet: the current key is the one that signed the repository's pointers.
+        guard let verifier = try? Ed25519Verifier(publicKey: current.publicKey) else { return "\(key) holds no usable key" }
+        let signedBy = pointers(in: repository).compactMap { pointer -> Bool? in
+            guard let data = FileManager.default.contents(atPath: pointer.path),
+                  let signature = FileManager.default.contents(atPath: pointer.path + PackageRepositoryLayout.signatureSuffix)
+            else { return nil }
+            return (try? DetachedSignature.verify(signature, of: data, what: pointer.lastPathComponent, with: verifier, at: now)) != nil
+        }
+        if !signedBy.isEmpty, !signedBy.contains(true) {
+            return "\(key) (key \(fingerprint)) is not the repository's current signing key: "
+                + "it signed none of its \(signedBy.count) package pointer(s)"
+        }
+        return nil
+    }
+
+    /// The signed pointers (`packages/ID/latest.json`) in `repository`.
+    private static func pointers(in repository: URL) -> [URL] {
+        let packages = repository.appendingPathComponent("packages")
+        let ids = (try? FileManager.default.contentsOfDirectory(atPath: packages.path)) ?? []
+        return ids.sorted().map { packages.appendingPathComponent($0).appendingPathComponent("latest.json") }
+            .filter { FileManager.default.fileExists(atPath: $0.path) }
     }
 }

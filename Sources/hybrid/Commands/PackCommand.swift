@@ -44,6 +44,15 @@ enum PackCommand: HybridCommand {
         guard let directory = positionals.first else { throw Arguments.Error.missingRequired("DIR") }
 
         let signer = try Ed25519KeyFiles.signer(at: URL(fileURLWithPath: key))
+        // A key the repository's last rotation gave a window that has closed signs nothing clients accept.
+        if let last = try KeyRotation.Signed.chain(in: URL(fileURLWithPath: repo)).last,
+           let rotation = try? KeyRotation.decode(last.statement), case let head = rotation.next, head.publicKey == signer.publicKey,
+           let until = head.validUntil, until <= Date() {
+            FileHandle.standardError.write(Data(("hybrid pack: key \(head.fingerprint) expired at \(ISO8601DateFormatter().string(from: until)) "
+                + "(\(KeyRotation.path(rotation.sequence))); clients refuse what it signs. Rotate from it to a new key "
+                + "with `hybrid key rotate --key \(key)` (clients follow a rotation an expired key signed) and pack with that\n").utf8))
+            return 2
+        }
         let platform = PackagePlatform.native
         if platform.compressor == nil {
             FileHandle.standardError.write(Data("hybrid pack: libz not found; blobs are stored uncompressed\n".utf8))
