@@ -35,6 +35,36 @@ struct HealthRecordingTests {
         #expect(keeping.events.first?.context.url == "https://m.example.com/shop/?token=secret#cart")
     }
 
+    /// A frame of another origin threw: the page itself sees `Script error.`, and so does the
+    /// record, unless the app listed that origin. The page's own errors stay whole.
+    @Test func aForeignFramesErrorIsRecordedAsTheEngineShowsItToThePage() {
+        let secret = "Error: lookup failed user=alice@example.com"
+        func errors(_ options: HealthRecorder.Options) -> [ScriptErrorReport] {
+            let sink = Collected()
+            let recorder = HealthRecorder(options: options, sinks: [sink])
+            let context = Self.context("frames", url: "http://localhost:8080/index.html")
+            recorder.record(HealthEvent(.launch(source: .network), context: context))
+            recorder.record(HealthEvent(.scriptError(ScriptErrorReport(message: secret, source: "http://127.0.0.1:8080/frame.js",
+                                                                       line: 4, column: 2, stack: "at lookup (frame.js:4:2)",
+                                                                       origin: "http://127.0.0.1:8080")), context: context))
+            recorder.record(HealthEvent(.scriptError(ScriptErrorReport(message: "own", source: "http://localhost:8080/app.js",
+                                                                       line: 1, stack: "at main", origin: "http://localhost:8080")),
+                                        context: context))
+            recorder.record(HealthEvent(.scriptError(ScriptErrorReport(message: "opaque \(secret)", origin: "null")), context: context))
+            return sink.events.compactMap { if case .scriptError(let report) = $0.kind { report } else { nil } }
+        }
+        let redacted = errors(.init())
+        #expect(redacted.count == 3, "\(redacted)")
+        let foreign = redacted.first { $0.origin == "http://127.0.0.1:8080" }
+        #expect(foreign == ScriptErrorReport(message: "Script error.", origin: "http://127.0.0.1:8080"))
+        #expect(!redacted.contains { $0.message.contains("alice") || ($0.stack ?? "").contains("lookup") })
+        #expect(redacted.contains { $0.message == "own" && $0.stack == "at main" && $0.line == 1 })
+
+        let listed = errors(.init(fullErrorOrigins: ["http://127.0.0.1:8080"]))
+        #expect(listed.contains { $0.message == secret && $0.line == 4 && $0.stack == "at lookup (frame.js:4:2)" })
+        #expect(listed.contains { $0.message == "Script error." && $0.origin == "null" }, "an opaque frame is never listed")
+    }
+
     /// A page in an error loop: 100,000 copies of one error and 100,000 distinct ones. The sink
     /// sees at most the cap, the rest is one counted `dropped` event when the launch ends.
     @Test func anErrorLoopCannotFloodTheSinkAndWhatIsLeftOutIsCounted() {

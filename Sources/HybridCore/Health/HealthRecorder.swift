@@ -30,10 +30,18 @@ public final class HealthRecorder: Sendable {
         public var maxScriptErrorsPerLaunch: Int
         /// Launches tracked at once; the oldest is ended (its drops reported) beyond it.
         public var maxOpenLaunches: Int
+        /// Origins (`https://pay.example.com`, scheme, host and port as `location.origin` gives
+        /// them) whose frames' script errors are recorded in full inside a page of another origin.
+        /// Default empty: an error of a frame whose origin is not the launch page's is recorded as
+        /// the engine shows it to that page, `Script error.` with no source, line, column or
+        /// stack, so a foreign frame's message (which may hold its user's data) never reaches a
+        /// report. An error whose frame origin is unknown is recorded as given.
+        public var fullErrorOrigins: Set<String>
 
         /// Options.
         public init(keepsQueryStrings: Bool = false, sampleRate: Double = 1, maxScriptErrorsPerLaunch: Int = 25,
-                    maxOpenLaunches: Int = 64) {
+                    maxOpenLaunches: Int = 64, fullErrorOrigins: Set<String> = []) {
+            self.fullErrorOrigins = Set(fullErrorOrigins.map { $0.lowercased() })
             self.keepsQueryStrings = keepsQueryStrings
             self.sampleRate = min(max(sampleRate, 0), 1)
             self.maxScriptErrorsPerLaunch = max(0, maxScriptErrorsPerLaunch)
@@ -71,6 +79,7 @@ public final class HealthRecorder: Sendable {
         var event = event
         event.context.url = event.context.url.map(redact)
         if case .scriptError(var report) = event.kind {
+            if isForeign(report.origin, page: event.context.url) { report = Self.crossOrigin(report) }
             report.source = report.source.map(redact)
             report.message = String(report.message.prefix(1_000))
             report.stack = report.stack.map { String($0.prefix(4_000)) }
@@ -117,6 +126,23 @@ public final class HealthRecorder: Sendable {
             }
         }
         send(deliver)
+    }
+
+    /// Whether `origin` (the frame's that threw) is neither the page's nor one the app listed.
+    private func isForeign(_ origin: String?, page: String?) -> Bool {
+        guard let origin = origin?.lowercased(), let page, let url = URL(string: page) else { return false }
+        return origin != Self.origin(of: url) && !options.fullErrorOrigins.contains(origin)
+    }
+
+    /// `scheme://host[:port]` of `url`, as `location.origin` spells it.
+    static func origin(of url: URL) -> String? {
+        guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return nil }
+        return "\(scheme)://\(host)" + (url.port.map { ":\($0)" } ?? "")
+    }
+
+    /// `report` as a page sees a foreign frame's error: `Script error.`, nothing else but its type and origin.
+    static func crossOrigin(_ report: ScriptErrorReport) -> ScriptErrorReport {
+        ScriptErrorReport(type: report.type, message: "Script error.", origin: report.origin)
     }
 
     /// Ends the launch `id`: its dropped count, if any, is recorded now.
