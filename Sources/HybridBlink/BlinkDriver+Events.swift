@@ -115,11 +115,15 @@ extension BlinkDriver {
         guard let id = params.string("requestId"), let url = documentRequests.removeValue(forKey: id) else { return }
         documentRequestFailed(url)
         var message = params.string("errorText") ?? "load failed"
+        var cancelled = params.flag("canceled") || message == "net::ERR_ABORTED"
         if let scheme = url.scheme?.lowercased(), !Self.loadableSchemes.contains(scheme) {
-            // Chromium hands schemes it cannot load to the OS; say why the load went nowhere.
+            // Chromium hands schemes it cannot load to the OS and reports the load aborted; say why
+            // the load went nowhere.
             message += ": Blink cannot navigate to \(scheme): URLs"
+            // A scheme the container serves was meant to load here: that is a failure of the load,
+            // not a cancellation (a scheme handed to the app is cancelled on purpose).
+            if configuration.schemeHandlers[scheme] != nil { cancelled = false }
         }
-        let cancelled = params.flag("canceled") || message == "net::ERR_ABORTED"
         report(.loadFailed(url, message: message, cancelled: cancelled))
         if loading {
             loading = false

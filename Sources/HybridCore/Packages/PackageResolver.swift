@@ -70,7 +70,13 @@ public struct PackageResolver: Sendable {
     /// `nil` only with `memoryOnly`, for a file whose bytes `bytes` does not hold.
     private func resolve(_ request: SchemeRequest, bytes: PackageByteCache?, memoryOnly: Bool) -> Resolution? {
         guard let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false) else { return .response(Self.status(400)) }
-        guard matchesOrigin(components) else { return .response(Self.status(404)) }
+        guard matchesOrigin(components) else {
+            // Served at its real origin (Blink intercepts every https request), another site's
+            // request is that site's: it goes to the network as it is. Under the custom scheme, a
+            // host that is not the package's is nobody's.
+            let isWebScheme = ["http", "https"].contains(components.scheme?.lowercased() ?? "")
+            return isWebScheme && components.scheme?.lowercased() != customScheme ? .network(request.url) : .response(Self.status(404))
+        }
         let path = components.percentEncodedPath
         // The whole path must be clean, not just the part under the prefix: `/app%2f..%2fx` is a 404.
         if path.count > 1, (try? PackagePath(percentEncoded: String(path.dropFirst()))) == nil { return .response(Self.status(404)) }

@@ -22,7 +22,7 @@ struct RunTarget: Sendable {
     /// The URL to open (and the one remote config decides for).
     var url: URL
     /// The URL to open instead on an engine without ``EngineCapabilities/customSchemeNavigation``
-    /// (a directory's https stand-in origin).
+    /// (a directory's https stand-in origin, a package's real origin).
     var httpsURL: URL?
     /// Custom scheme handlers the target needs (not the package's: its ``PackageBinding`` adds that).
     var schemeHandlers: [String: any URLSchemeHandler] = [:]
@@ -75,11 +75,14 @@ struct RunTarget: Sendable {
         components.scheme = packageScheme
         guard let base = components.url else { throw RunError("package '\(id)': cannot map \(active.manifest.origin) to \(packageScheme)://") }
         let url = base.appendingPathComponent(active.manifest.entry.value)
+        // Where an engine that cannot navigate to a custom scheme (Blink) opens it: the real origin,
+        // which the binding then serves (HybridWebViewConfiguration.fitted(to:)).
+        let httpsURL = active.manifest.originURL?.appendingPathComponent(active.manifest.entry.value)
         // Serving needs no key: the version was verified when it was installed; nothing is installed here.
         let installer = PackageInstaller(store: packages, platform: .native, verifier: RefusingVerifier())
         var origins = [OriginPattern(stringLiteral: origin)]
         if let real = active.manifest.originURL.flatMap(BridgeOrigin.init(url:)) { origins.append(.exact(real)) }
-        return RunTarget(kind: .package(id: id), url: url,
+        return RunTarget(kind: .package(id: id), url: url, httpsURL: httpsURL,
                          package: PackageBinding(installer: installer, id: id, scheme: packageScheme), origins: origins)
     }
 

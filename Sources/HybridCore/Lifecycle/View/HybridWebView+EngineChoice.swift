@@ -74,8 +74,18 @@ extension EngineRegistry {
 extension HybridWebViewConfiguration {
     /// This configuration without the `http`/`https` handlers an engine with `capabilities`
     /// cannot install (WebKit takes over custom schemes only; Blink intercepts HTTP).
+    /// On an engine that cannot navigate to a custom scheme but intercepts HTTP (Blink), a bound
+    /// package is served at its real origin's scheme instead (`https://m.example.com/app/`), so its
+    /// pages open there with the same handler and resolver.
     public func fitted(to capabilities: EngineCapabilities) -> HybridWebViewConfiguration {
-        guard !capabilities.contains(.interceptsHTTP) else { return self }
+        guard !capabilities.contains(.interceptsHTTP) else {
+            guard !capabilities.contains(.customSchemeNavigation), var package, let scheme = package.originScheme,
+                  scheme != package.scheme else { return self }
+            var configuration = self
+            package.scheme = scheme
+            configuration.package = package
+            return configuration
+        }
         var configuration = self
         configuration.engine.schemeHandlers["http"] = nil
         configuration.engine.schemeHandlers["https"] = nil

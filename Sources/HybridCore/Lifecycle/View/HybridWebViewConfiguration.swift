@@ -28,6 +28,19 @@ public struct PackageBinding: Sendable {
         self.bootHealth = bootHealth
         handler = PackageSchemeHandler(store: installer.store, id: id, customScheme: scheme, network: network)
     }
+
+    /// The scheme of the active version's real origin (`https`), `nil` when nothing is installed.
+    var originScheme: String? {
+        (try? installer.store.activePackage(id))?.manifest.originURL?.scheme?.lowercased()
+    }
+
+    /// Whether `url` is a page of this package in the view: the package's scheme in the view and
+    /// the active manifest's host and port (the scheme alone is not enough: on Blink a package is
+    /// served at an https origin, where other sites are too).
+    func serves(_ url: URL?) -> Bool {
+        guard let url, url.scheme?.lowercased() == scheme, let origin = BridgeOrigin(url: url) else { return false }
+        return origin == AppModule.origin(of: self)
+    }
 }
 
 /// Everything a ``HybridWebView`` is made with. Fixed for the view's life (an engine view's

@@ -95,9 +95,7 @@ final class ViewHealth {
     /// Whether `url` is a page of the bound package: its origin is the package's (the scheme alone
     /// is not enough: on Blink a package is served at an https origin).
     private func isPackage(_ url: URL?) -> Bool {
-        guard let package = view?.configuration.package, let url, url.scheme?.lowercased() == package.scheme,
-              let origin = BridgeOrigin(url: url) else { return false }
-        return origin == AppModule.origin(of: package)
+        view?.configuration.package?.serves(url) ?? false
     }
 
     private func context(for url: URL?, launchID: String) -> HealthContext {
