@@ -150,7 +150,7 @@ struct RunConfigTests {
         }
         let run = try RunCommandTests.hybrid(["run", "--help"]).output
         for option in ["--engine", "--entry", "--headless", "--screenshot", "--report", "--until", "--timeout", "--allow",
-                       "--cookies", "--store", "--config", "--key", "--install-id", "--size", "--verbose", "PACKAGE_ID"] {
+                       "--cookies", "--store", "--repo", "--config", "--key", "--install-id", "--size", "--verbose", "PACKAGE_ID"] {
             #expect(run.contains(option), "run --help lacks \(option)")
         }
     }

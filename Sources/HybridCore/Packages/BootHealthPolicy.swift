@@ -57,9 +57,11 @@ public enum BootFailure: Codable, Sendable, Equatable {
     /// An uncaught exception thrown by a script of the package's own origin before the version was
     /// healthy (WebKit only: see docs/offline-packages.md).
     case scriptError(message: String, source: String, line: Int)
+    /// The version's page failed to load (an error status or a failed load of the active version).
+    case loadFailed
 
     /// A stable name for logs and analytics: `crashed`, `not_ready`, `launches_exhausted`,
-    /// `white_screen`, `script_error`.
+    /// `white_screen`, `script_error`, `load_failed`.
     public var code: String {
         switch self {
         case .crashed: "crashed"
@@ -67,6 +69,19 @@ public enum BootFailure: Codable, Sendable, Equatable {
         case .launchesExhausted: "launches_exhausted"
         case .whiteScreen: "white_screen"
         case .scriptError: "script_error"
+        case .loadFailed: "load_failed"
+        }
+    }
+
+    /// One sentence for a person reading a log or a terminal.
+    public var sentence: String {
+        switch self {
+        case .crashed: "its page's content process terminated before it was healthy"
+        case .notReady(let timeout): "its page gave no health signal within \(String(format: "%g", timeout)) s"
+        case .launchesExhausted(let launches): "it used its \(launches) trial launches without a health signal"
+        case .whiteScreen: "its page stayed white after recovery"
+        case .scriptError(let message, let source, let line): "its script threw before it was healthy: \(message) (\(source):\(line))"
+        case .loadFailed: "its page failed to load"
         }
     }
 }

@@ -547,7 +547,9 @@
       var pushed = function () { var reply = early && early.take(key, params.withCookies); return reply ? prefetchedResponse(reply) : null; };
       var now = pushed();
       if (now) return Promise.resolve(now);
-      return call('prefetch', 'take', params).then(function (reply) { return reply ? prefetchedResponse(reply) : pushed(); });
+      // A container with nothing to prefetch has no prefetch module: that is "none", not an error.
+      return call('prefetch', 'take', params).then(function (reply) { return reply ? prefetchedResponse(reply) : pushed(); },
+        function (error) { if (error && error.code === 'unknown_module') return pushed(); throw error; });
     },
     get ready() { return ready; },
     get version() { return (info && info.version) || RUNTIME_VERSION; },

@@ -45,7 +45,14 @@ enum RunCommand: HybridCommand {
           --allow ORIGIN        allow bridge modules for this origin too (repeatable)
           --cookies FILE        load a Netscape cookies.txt (curl, wget) into the session first
           --store DIR           the package store a PACKAGE_ID target is served from
-                                (default: $HYBRID_STORE)
+                                (default: $HYBRID_STORE). Before it opens, the active version's
+                                files are checked against its signed manifest (launch integrity);
+                                a damaged file is never served: it is removed, fetched again from
+                                --repo when given, else the previous version is restored when it
+                                is intact, else the network answers for it. Each finding is printed
+          --repo URL            the repository 'hybrid update' installed from: where damaged
+                                files of a PACKAGE_ID target are fetched from again (each verified
+                                against the manifest's SHA-256)
           --config FILE         a remote-config document (the JSON of 'hybrid config template'):
                                 its decision for the target URL picks the engine (webkit|blink) and
                                 turns on cookie sync (the jar, seeded by --cookies, is the source of
@@ -83,6 +90,7 @@ enum RunCommand: HybridCommand {
         let cookiesFile = try arguments.option("--cookies")
         let engine = try arguments.option("--engine")
         let store = try arguments.option("--store") ?? ProcessInfo.processInfo.environment["HYBRID_STORE"]
+        let repo = try arguments.option("--repo")
         let configPath = try arguments.option("--config")
         let key = try arguments.option("--key")
         let installID = try arguments.option("--install-id") ?? "hybrid-run"
@@ -98,6 +106,12 @@ enum RunCommand: HybridCommand {
         }
         options.screenshot = screenshot
         options.store = store.map { URL(fileURLWithPath: $0, isDirectory: true) }
+        if let repo {
+            guard let url = URL(string: repo), url.scheme != nil else {
+                throw Arguments.Error.invalid(option: "--repo", value: repo, expected: "a URL (https://…/repo/)")
+            }
+            options.repository = url
+        }
         if let configPath {
             do {
                 options.config = try RunConfigFile(path: configPath, key: key, installID: installID)
@@ -151,6 +165,7 @@ enum RunCommand: HybridCommand {
             object["url"] = outcome.url.map { .string($0) }
             object["title"] = outcome.title.map { .string($0) }
             object["health"] = outcome.health
+            object["integrity"] = outcome.integrity
             try FileManager.default.createDirectory(at: report.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(JSONValue.object(object).jsonText.utf8).write(to: report)
         }

@@ -43,6 +43,13 @@ struct RunContainer {
         let provisions = try FeatureProvisions(jar: jar, proxyOrigins: origins) { record in
             if verbose { print("[proxy] \(record)") }
         }
+        // The run is the app: the page's origins (the target's and --allow's) take what the config
+        // prefetches, from those same origins; a declaration targeting any other is refused, said here.
+        provisions.prefetchOrigins = origins
+        provisions.prefetchTargets = origins
+        for refused in provisions.prefetchRules(decision.features.prefetch).refused {
+            print("hybrid run: prefetch refused [\(refused.code)]: \(refused) (allow its origin with --allow ORIGIN)")
+        }
         let packages = target.package.map { [$0.id: $0] } ?? [:]
         let view = try await HybridWebView.make(for: decision, engines: engines, configuration: base, packages: packages,
                                                 provisions: provisions)

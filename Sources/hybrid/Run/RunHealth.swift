@@ -7,11 +7,15 @@ import HybridCore
 final class RunHealth: HealthSink, @unchecked Sendable {
     private let lock = NSLock()
     private var events: [HealthEvent] = []
+    private var rollbacks: [PackageRollback] = []
 
     /// The recorder to configure the run's view with.
     lazy var recorder = HealthRecorder(sinks: [self])
 
     func record(_ event: HealthEvent) { lock.withLock { events.append(event) } }
+
+    /// Boot health rolled a version back during the run (the view's delegate call).
+    func rolledBack(_ rollback: PackageRollback) { lock.withLock { rollbacks.append(rollback) } }
 
     /// Waits, at most `seconds`, until the page's timing has been recorded: the capture sends it a
     /// moment after the load and first paint, so a run that ends at the load would otherwise miss it.
@@ -22,15 +26,39 @@ final class RunHealth: HealthSink, @unchecked Sendable {
         }
     }
 
-    /// `{release, engine, launches, timing, ready_ms, errors, white_screens, terminations, dropped}`.
+    /// `{release, engine, launches, releases, rollbacks, timing, ready_ms, errors, white_screens,
+    /// terminations, dropped}`: `release` is the version that ran last (after a rollback, the one
+    /// rolled back to); `releases` attributes each launch and ready mark to the version it ran.
     func report() -> JSONValue {
-        let events = lock.withLock { self.events }
-        var object: [String: JSONValue] = ["launches": .number(Double(events.filter { $0.name == "hybridkit.page.launch" }.count))]
+        let (events, rollbacks) = lock.withLock { (self.events, self.rollbacks) }
+        let launches = events.filter { if case .launch = $0.kind { true } else { false } }
+        var object: [String: JSONValue] = ["launches": .number(Double(launches.count))]
         var errors: [JSONValue] = [], whiteScreens: [JSONValue] = [], terminations: [JSONValue] = [], dropped = 0
-        if let first = events.first {
-            object["release"] = .string(first.context.release)
-            object["engine"] = .string(first.context.engine)
+        if let last = launches.last ?? events.last {
+            object["release"] = .string(last.context.release)
+            object["engine"] = .string(last.context.engine)
         }
+        var releases: [(release: String, launches: Int, readyMs: Double?)] = []
+        for event in events {
+            let release = event.context.release
+            let index = releases.firstIndex { $0.release == release } ?? {
+                releases.append((release, 0, nil))
+                return releases.count - 1
+            }()
+            switch event.kind {
+            case .launch: releases[index].launches += 1
+            case .ready(let milliseconds): releases[index].readyMs = milliseconds
+            default: break
+            }
+        }
+        object["releases"] = .array(releases.filter { $0.launches > 0 || $0.readyMs != nil }.map {
+            .object(["release": .string($0.release), "launches": .number(Double($0.launches)),
+                     "ready_ms": $0.readyMs.map { .number($0) } ?? .null])
+        })
+        object["rollbacks"] = .array(rollbacks.map {
+            .object(["package": .string($0.id), "from": .number(Double($0.from)), "to": .number(Double($0.to)),
+                     "reason": .string($0.reason.code), "message": .string($0.reason.sentence)])
+        })
         func number(_ value: Double?) -> JSONValue { value.map { .number($0) } ?? .null }
         func text(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
         for event in events {

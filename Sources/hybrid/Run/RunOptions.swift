@@ -22,6 +22,8 @@ struct RunOptions: Sendable {
     var cookies: [Cookie] = []
     /// The package store a package-id TARGET is served from (`--store`).
     var store: URL?
+    /// The repository damaged files of a package-id TARGET are fetched from again (`--repo`).
+    var repository: URL?
     /// A remote-config document deciding the features for the target URL (`--config`).
     var config: RunConfigFile?
 }
@@ -35,4 +37,6 @@ struct RunOutcome: Sendable {
     var title: String?
     /// The page's timing and errors, as the container recorded them (`--report`'s `health`).
     var health: JSONValue?
+    /// What launch integrity found for a package-id target (`--report`'s `integrity`).
+    var integrity: JSONValue?
 }

@@ -12,6 +12,8 @@ final class RunSession: HybridWebViewDelegate {
     private var view: HybridWebView?
     private var token: ObservationToken?
     private var shell: GTKWindowShell?
+    private var integrityReport: PackageIntegrity.Report?
+    private var health: RunHealth?
 
     init(options: RunOptions) { self.options = options }
 
@@ -41,6 +43,7 @@ final class RunSession: HybridWebViewDelegate {
             test,
         ]
         let health = options.report == nil ? nil : RunHealth()
+        self.health = health
         let container = RunContainer(options: options, target: target, modules: modules, origins: origins,
                                      health: health?.recorder)
         let (view, decision) = try await container.make()
@@ -61,7 +64,18 @@ final class RunSession: HybridWebViewDelegate {
         if container.cookiesGoToEngine(view) {
             for cookie in options.cookies { try await view.engine.cookieStore.setCookie(cookie) }
         }
-        view.load(url(for: target, in: view))
+        let url = url(for: target, in: view)
+        if case .package = target.kind, let package = view.configuration.package {
+            // As an app launches a package: its files checked (and repaired) before the page loads.
+            let updater = options.repository.map { PackageUpdater(repository: $0, installer: package.installer) }
+            let integrity = await view.launchPackage(url, repairingFrom: updater)
+            integrityReport = integrity
+            if let line = Self.describe(integrity, id: package.id, repository: options.repository, verbose: options.verbose) {
+                print(line)
+            }
+        } else {
+            view.open(url)
+        }
         let timeout = Task { @MainActor [weak self] in
             guard self?.options.windowed == false || self?.options.until == .done else { return }
             try await Task.sleep(nanoseconds: UInt64((self?.options.timeout ?? 30) * 1e9))
@@ -78,6 +92,7 @@ final class RunSession: HybridWebViewDelegate {
             await health.waitForTiming(seconds: 3)
         }
         result.health = health?.report()
+        result.integrity = integrityReport.map(Self.json)
         if options.screenshot != nil, result.exitCode != 2 || view.engine.isAlive {
             do { _ = try await takeScreenshot() } catch { print("hybrid run: screenshot failed: \(error)") }
         }
@@ -94,6 +109,34 @@ final class RunSession: HybridWebViewDelegate {
         components.scheme = "https"
         print("hybrid run: the config does not give this page the offline package '\(id)'; opening it from the network")
         return components.url ?? target.url
+    }
+
+    /// What launch integrity found, for the terminal: a line whenever a file was damaged; with
+    /// `verbose`, also for an intact version.
+    static func describe(_ report: PackageIntegrity.Report?, id: String, repository: URL?, verbose: Bool) -> String? {
+        guard let report else { return "hybrid run: package '\(id)': launch integrity could not be checked; serving as installed" }
+        let head = "hybrid run: package '\(id)' version \(report.version): \(report.depth.rawValue) integrity check, "
+            + "\(report.checked) file(s), \(report.hashed) hashed"
+        guard !report.isIntact else { return verbose ? head + ": intact" : nil }
+        var parts = ["\(report.damaged.count) damaged (\(report.damaged.joined(separator: ", "))), removed from the store"]
+        if !report.repaired.isEmpty { parts.append("repaired from \(repository?.absoluteString ?? "the repository"): \(report.repaired.joined(separator: ", "))") }
+        if let version = report.rolledBackTo { parts.append("rolled back to version \(version), which is intact") }
+        if !report.unrepaired.isEmpty {
+            parts.append("not repaired (\(repository == nil ? "no --repo to fetch from" : "the repository did not give them back")), "
+                         + "the network answers for: \(report.unrepaired.joined(separator: ", "))")
+        }
+        return head + ": " + parts.joined(separator: "; ")
+    }
+
+    /// The report's `integrity` object.
+    static func json(_ report: PackageIntegrity.Report) -> JSONValue {
+        func list(_ paths: [String]) -> JSONValue { .array(paths.map { .string($0) }) }
+        return .object([
+            "version": .number(Double(report.version)), "depth": .string(report.depth.rawValue),
+            "checked": .number(Double(report.checked)), "hashed": .number(Double(report.hashed)),
+            "damaged": list(report.damaged), "repaired": list(report.repaired), "unrepaired": list(report.unrepaired),
+            "rolled_back_to": report.rolledBackTo.map { .number(Double($0)) } ?? .null,
+        ])
     }
 
     private func finish(_ outcome: RunOutcome) {
@@ -153,6 +196,12 @@ final class RunSession: HybridWebViewDelegate {
         case .showErrorPage:
             finish(RunOutcome(exitCode: 2, summary: "unrecoverable: \(event.reason)"))
         }
+    }
+
+    func webView(_ webView: HybridWebView, didRollBack rollback: PackageRollback) {
+        print("hybrid run: rolled back '\(rollback.id)' from version \(rollback.from) to \(rollback.to) [\(rollback.reason.code)]: "
+              + "version \(rollback.from) is blocked because \(rollback.reason.sentence)")
+        health?.rolledBack(rollback)
     }
 
     func webView(_ webView: HybridWebView, openExternal navigation: ExternalNavigation) {

@@ -59,8 +59,8 @@ extension HybridWebView: BridgeAppHealthDelegate {
 
     /// Launches the package's page at `url` as an app does at startup: first checks the active
     /// version's files (``PackageIntegrity/checkAtLaunch(_:repairFrom:)``, repairing from `updater`
-    /// when given, off the main thread), then loads `url` as ``load(_:)-(URL)`` does, where boot
-    /// health counts the launch.
+    /// when given, off the main thread), then opens `url` as ``open(_:)`` does (its configured
+    /// prefetches start, the page loads), where boot health counts the launch.
     /// - Returns: the integrity report, or `nil` when no package is bound or installed, or the check failed.
     @discardableResult
     public func launchPackage(_ url: URL, repairingFrom updater: PackageUpdater? = nil) async -> PackageIntegrity.Report? {
@@ -70,7 +70,7 @@ extension HybridWebView: BridgeAppHealthDelegate {
             report = await Task.detached { try? await integrity.checkAtLaunch(package.id, repairFrom: updater) }.value
         }
         guard !isClosed else { return report }
-        load(url)
+        open(url)
         return report
     }
 
@@ -175,7 +175,7 @@ extension HybridWebView: BridgeAppHealthDelegate {
         return true
     }
 
-    private func reportRollback(_ rollback: PackageRollback) {
+    func reportRollback(_ rollback: PackageRollback) {
         guard !isClosed else { return }
         health?.record(.rollback(reason: rollback.reason.code))
         delegate?.webView(self, didRollBack: rollback)

@@ -38,8 +38,7 @@ extension HybridWebView: WebEngineDelegate {
     /// without one, ``EngineDefaults`` (show what the engine can show, download the rest).
     public func engine(_ engine: any WebEngine, decidePolicyFor response: NavigationResponse) async -> NavigationResponsePolicy {
         guard !isClosed else { return .cancel }
-        if response.isMainFrame, response.statusCode >= 400, let package = configuration.package,
-           response.url.scheme?.lowercased() == package.scheme {
+        if response.isMainFrame, response.statusCode >= 400, configuration.package?.serves(response.url) == true {
             page.packagePageFailed()
         }
         if let delegate { return await delegate.webView(self, decidePolicyFor: response) }
@@ -64,7 +63,7 @@ extension HybridWebView: WebEngineDelegate {
     func pageDidFinish(_ url: URL?) {
         let finish = page.finished(url, title: engine.title, showingErrorPage: errorPage != nil)
         if finish.endedBackNavigation, configuration.resetsTextSizeAfterBack { resetTextSize() }
-        guard let package = configuration.package, url?.scheme?.lowercased() == package.scheme else { return }
+        guard let package = configuration.package, package.serves(url) else { return }
         if finish.packageFailed {
             rollBackPackage(package, url: url)
         } else if !finish.isErrorPage {
@@ -75,7 +74,7 @@ extension HybridWebView: WebEngineDelegate {
     func pageDidFail(_ url: URL?, message: String) {
         page.failed(url)
         delegate?.webView(self, didFailLoad: LoadFailure(url: url, message: message, statusCode: nil))
-        if let package = configuration.package, url?.scheme?.lowercased() == package.scheme {
+        if let package = configuration.package, package.serves(url) {
             rollBackPackage(package, url: url)
         }
     }
@@ -84,9 +83,13 @@ extension HybridWebView: WebEngineDelegate {
     private func rollBackPackage(_ package: PackageBinding, url: URL?) {
         page.rolledBack()
         Task { [weak self] in
-            let rolledBack = await Task.detached { (try? package.installer.rollback(package.id)) != nil }.value
-            guard rolledBack, let self, !self.isClosed else { return }
-            self.health?.record(.rollback(reason: "load_failed"))
+            let rollback = await Task.detached { () -> PackageRollback? in
+                guard let from = package.installer.store.activeVersion(package.id),
+                      let to = try? package.installer.rollback(package.id) else { return nil }
+                return PackageRollback(id: package.id, from: from, to: to, reason: .loadFailed)
+            }.value
+            guard let rollback, let self, !self.isClosed else { return }
+            self.reportRollback(rollback)
             // Load the page itself, not `reload()`, and only once WebKit's own error page for the
             // failed URL has finished loading: a load started before that is cancelled by it.
             for _ in 0..<100 where self.engine.isLoading {
