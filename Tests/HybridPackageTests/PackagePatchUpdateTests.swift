@@ -121,7 +121,7 @@ extension UpdateFixture {
         let file = try bundleReport(report)
         #expect(file.way == .full)
         #expect(file.fallbacks.count == 1)
-        let expectedCode = fault == "missing" ? "missing_blob" : fault == "oversized" ? "download_failed" : "bad_patch"
+        let expectedCode = fault == "missing" ? "missing_blob" : fault == "oversized" ? "too_large" : "bad_patch"
         #expect(file.fallbacks.first?.hasPrefix(expectedCode + ":") == true, "\(file.fallbacks)")
         #expect(fixture.server.blobRequests == [patchPath, PackageRepositoryLayout.blob(bundle.blob)])
         #expect(try fixture.contents(of: "js/bundle.js") == UpdateFixture.patchSite(version: 2)["js/bundle.js"])

@@ -10,49 +10,48 @@ final class PackageDownloader: NSObject, URLSessionDataDelegate, @unchecked Send
     private var transfers: [Int: BlobTransfer] = [:]
     private let digests: any DigestFactory
     private var session: URLSession!
-    private let documents: URLSession
+    private let deadlines: DownloadDeadlines
 
-    init(digests: any DigestFactory, timeout: TimeInterval) {
+    init(digests: any DigestFactory, timeout: TimeInterval, deadlines: DownloadDeadlines = .standard) {
         self.digests = digests
+        self.deadlines = deadlines
         let configuration = URLSessionConfiguration.ephemeral
         // The repository's pointer changes in place: never answer it from a cache.
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.urlCache = nil
         configuration.timeoutIntervalForRequest = timeout
-        documents = URLSession(configuration: configuration)
         super.init()
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
     }
 
-    /// Ends both sessions (outstanding tasks are cancelled).
+    /// Ends the blob session (outstanding tasks are cancelled).
     func invalidate() {
         session.invalidateAndCancel()
-        documents.invalidateAndCancel()
     }
 
-    /// GETs a small document. `nil` on 404 (a missing signature is a finding, not a transport error).
-    /// - Throws: ``PackageFailure/httpStatus(url:status:)`` or ``PackageFailure/downloadFailed(url:message:)``.
-    func document(_ url: URL, limit: Int = 16 << 20) async throws -> Data? {
-        let request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: 60)
-        let (data, response): (Data, URLResponse) = try await withCheckedThrowingContinuation { continuation in
-            documents.dataTask(with: request) { data, response, error in
-                if let error {
-                    continuation.resume(throwing: HybridError.pkg(.downloadFailed(url: url.absoluteString, message: error.localizedDescription)))
-                } else if let response {
-                    continuation.resume(returning: (data ?? Data(), response))
-                } else {
-                    continuation.resume(throwing: HybridError.pkg(.downloadFailed(url: url.absoluteString, message: "no response")))
-                }
-            }.resume()
+    /// GETs a small document, held to `limit` bytes as they arrive and to ``deadlines``.
+    /// `nil` on 404 (a missing signature is a finding, not a transport error).
+    /// - Throws: ``PackageFailure/httpStatus(url:status:)``, ``PackageFailure/tooLarge(url:limit:declared:)``,
+    ///   ``PackageFailure/stalled(url:seconds:)``, ``PackageFailure/timedOut(url:seconds:)`` or
+    ///   ``PackageFailure/downloadFailed(url:message:)``.
+    func document(_ url: URL, limit: Int = PackageDownloader.documentLimit) async throws -> Data? {
+        let request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData)
+        let response: HTTPURLResponse, data: Data
+        do {
+            (response, data) = try await BoundedFetch.get(request, limit: limit, deadlines: deadlines)
+        } catch let failure as BoundedFetch.Failure {
+            throw HybridError.pkg(.from(failure, url: url))
         }
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        if status == 404 { return nil }
-        guard status == 200 else { throw HybridError.pkg(.httpStatus(url: url.absoluteString, status: status)) }
-        guard data.count <= limit else { throw HybridError.pkg(.downloadFailed(url: url.absoluteString, message: "larger than \(limit) bytes")) }
+        if response.statusCode == 404 { return nil }
+        guard response.statusCode == 200 else { throw HybridError.pkg(.httpStatus(url: url.absoluteString, status: response.statusCode)) }
         return data
     }
+
+    /// The largest document (pointer, manifest, signature, patch index, rotation statement) the
+    /// updater accepts: 16 MiB.
+    static let documentLimit = 16 << 20
 
     /// What fetching one blob took.
     struct Outcome: Sendable {

@@ -43,6 +43,13 @@ public enum PackageFailure: HybridFailureReason {
     case httpStatus(url: String, status: Int)
     /// A transfer failed below HTTP (connection refused, reset, timeout).
     case downloadFailed(url: String, message: String)
+    /// A download exceeded its size limit as it arrived, or declared a `Content-Length` over it
+    /// (`declared`, refused before the body was read).
+    case tooLarge(url: String, limit: Int, declared: Int64?)
+    /// A download received no byte (headers included) for `seconds`, its stall deadline.
+    case stalled(url: String, seconds: TimeInterval)
+    /// A download took longer than `seconds`, its overall deadline.
+    case timedOut(url: String, seconds: TimeInterval)
     /// Writing to disk failed (`path`, `message`).
     case writeFailed(path: String, message: String)
     /// The disk is full (or a test injected that it is).
@@ -82,6 +89,9 @@ public enum PackageFailure: HybridFailureReason {
         case .badPatch: "bad_patch"
         case .httpStatus: "http_status"
         case .downloadFailed: "download_failed"
+        case .tooLarge: "too_large"
+        case .stalled: "stalled"
+        case .timedOut: "timeout"
         case .writeFailed: "write_failed"
         case .diskFull: "disk_full"
         case .storeBusy: "store_busy"
@@ -115,6 +125,13 @@ public enum PackageFailure: HybridFailureReason {
         case .badPatch(let base, let reason): "patch" + (base.isEmpty ? "" : " from \(base.prefix(16))…") + " is unusable: \(reason)"
         case .httpStatus(let url, let status): "HTTP \(status) for \(url)"
         case .downloadFailed(let url, let message): "download of \(url) failed: \(message)"
+        case .tooLarge(let url, let limit, let declared?):
+            "\(url) declares \(declared) bytes; the limit is \(limit), so it was refused before reading"
+        case .tooLarge(let url, let limit, nil): "\(url) sent more than \(limit) bytes, the limit; the download was stopped"
+        case .stalled(let url, let seconds):
+            "no byte for \(PackageFailure.seconds(seconds)) s from \(url); the download was abandoned (the server stalled)"
+        case .timedOut(let url, let seconds):
+            "\(url) did not finish within \(PackageFailure.seconds(seconds)) s, the overall deadline; the download was abandoned"
         case .writeFailed(let path, let message): "cannot write \(path): \(message)"
         case .diskFull(let path): "no space left on device writing \(path)"
         case .storeBusy(let path): "package store \(path) is locked by another installer"
@@ -123,6 +140,23 @@ public enum PackageFailure: HybridFailureReason {
         case .unsupportedEncoding(let name): "unsupported blob encoding '\(name)'"
         case .invalidKey(let message): "invalid key: \(message)"
         case .injectedCrash(let step): "injected crash at \(step)"
+        }
+    }
+}
+
+extension PackageFailure {
+    /// A deadline as a user reads it: `2`, `0.5`.
+    static func seconds(_ value: TimeInterval) -> String {
+        value == value.rounded() ? String(Int(value)) : String(format: "%g", value)
+    }
+
+    /// The typed failure a ``BoundedFetch`` failure of `url` is.
+    static func from(_ failure: BoundedFetch.Failure, url: URL) -> PackageFailure {
+        switch failure {
+        case .tooLarge(let limit, let declared): .tooLarge(url: url.absoluteString, limit: limit, declared: declared)
+        case .stalled(let seconds): .stalled(url: url.absoluteString, seconds: seconds)
+        case .timedOut(let seconds): .timedOut(url: url.absoluteString, seconds: seconds)
+        case .transport(let message): .downloadFailed(url: url.absoluteString, message: message)
         }
     }
 }

@@ -107,6 +107,9 @@ public struct PackageUpdater: Sendable {
     public var parallelDownloads: Int
     /// How long a request may wait for data before it fails (seconds).
     public var timeout: TimeInterval
+    /// The overall and stall deadlines of every document download (pointer, manifest, signatures,
+    /// patches, rotation statements, index); ``DownloadDeadlines/standard`` (120 s, 20 s) by default.
+    public var deadlines: DownloadDeadlines
 
     /// Where each update's outcome is recorded (docs/health.md): an ``HealthEvent/Kind/update(way:bytes:milliseconds:)``
     /// per call of ``update(_:now:progress:)``, way `none`, `patch`, `files` or `full`, and `failed`
@@ -117,7 +120,8 @@ public struct PackageUpdater: Sendable {
 
     /// - Parameter repository: the repository's base URL (`https://cdn.example.com/packages/`).
     public init(repository: URL, installer: PackageInstaller, parallelDownloads: Int = 4, timeout: TimeInterval = 30,
-                health: HealthRecorder? = nil, healthEngine: String = "") {
+                deadlines: DownloadDeadlines = .standard, health: HealthRecorder? = nil, healthEngine: String = "") {
+        self.deadlines = deadlines
         self.repository = repository
         self.installer = installer
         self.parallelDownloads = max(1, parallelDownloads)
@@ -128,7 +132,7 @@ public struct PackageUpdater: Sendable {
 
     /// The package ids the repository's `index.json` lists.
     public func availablePackages() async throws -> [String] {
-        let downloader = PackageDownloader(digests: installer.platform.digests, timeout: timeout)
+        let downloader = PackageDownloader(digests: installer.platform.digests, timeout: timeout, deadlines: deadlines)
         defer { downloader.invalidate() }
         guard let data = try await downloader.document(url(PackageRepositoryLayout.index)) else { return [] }
         guard let index = try? JSONDecoder().decode(PackageRepositoryLayout.Index.self, from: data) else {
@@ -159,7 +163,7 @@ public struct PackageUpdater: Sendable {
         guard PackageManifest.isValidID(id) else { throw HybridError.pkg(.invalidManifest("bad package id '\(id)'")) }
         let store = installer.store
         let started = Date()
-        let downloader = PackageDownloader(digests: installer.platform.digests, timeout: timeout)
+        let downloader = PackageDownloader(digests: installer.platform.digests, timeout: timeout, deadlines: deadlines)
         defer { downloader.invalidate() }
         var report = Report(id: id, previousVersion: store.activeVersion(id), upToDate: false)
         let meter = ProgressMeter(id: id, sink: progress)
