@@ -7,6 +7,7 @@ enum UpdateCommand: HybridCommand {
     static let summary = "Install or update offline packages from a repository into a local store"
     static let usage = """
         USAGE: hybrid update --repo URL --key PUB --store DIR [--id ID] [--parallel 4]
+                      [--deadline 120] [--stall 20]
 
         Fetches each package's signed pointer and manifest from the repository at URL, refuses a
         bad signature, a downgrade or an expired manifest (following the repository's key rotations
@@ -16,6 +17,10 @@ enum UpdateCommand: HybridCommand {
         and activates the new version atomically. Prints the way each fetched file took. Without --id,
         every package in the repository's index.json is updated. Exits 1 if any update failed;
         the previously active version keeps serving.
+
+        Every document stops at its size limit as it arrives (a declared Content-Length over it
+        is refused before reading: [too_large]), is abandoned after --stall seconds without a
+        byte ([stalled]) and after --deadline seconds in all ([timeout]).
         """
 
     static func run(_ arguments: Arguments) throws -> Int32 {
@@ -25,6 +30,8 @@ enum UpdateCommand: HybridCommand {
         let storePath = try arguments.required("--store")
         let onlyID = try arguments.option("--id")
         let parallel = try arguments.int("--parallel") ?? 4
+        let deadline = try arguments.int("--deadline").map(TimeInterval.init) ?? DownloadDeadlines.standard.overall
+        let stall = try arguments.int("--stall").map(TimeInterval.init) ?? DownloadDeadlines.standard.stall
         _ = try arguments.finish(maxPositionals: 0)
         guard let repository = URL(string: repo), repository.scheme != nil else {
             throw Arguments.Error.invalid(option: "--repo", value: repo, expected: "a URL (https://…/repo/)")
@@ -35,7 +42,8 @@ enum UpdateCommand: HybridCommand {
         let verifier = TrustedKeySet.ed25519(roots: [TrustedKey(publicKey: root.publicKey)],
                                              stateURL: URL(fileURLWithPath: storePath).appendingPathComponent("state/keys.json"))
         let installer = PackageInstaller(store: store, platform: .native, verifier: verifier)
-        let updater = PackageUpdater(repository: repository, installer: installer, parallelDownloads: parallel)
+        let updater = PackageUpdater(repository: repository, installer: installer, parallelDownloads: parallel,
+                                     deadlines: DownloadDeadlines(overall: deadline, stall: stall))
         return blockingRun { await update(updater, onlyID: onlyID) }
     }
 
