@@ -30,6 +30,12 @@ public enum ConfigFailure: HybridFailureReason {
     case httpStatus(url: String, status: Int)
     /// A transfer failed below HTTP (connection refused, reset, timeout, too large).
     case downloadFailed(url: String, message: String)
+    /// The document exceeded the size limit as it arrived, or declared a `Content-Length` over it.
+    case tooLarge(url: String, limit: Int, declared: Int64?)
+    /// No byte arrived (headers included) for `seconds`, the stall deadline.
+    case stalled(url: String, seconds: TimeInterval)
+    /// The download took longer than `seconds`, the overall deadline.
+    case timedOut(url: String, seconds: TimeInterval)
     /// The last good document could not be written to the cache.
     case cacheWriteFailed(path: String, message: String)
     /// A rule's prefetch declaration breaks a rule of the format (`reason` says which).
@@ -54,6 +60,9 @@ public enum ConfigFailure: HybridFailureReason {
         case .expired: "expired"
         case .httpStatus: "http_status"
         case .downloadFailed: "download_failed"
+        case .tooLarge: "too_large"
+        case .stalled: "stalled"
+        case .timedOut: "timeout"
         case .cacheWriteFailed: "cache_write_failed"
         case .invalidPrefetch: "invalid_prefetch"
         case .prefetchTargetNotAllowed: "prefetch_target_not_allowed"
@@ -77,6 +86,10 @@ public enum ConfigFailure: HybridFailureReason {
         case .expired(let version, let expires): "config version \(version) expired at \(PackageDates.format(expires))"
         case .httpStatus(let url, let status): "HTTP \(status) for \(url)"
         case .downloadFailed(let url, let message): "download of \(url) failed: \(message)"
+        case .tooLarge(let url, let limit, let declared):
+            PackageFailure.tooLarge(url: url, limit: limit, declared: declared).description
+        case .stalled(let url, let seconds): PackageFailure.stalled(url: url, seconds: seconds).description
+        case .timedOut(let url, let seconds): PackageFailure.timedOut(url: url, seconds: seconds).description
         case .cacheWriteFailed(let path, let message): "cannot write the config cache \(path): \(message)"
         case .invalidPrefetch(let rule, let key, let reason): "rule '\(rule)' prefetch '\(key)': \(reason)"
         case .prefetchTargetNotAllowed(let key, let origin):

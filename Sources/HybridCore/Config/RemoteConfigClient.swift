@@ -30,10 +30,13 @@ public final class RemoteConfigClient: @unchecked Sendable {
         public var timeout: TimeInterval
         /// Documents larger than this are refused before decoding.
         public var maximumSize: Int
+        /// The overall and stall deadlines of each download (``DownloadDeadlines/standard`` by default).
+        public var deadlines: DownloadDeadlines
 
         /// Options; by default a refresh every 15 minutes, a 30-second timeout and a 1 MiB limit.
         public init(repository: URL, cache: RemoteConfigCache, installID: String, refreshInterval: TimeInterval = 900,
-                    timeout: TimeInterval = 30, maximumSize: Int = 1 << 20) {
+                    timeout: TimeInterval = 30, maximumSize: Int = 1 << 20, deadlines: DownloadDeadlines = .standard) {
+            self.deadlines = deadlines
             self.repository = repository
             self.cache = cache
             self.installID = installID
@@ -208,24 +211,20 @@ public final class RemoteConfigClient: @unchecked Sendable {
     /// GETs `path` below the repository; `nil` on 404.
     private func fetch(_ path: String) async throws -> Data? {
         let url = url(path)
-        let request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: options.timeout)
-        let (data, response): (Data, URLResponse) = try await withCheckedThrowingContinuation { continuation in
-            session.dataTask(with: request) { data, response, error in
-                if let error {
-                    continuation.resume(throwing: HybridError.cfg(.downloadFailed(url: url.absoluteString, message: error.localizedDescription)))
-                } else if let response {
-                    continuation.resume(returning: (data ?? Data(), response))
-                } else {
-                    continuation.resume(throwing: HybridError.cfg(.downloadFailed(url: url.absoluteString, message: "no response")))
-                }
-            }.resume()
+        let request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData)
+        let response: HTTPURLResponse, data: Data
+        do {
+            (response, data) = try await BoundedFetch.get(request, limit: options.maximumSize, deadlines: options.deadlines)
+        } catch let failure as BoundedFetch.Failure {
+            switch failure {
+            case .tooLarge(let limit, let declared): throw HybridError.cfg(.tooLarge(url: url.absoluteString, limit: limit, declared: declared))
+            case .stalled(let seconds): throw HybridError.cfg(.stalled(url: url.absoluteString, seconds: seconds))
+            case .timedOut(let seconds): throw HybridError.cfg(.timedOut(url: url.absoluteString, seconds: seconds))
+            case .transport(let message): throw HybridError.cfg(.downloadFailed(url: url.absoluteString, message: message))
+            }
         }
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        if status == 404 { return nil }
-        guard status == 200 else { throw HybridError.cfg(.httpStatus(url: url.absoluteString, status: status)) }
-        guard data.count <= options.maximumSize else {
-            throw HybridError.cfg(.downloadFailed(url: url.absoluteString, message: "larger than \(options.maximumSize) bytes"))
-        }
+        if response.statusCode == 404 { return nil }
+        guard response.statusCode == 200 else { throw HybridError.cfg(.httpStatus(url: url.absoluteString, status: response.statusCode)) }
         return data
     }
 
