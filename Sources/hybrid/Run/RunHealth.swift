@@ -26,6 +26,14 @@ final class RunHealth: HealthSink, @unchecked Sendable {
         }
     }
 
+    /// Waits for the count of errors the page's capture folded (it posts it a second after the
+    /// first error past its limit), when the page reported errors at all.
+    @MainActor func waitForFoldedErrors() async {
+        let erred = lock.withLock { events.contains { if case .scriptError = $0.kind { true } else { false } } }
+        guard erred else { return }
+        try? await Task.sleep(nanoseconds: 1_200_000_000)
+    }
+
     /// `{release, engine, launches, releases, rollbacks, timing, ready_ms, errors, white_screens,
     /// terminations, dropped}`: `release` is the version that ran last (after a rollback, the one
     /// rolled back to); `releases` attributes each launch and ready mark to the version it ran.

@@ -91,11 +91,14 @@ final class RunSession: HybridWebViewDelegate {
         if let health, result.exitCode == 0, view.engine.isAlive, let scheme = view.engine.url?.scheme, scheme != "about", scheme != "data" {
             await health.waitForTiming(seconds: 3)
         }
-        result.health = health?.report()
+        if let health, view.engine.isAlive { await health.waitForFoldedErrors() }
         result.integrity = integrityReport.map(Self.json)
         if options.screenshot != nil, result.exitCode != 2 || view.engine.isAlive {
             do { _ = try await takeScreenshot() } catch { print("hybrid run: screenshot failed: \(error)") }
         }
+        // Closing ends the launch: the recorder hands over what it counted as dropped.
+        view.close()
+        result.health = health?.report()
         return result
     }
 
