@@ -159,7 +159,7 @@ public final class BlinkDriver: EngineDriver {
     }
 
     /// Schemes Chromium loads itself (anything else never reaches Fetch).
-    static let loadableSchemes: Set<String> = ["http", "https", "data", "about", "blob", "file", "javascript"]
+    static let loadableSchemes = EngineCapabilities.webSchemes
 
     /// A view whose browser died gets a new browser (and a new target in it); a view whose target
     /// Chromium destroyed gets a new target. Returns whether it did (the new target shows about:blank).

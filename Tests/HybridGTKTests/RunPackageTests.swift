@@ -125,6 +125,15 @@ struct RunPackageTests {
         #expect(!FileManager.default.fileExists(atPath: try published.blob("app.js").path))
     }
 
+    @Test func aURLTheEngineCannotNavigateToFailsAtOnceWithTheReason() throws {
+        let started = Date()
+        let run = try RunCommandTests.hybridWithErrors(["run", "app://m.example.com/shop/index.html", "--engine", "blink",
+                                                        "--headless", "--timeout", "30"])
+        #expect(run.status == 2)
+        #expect(run.output.contains("cannot navigate to app: URLs"), "\(run.output)")
+        #expect(Date().timeIntervalSince(started) < 20, "it must not wait out --timeout")
+    }
+
     @Test func aRollbackIsSaidAndEachLaunchIsAttributedToTheVersionThatRan() throws {
         let published = try Published()
         let ready = """

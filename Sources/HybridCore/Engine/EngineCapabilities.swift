@@ -25,6 +25,14 @@ public struct EngineCapabilities: OptionSet, Sendable, Hashable {
     public static let consoleMessages = EngineCapabilities(rawValue: 1 << 5)
     /// Documents and subresources load from a custom scheme (`hybrid-app://…`).
     public static let customSchemeNavigation = EngineCapabilities(rawValue: 1 << 6)
+    /// The schemes every engine navigates to; without ``customSchemeNavigation``, the only ones.
+    public static let webSchemes: Set<String> = ["http", "https", "data", "about", "blob", "file", "javascript"]
+
+    /// Why an engine with these capabilities cannot navigate to `url`, or `nil` when it can.
+    public func cannotNavigate(to url: URL) -> String? {
+        guard !contains(.customSchemeNavigation), let scheme = url.scheme?.lowercased(), !Self.webSchemes.contains(scheme) else { return nil }
+        return "this engine cannot navigate to \(scheme): URLs (no customSchemeNavigation); serve the page at an https origin"
+    }
     /// A scheme handler's streamed body reaches the page while it is produced.
     public static let streamedSchemeResponses = EngineCapabilities(rawValue: 1 << 7)
     /// ``WebEngine/load(_:)`` sends the request's method and body (POST), not only GET.

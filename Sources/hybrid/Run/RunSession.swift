@@ -201,6 +201,10 @@ final class RunSession: HybridWebViewDelegate {
         }
     }
 
+    func webView(_ webView: HybridWebView, didFailLoad failure: LoadFailure) {
+        finish(RunOutcome(exitCode: 2, summary: "load of \(failure.url?.absoluteString ?? "?") failed: \(failure.message)"))
+    }
+
     func webView(_ webView: HybridWebView, didRollBack rollback: PackageRollback) {
         print("hybrid run: rolled back '\(rollback.id)' from version \(rollback.from) to \(rollback.to) [\(rollback.reason.code)]: "
               + "version \(rollback.from) is blocked because \(rollback.reason.sentence)")

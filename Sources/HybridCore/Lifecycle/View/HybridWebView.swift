@@ -133,9 +133,15 @@ public final class HybridWebView {
     /// Loads `url`.
     public func load(_ url: URL) { load(EngineRequest(url: url)) }
 
-    /// Loads a request (method, headers and body where the engine allows).
+    /// Loads a request (method, headers and body where the engine allows). A URL the engine
+    /// cannot navigate to (a custom scheme on Blink) fails at once, through
+    /// ``HybridWebViewDelegate/webView(_:didFailLoad:)``, instead of going nowhere.
     public func load(_ request: EngineRequest) {
         guard beginNavigation() else { return }
+        if let reason = engine.capabilities.cannotNavigate(to: request.url) {
+            pageDidFail(request.url, message: reason)
+            return
+        }
         health?.appLoading(request.url, preloaded: false)
         beginBootLaunch(request.url)
         engine.load(request)
