@@ -79,6 +79,9 @@ private final class BoundedTransfer: NSObject, URLSessionDataDelegate, @unchecke
     private var timer: (any DispatchSourceTimer)?
     private weak var task: URLSessionTask?
 
+    /// How often the watchdog looks (5 ms: at loopback speed a few MB arrive in that time).
+    static let sizeTick: TimeInterval = 0.005
+
     init(limit: Int, deadlines: DownloadDeadlines) {
         self.limit = limit
         self.deadlines = deadlines
@@ -86,7 +89,11 @@ private final class BoundedTransfer: NSObject, URLSessionDataDelegate, @unchecke
 
     func start(_ task: URLSessionTask, _ continuation: CheckedContinuation<(HTTPURLResponse, Data), any Error>) {
         let timer = DispatchSource.makeTimerSource(queue: .global())
-        let tick = max(0.02, min(deadlines.stall, deadlines.overall) / 10)
+        // Also the size watchdog: FoundationNetworking on Linux reads the socket ahead of the
+        // delegate queue without back-pressure, so the bytes the task has received are checked
+        // here too, off the delegate queue. It does not bound the backlog: against an endless
+        // body on loopback the updater still peaked at 95-364 MB (81 MB idle); see docs.
+        let tick = min(Self.sizeTick, max(0.02, min(deadlines.stall, deadlines.overall) / 10))
         timer.schedule(deadline: .now() + tick, repeating: tick)
         timer.setEventHandler { [weak self] in self?.check() }
         lock.withLock {
@@ -108,6 +115,9 @@ private final class BoundedTransfer: NSObject, URLSessionDataDelegate, @unchecke
                 failure = .timedOut(seconds: deadlines.overall)
             } else if now.timeIntervalSince(lastByte) >= deadlines.stall {
                 failure = .stalled(seconds: deadlines.stall)
+            } else if let task = self.task, task.countOfBytesReceived > Int64(limit) {
+                failure = .tooLarge(limit: limit, declared: nil)
+                body = Data()
             } else {
                 return nil
             }
