@@ -100,9 +100,11 @@ struct DataPolicyTests {
     ])
     func downloadNamesAreMadeSafe(_ name: String, _ expected: String) {
         #expect(DownloadFilename.sanitized(name) == expected)
-        let directory = URL(fileURLWithPath: "/tmp/dl")
+        // A directory URL, so the comparison does not depend on whether /tmp/dl exists (Foundation
+        // adds the trailing slash to a path it finds to be a directory).
+        let directory = URL(fileURLWithPath: "/tmp/dl", isDirectory: true)
         let placed = Download(id: "1", sourceURL: URL(string: "https://x/")!, suggestedFilename: name).destination(in: directory)
-        #expect(placed.deletingLastPathComponent().standardizedFileURL == directory)
+        #expect(placed.deletingLastPathComponent().standardizedFileURL == directory.standardizedFileURL)
     }
 
     @Test func aVeryLongNameIsShortened() {

@@ -107,13 +107,27 @@ import Testing
         "app://m.example.com/app/%252e%252e/%252e%252e/etc/passwd", "app://m.example.com/app/a%00b",
         "app://m.example.com/app/%5c..%5c..%5cwin.ini", "app://m.example.com/app%2f..%2fsecret",
         "app://m.example.com/app/js/%2e%2e/index.html", "app://m.example.com//etc/passwd",
-        "app://evil.example.com/app/index.html", "https://m.example.com:8443/app/index.html",
+        "app://evil.example.com/app/index.html",
     ])
     func hostileRequestsAre404(_ url: String) throws {
         let (fixture, _, resolver) = try Self.installed()
         defer { withExtendedLifetime(fixture) {} }
         let response = try Self.response(resolver.resolve(Self.request(url)))
         #expect(response.status == 404)
+    }
+
+    /// Served at its real origin (Blink intercepts every https request of the page), another
+    /// origin's request is never a package file: it goes to the network as it is.
+    @Test(arguments: ["https://m.example.com:8443/app/index.html", "https://evil.example.com/app/index.html",
+                      "http://m.example.com/app/index.html"])
+    func anotherOriginUnderAWebSchemeGoesToTheNetworkAsItIs(_ url: String) throws {
+        let (fixture, _, resolver) = try Self.installed()
+        defer { withExtendedLifetime(fixture) {} }
+        guard case .network(let target) = resolver.resolve(Self.request(url)) else {
+            Issue.record("expected the network for \(url)")
+            return
+        }
+        #expect(target.absoluteString == url)
     }
 
     @Test func missesFallBackToTheNetworkAtTheRealOrigin() throws {
