@@ -166,8 +166,6 @@ final class RunSession: HybridWebViewDelegate {
                 try? await Task.sleep(nanoseconds: 500_000_000)  // let first paint and scripts settle
                 self?.finish(RunOutcome(exitCode: 0, summary: "loaded"))
             }
-        case .loadFailed(let url, let message, let cancelled) where !cancelled:
-            finish(RunOutcome(exitCode: 2, summary: "load of \(url?.absoluteString ?? "?") failed: \(message)"))
         default:
             break
         }
