@@ -12,9 +12,15 @@ let linux = TargetDependencyCondition.when(platforms: [.linux])
 
 var targets: [Target] = [
     // Policy and protocols: Foundation + Dispatch only, compiles on Linux and Apple.
-    .target(name: "HybridCore", resources: [.copy("Resources/hybrid.js"), .copy("Resources/hybrid.d.ts"), .copy("Resources/hybrid-proxy.js"),
+    .target(name: "HybridCore", dependencies: [.target(name: "CHybridCurl", condition: linux)],
+            resources: [.copy("Resources/hybrid.js"), .copy("Resources/hybrid.d.ts"), .copy("Resources/hybrid-proxy.js"),
                                             .copy("Resources/hybrid-prefetch.js"), .copy("Resources/hybrid-transport.js"),
                                             .copy("Resources/hybrid-health.js")]),
+
+    // libcurl's easy and multi interfaces for bounded downloads on Linux (the library
+    // FoundationNetworking already links): its callbacks run in the read loop, so a limit stops
+    // a body before more is read. Apple platforms use URLSession (HybridCore/Network/HTTPStream.swift).
+    .target(name: "CHybridCurl", linkerSettings: [.linkedLibrary("curl", .when(platforms: [.linux]))]),
 
     // WebKitGTK 6.0 (engine, GTK 4, libsoup 3, GLib) through pkg-config.
     .systemLibrary(
@@ -95,7 +101,7 @@ var targets: [Target] = [
     ),
     .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridCrypto", "HybridTesting", "HybridTestSupport"]),
     // Offline packages over real HTTP (updater, resume, faults) against HybridServer's loopback server.
-    .testTarget(name: "HybridPackageTests", dependencies: ["HybridCore", "HybridCrypto", "HybridServer"]),
+    .testTarget(name: "HybridPackageTests", dependencies: ["HybridCore", "HybridCrypto", "HybridServer", "HybridTestSupport"]),
     .testTarget(name: "HybridServerTests", dependencies: ["HybridServer", "HybridCore", "HybridTestSupport"]),
     // Remote config (rollout, signatures, cache) and static serving: hybrid serve and nginx, same clients.
     .testTarget(name: "HybridConfigTests", dependencies: ["HybridCore", "HybridCrypto", "HybridServer", "HybridTestSupport"]),

@@ -57,4 +57,24 @@ public struct HybridTool: Sendable {
         process.waitUntilExit()
         return Run(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
     }
+
+    /// Runs `hybrid ARGUMENTS` under GNU `time` (Debian's `time` package) and returns its exit
+    /// status and peak resident memory in KiB. (`ru_maxrss` of a child this process spawns itself
+    /// would include this process's own peak: posix_spawn shares its memory until the exec.)
+    public func measure(_ arguments: [String]) throws -> (status: Int32, peakKilobytes: Int) {
+        let report = FileManager.default.temporaryDirectory.appendingPathComponent("hk-time-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: report) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/time")
+        process.arguments = ["-f", "%M", "-o", report.path, binary.path] + arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        let text = (try? String(contentsOf: report, encoding: .utf8)) ?? ""
+        guard let kilobytes = text.split(separator: "\n").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) else {
+            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "/usr/bin/time reported \(text.debugDescription)"])
+        }
+        return (process.terminationStatus, kilobytes)
+    }
 }

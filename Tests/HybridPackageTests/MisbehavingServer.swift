@@ -12,7 +12,12 @@ final class MisbehavingServer: @unchecked Sendable {
     private let stopped = Box(false)
 
     /// What to send after the request head has been read; return to close the connection.
-    init(_ behave: @escaping @Sendable (_ send: (String) -> Bool, _ stopped: () -> Bool) -> Void) {
+    convenience init(_ behave: @escaping @Sendable (_ send: (String) -> Bool, _ stopped: () -> Bool) -> Void) {
+        self.init { _, send, stopped in behave(send, stopped) }
+    }
+
+    /// What to send once the request head (`head`, its text) has been read; return to close.
+    init(answering behave: @escaping @Sendable (_ head: String, _ send: (String) -> Bool, _ stopped: () -> Bool) -> Void) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.fd = fd
         var yes: Int32 = 1
@@ -41,7 +46,7 @@ final class MisbehavingServer: @unchecked Sendable {
                         if count <= 0 { return }
                         head.append(contentsOf: buffer[0..<count])
                     }
-                    behave({ text in
+                    behave(String(decoding: head, as: UTF8.self), { text in
                         let bytes = Array(text.utf8)
                         let sent = send(client, bytes, bytes.count, Int32(MSG_NOSIGNAL))
                         if sent > 0 { written.mutate { $0 += sent } }
@@ -88,6 +93,19 @@ final class MisbehavingServer: @unchecked Sendable {
             _ = send("HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n")
             while !stopped() && send("x") { usleep(UInt32(interval * 1_000_000)) }
         }
+    }
+
+    /// `/moved` redirects to `/final`, which answers `body` with a header `X-Final: yes`;
+    /// anything else is a 404 with a body.
+    static func redirecting(to body: String) -> MisbehavingServer {
+        MisbehavingServer(answering: { head, send, _ in
+            let path = head.split(separator: " ").dropFirst().first ?? ""
+            switch path {
+            case "/moved": _ = send("HTTP/1.1 302 Found\r\nLocation: /final\r\nContent-Length: 0\r\n\r\n")
+            case "/final": _ = send("HTTP/1.1 200 OK\r\nX-Final: yes\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+            default: _ = send("HTTP/1.1 404 Not Found\r\nContent-Length: 7\r\n\r\nmissing")
+            }
+        })
     }
 
     /// Reads the request and never answers.

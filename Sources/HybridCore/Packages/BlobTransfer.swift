@@ -6,9 +6,9 @@ import FoundationNetworking
 /// One blob download into a partial file, streamed through SHA-256 and a size check, resuming
 /// what an earlier attempt left with an HTTP `Range` request.
 ///
-/// Driven by ``PackageDownloader``'s session delegate; callbacks arrive on the session's serial
-/// delegate queue, and the state below is only touched there or before the task starts.
-final class BlobTransfer: @unchecked Sendable {
+/// An ``HTTPStreamSink``: its callbacks arrive one at a time on the stream's thread, and the
+/// state below is only touched there or before and after the stream runs.
+final class BlobTransfer: HTTPStreamSink, @unchecked Sendable {
     let url: URL
     let file: PackageFile
     let partial: URL
@@ -19,8 +19,7 @@ final class BlobTransfer: @unchecked Sendable {
     private var received = 0
     /// Bytes already on disk when the transfer started (what the Range request skips).
     private(set) var resumedFrom = 0
-    private var failure: HybridError?
-    private var continuation: CheckedContinuation<Void, any Error>?
+    private let digests: any DigestFactory
 
     init(url: URL, file: PackageFile, store: PackageStore, digests: any DigestFactory, onBytes: @escaping @Sendable (Int) -> Void) {
         self.url = url
@@ -28,6 +27,7 @@ final class BlobTransfer: @unchecked Sendable {
         self.partial = store.partialURL(file.blob)
         self.store = store
         self.onBytes = onBytes
+        self.digests = digests
         self.digest = digests.makeSHA256()
     }
 
@@ -101,82 +101,72 @@ final class BlobTransfer: @unchecked Sendable {
         return request
     }
 
-    /// Hands over the continuation the delegate callbacks resume when the transfer ends.
-    func attach(_ continuation: CheckedContinuation<Void, any Error>) {
-        self.continuation = continuation
-    }
-
     /// Finishes a transfer that needed no request (all bytes present): checks the digest.
     func finishWithoutRequest() throws {
         try complete()
     }
 
-    // MARK: Delegate callbacks
+    /// Streams `request` (from ``prepare(digests:)``) into the partial file, held to `deadlines`
+    /// (the overall one plus a second per 64 KiB still to fetch), then verifies and adopts it.
+    /// - Throws: what the stream or the checks found, as a ``HybridError``; the partial file is
+    ///   kept for the next attempt to resume unless its bytes were wrong.
+    func run(_ request: URLRequest, deadlines: DownloadDeadlines) async throws {
+        var deadlines = deadlines
+        deadlines.overall += Double(max(0, file.storedSize - received)) / 65_536
+        defer { try? handle?.close(); handle = nil }
+        do {
+            // A 206 declares what is left, a 200 the whole blob: neither may exceed the blob.
+            try await HTTPStream.get(request, refusingOver: file.storedSize, deadlines: deadlines, into: self)
+        } catch let failure as BoundedFetch.Failure {
+            if case .tooLarge(_, let declared) = failure {
+                throw HybridError.pkg(.corruptBlob(sha256: file.blob, reason: "server declared \(declared.map(String.init) ?? "more") bytes, more than its \(file.storedSize)"))
+            }
+            throw HybridError.pkg(.from(failure, url: url))
+        }
+        try complete()
+    }
 
-    /// Returns whether to continue.
-    func didReceive(response: URLResponse, digests: any DigestFactory) -> Bool {
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+    // MARK: HTTPStreamSink (on the stream's thread, one call at a time)
+
+    func received(response: HTTPURLResponse) throws {
+        let status = response.statusCode
         switch status {
         case 206:
-            let range = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Range") ?? ""
-            if range.hasPrefix("bytes \(received)-") { return true }
+            let range = response.value(forHTTPHeaderField: "Content-Range") ?? ""
+            if range.hasPrefix("bytes \(received)-") { return }
             fallthrough
         case 200 where received > 0:
             // The server ignored or mangled the Range: start over from byte zero.
-            do { try handle?.truncate(atOffset: 0) } catch { return fail(.pkg(.writeFailed(path: partial.path, message: "\(error)"))) }
+            do { try handle?.truncate(atOffset: 0) } catch { throw HybridError.pkg(.writeFailed(path: partial.path, message: "\(error)")) }
             digest = digests.makeSHA256()
             received = 0
             resumedFrom = 0
-            return status == 200 || fail(.pkg(.downloadFailed(url: url.absoluteString, message: "unexpected Content-Range")))
+            guard status == 200 else { throw HybridError.pkg(.downloadFailed(url: url.absoluteString, message: "unexpected Content-Range")) }
         case 200:
-            return true
+            return
         default:
-            return fail(.pkg(.httpStatus(url: url.absoluteString, status: status)))
+            throw HybridError.pkg(.httpStatus(url: url.absoluteString, status: status))
         }
     }
 
-    /// Returns whether to continue.
-    func didReceive(data: Data) -> Bool {
-        guard failure == nil else { return false }
-        guard received + data.count <= file.storedSize else {
+    func received(body bytes: UnsafeRawBufferPointer) throws {
+        guard received + bytes.count <= file.storedSize else {
             try? handle?.truncate(atOffset: 0)
-            return fail(.pkg(.corruptBlob(sha256: file.blob, reason: "server sent more than \(file.storedSize) bytes")))
+            throw HybridError.pkg(.corruptBlob(sha256: file.blob, reason: "server sent more than \(file.storedSize) bytes"))
         }
+        let data = Data(bytes)
         do {
             try store.config.faults?.willWrite(data.count, to: partial.path)
             try handle?.write(contentsOf: data)
         } catch {
-            return fail(PackageStore.writeError(error, path: partial.path))
+            throw PackageStore.writeError(error, path: partial.path)
         }
         received += data.count
         digest.update(data)
         onBytes(data.count)
-        return true
-    }
-
-    func didComplete(error: (any Error)?) {
-        if failure == nil, let error {
-            failure = .pkg(.downloadFailed(url: url.absoluteString, message: error.localizedDescription))
-        }
-        let result: Result<Void, any Error>
-        if let failure {
-            result = .failure(failure)
-        } else {
-            result = Result { try complete() }
-        }
-        try? handle?.close()
-        handle = nil
-        continuation?.resume(with: result)
-        continuation = nil
     }
 
     // MARK: Internals
-
-    @discardableResult
-    private func fail(_ error: HybridError) -> Bool {
-        if failure == nil { failure = error }
-        return false
-    }
 
     /// Checks the stored bytes, decodes them, checks the file's bytes, and moves them into the store.
     private func complete() throws {

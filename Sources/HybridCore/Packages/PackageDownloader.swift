@@ -3,32 +3,18 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The HTTP side of the updater: small documents in memory, blobs streamed to disk through
-/// ``BlobTransfer``s, on one `URLSession` whose delegate routes callbacks to their transfer.
-final class PackageDownloader: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    private let lock = NSLock()
-    private var transfers: [Int: BlobTransfer] = [:]
+/// The HTTP side of the updater: small documents in memory through ``BoundedFetch``, blobs
+/// streamed to disk through ``BlobTransfer``s; both are ``HTTPStream``s held to ``deadlines``.
+struct PackageDownloader: Sendable {
     private let digests: any DigestFactory
-    private var session: URLSession!
     private let deadlines: DownloadDeadlines
 
+    /// - Parameters:
+    ///   - timeout: the longest a request may wait for data; the stall deadline is the shorter
+    ///     of it and `deadlines.stall`.
     init(digests: any DigestFactory, timeout: TimeInterval, deadlines: DownloadDeadlines = .standard) {
         self.digests = digests
-        self.deadlines = deadlines
-        let configuration = URLSessionConfiguration.ephemeral
-        // The repository's pointer changes in place: never answer it from a cache.
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.urlCache = nil
-        configuration.timeoutIntervalForRequest = timeout
-        super.init()
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 1
-        session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
-    }
-
-    /// Ends the blob session (outstanding tasks are cancelled).
-    func invalidate() {
-        session.invalidateAndCancel()
+        self.deadlines = DownloadDeadlines(overall: deadlines.overall, stall: min(deadlines.stall, timeout))
     }
 
     /// GETs a small document, held to `limit` bytes as they arrive and to ``deadlines``.
@@ -79,16 +65,7 @@ final class PackageDownloader: NSObject, URLSessionDataDelegate, @unchecked Send
             try decodeIfNeeded(file, transfer: transfer, store: store, platform: platform)
             return Outcome(resumed: transfer.resumedFrom)
         }
-        let task = session.dataTask(with: request)
-        lock.withLock { transfers[task.taskIdentifier] = transfer }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                transfer.attach(continuation)
-                task.resume()
-            }
-        } onCancel: {
-            task.cancel()
-        }
+        try await transfer.run(request, deadlines: deadlines)
         try decodeIfNeeded(file, transfer: transfer, store: store, platform: platform)
         return Outcome(fetched: file.storedSize - transfer.resumedFrom, resumed: transfer.resumedFrom)
     }
@@ -115,26 +92,5 @@ final class PackageDownloader: NSObject, URLSessionDataDelegate, @unchecked Send
         }
         try store.writeBlob(contents, sha256: file.sha256)
         try? FileManager.default.removeItem(at: transfer.partial)
-    }
-
-    // MARK: URLSessionDataDelegate (serial delegate queue)
-
-    private func transfer(for task: URLSessionTask) -> BlobTransfer? {
-        lock.withLock { transfers[task.taskIdentifier] }
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
-        let keepGoing = transfer(for: dataTask)?.didReceive(response: response, digests: digests) ?? false
-        completionHandler(keepGoing ? .allow : .cancel)
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        if transfer(for: dataTask)?.didReceive(data: data) == false { dataTask.cancel() }
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let transfer = lock.withLock { transfers.removeValue(forKey: task.taskIdentifier) }
-        transfer?.didComplete(error: error)
     }
 }

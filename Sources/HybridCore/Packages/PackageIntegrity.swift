@@ -158,8 +158,7 @@ extension PackageUpdater {
     /// Fetches the full blobs of `files` again, each verified as an update verifies it.
     /// - Returns: the SHA-256s now back in the store.
     func refetch(_ files: [PackageFile]) async -> Set<String> {
-        let downloader = PackageDownloader(digests: installer.platform.digests, timeout: timeout)
-        defer { downloader.invalidate() }
+        let downloader = PackageDownloader(digests: installer.platform.digests, timeout: timeout, deadlines: deadlines)
         var restored = Set<String>()
         for file in files {
             let fetched = try? await downloader.fetch(file, from: url(PackageRepositoryLayout.blob(file.blob)), into: installer.store,

@@ -133,7 +133,6 @@ public struct PackageUpdater: Sendable {
     /// The package ids the repository's `index.json` lists.
     public func availablePackages() async throws -> [String] {
         let downloader = PackageDownloader(digests: installer.platform.digests, timeout: timeout, deadlines: deadlines)
-        defer { downloader.invalidate() }
         guard let data = try await downloader.document(url(PackageRepositoryLayout.index)) else { return [] }
         guard let index = try? JSONDecoder().decode(PackageRepositoryLayout.Index.self, from: data) else {
             throw HybridError.pkg(.invalidManifest("index.json is malformed"))
@@ -164,7 +163,6 @@ public struct PackageUpdater: Sendable {
         let store = installer.store
         let started = Date()
         let downloader = PackageDownloader(digests: installer.platform.digests, timeout: timeout, deadlines: deadlines)
-        defer { downloader.invalidate() }
         var report = Report(id: id, previousVersion: store.activeVersion(id), upToDate: false)
         let meter = ProgressMeter(id: id, sink: progress)
         meter.phase(.checking)

@@ -1,0 +1,151 @@
+#if canImport(CHybridCurl)
+import CHybridCurl
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// ``HTTPStream`` on libcurl (Linux): one blocking transfer on a thread of its own, whose
+/// callbacks run in libcurl's read loop, so a sink that throws stops the body before another
+/// read. The C side (CHybridCurl) only translates; limits, deadlines and errors are decided here.
+enum CurlStream {
+    static func get(_ request: URLRequest, refusingOver limit: Int?, deadlines: DownloadDeadlines,
+                    into sink: any HTTPStreamSink) async throws {
+        guard let url = request.url else { throw HTTPStream.Failure.transport("no URL") }
+        let transfer = CurlTransfer(url: url, sink: sink, deadlines: deadlines)
+        let lines = (request.allHTTPHeaderFields ?? [:]).map { "\($0.key): \($0.value)" }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let thread = Thread {
+                    continuation.resume(with: Result { try transfer.perform(headers: lines, refusingOver: limit) })
+                }
+                thread.name = "HybridKit download"
+                thread.start()
+            }
+        } onCancel: {
+            transfer.cancel()
+        }
+    }
+}
+
+/// The state of one curl transfer. Everything but `cancelled` is touched only on its thread.
+private final class CurlTransfer: @unchecked Sendable {
+    let url: URL
+    private let sink: any HTTPStreamSink
+    private var clock: StreamClock
+    private let cancelled = LockedState(false)
+    private var headers: [(String, String)] = []
+    private var status = 0
+    private var stop: (any Error)?
+
+    init(url: URL, sink: any HTTPStreamSink, deadlines: DownloadDeadlines) {
+        self.url = url
+        self.sink = sink
+        self.clock = StreamClock(deadlines)
+    }
+
+    func cancel() { cancelled.withLock { $0 = true } }
+
+    func perform(headers lines: [String], refusingOver limit: Int?) throws {
+        let deadlines = clock.deadlines
+        var callbacks = hk_curl_callbacks(
+            context: Unmanaged.passUnretained(self).toOpaque(),
+            header: { context, line, length in
+                CurlTransfer.from(context).header(line, length) ? 1 : 0
+            },
+            response: { context, status, url in
+                CurlTransfer.from(context).response(Int(status), url) ? 1 : 0
+            },
+            body: { context, bytes, length in
+                CurlTransfer.from(context).body(UnsafeRawBufferPointer(start: bytes, count: length)) ? 1 : 0
+            },
+            tick: { context in
+                CurlTransfer.from(context).tick() ? 1 : 0
+            })
+        var result = hk_curl_result()
+        let copies = lines.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        let code: Int32 = copies.map { UnsafePointer($0) }.withUnsafeBufferPointer { pointers in
+            // The backstops sit past our own deadlines, which end the transfer first with a typed reason.
+            hk_curl_get(url.absoluteString, pointers.baseAddress, pointers.count, Int64(limit ?? 0),
+                        Self.milliseconds(deadlines.stall + 5), Self.milliseconds(deadlines.overall + 5),
+                        Self.milliseconds(clock.tick), &callbacks, &result)
+        }
+        withExtendedLifetime(self) {}
+        if let stop { throw stop }
+        switch code {
+        case Int32(HK_CURL_OK):
+            return
+        case Int32(HK_CURL_FILESIZE_EXCEEDED):
+            // libcurl refuses before it records the length (and before the header reaches us): read it back.
+            throw HTTPStream.Failure.tooLarge(limit: limit ?? 0, declared: result.declared >= 0 ? result.declared : declaredLength)
+        case Int32(HK_CURL_OPERATION_TIMEDOUT):
+            throw clock.expired(at: .distantFuture) ?? .stalled(seconds: deadlines.stall)
+        default:
+            let message = withUnsafeBytes(of: result.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            throw HTTPStream.Failure.transport(message)
+        }
+    }
+
+    /// The `Content-Length` of the response being read, if it declared one.
+    private var declaredLength: Int64? {
+        headers.last { $0.0.lowercased() == "content-length" }.flatMap { Int64($0.1) }
+    }
+
+    private static func from(_ context: UnsafeMutableRawPointer?) -> CurlTransfer {
+        Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
+    }
+
+    private static func milliseconds(_ seconds: TimeInterval) -> Int {
+        Int(min(seconds * 1000, Double(Int32.max)).rounded(.up))
+    }
+
+    /// Records why the transfer stops; false tells libcurl to stop.
+    private func halt(_ error: any Error) -> Bool {
+        if stop == nil { stop = error }
+        return false
+    }
+
+    private func header(_ line: UnsafePointer<CChar>?, _ length: Int) -> Bool {
+        guard let line else { return true }
+        if let expired = clock.expired() { return halt(expired) }
+        clock.received()
+        let text = String(decoding: UnsafeRawBufferPointer(start: line, count: length), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.hasPrefix("HTTP/") {
+            // A new response (a redirect's or an interim one's were before it): its headers only.
+            headers = []
+            status = Int(text.split(separator: " ").dropFirst().first ?? "") ?? 0
+        } else if let colon = text.firstIndex(of: ":") {
+            headers.append((String(text[..<colon]), text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+        }
+        return true
+    }
+
+    private func response(_ status: Int, _ effective: UnsafePointer<CChar>?) -> Bool {
+        let final = effective.flatMap { URL(string: String(cString: $0)) } ?? url
+        var fields: [String: String] = [:]
+        for (name, value) in headers {
+            fields[name] = fields[name].map { "\($0), \(value)" } ?? value
+        }
+        guard let response = HTTPURLResponse(url: final, statusCode: status, httpVersion: "HTTP/1.1", headerFields: fields) else {
+            return halt(HTTPStream.Failure.transport("an unreadable response"))
+        }
+        do { try sink.received(response: response) } catch { return halt(error) }
+        return true
+    }
+
+    private func body(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if let expired = clock.expired() { return halt(expired) }
+        clock.received()
+        do { try sink.received(body: bytes) } catch { return halt(error) }
+        return true
+    }
+
+    private func tick() -> Bool {
+        if cancelled.withLock({ $0 }) { return halt(CancellationError()) }
+        if let expired = clock.expired() { return halt(expired) }
+        return true
+    }
+}
+#endif

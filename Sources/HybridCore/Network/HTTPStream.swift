@@ -1,0 +1,91 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Takes one streamed GET as it arrives: the final response once, then its body piece by piece,
+/// synchronously on the transfer's thread. Throwing stops the transfer before another byte is
+/// read where the transport allows it (libcurl), and the error is what ``HTTPStream/get`` throws.
+protocol HTTPStreamSink: AnyObject {
+    /// The final response (after redirects), before its first body byte.
+    func received(response: HTTPURLResponse) throws
+    /// The next piece of the body; valid only during the call.
+    func received(body: UnsafeRawBufferPointer) throws
+}
+
+/// The one way HybridCore downloads: a GET streamed into an ``HTTPStreamSink``, held to
+/// ``DownloadDeadlines`` (overall and stall, headers included), with a declared `Content-Length`
+/// over a limit refused before the body is read. ``BoundedFetch`` (documents in memory) and the
+/// package blobs (to disk) are sinks.
+enum HTTPStream {
+    /// How the bytes move.
+    enum Transport: Sendable, CaseIterable {
+        /// libcurl's multi interface, read by the calling code's own loop (Linux): the sink is
+        /// called from the read loop, so memory is bounded by what the sink keeps.
+        case curl
+        /// `URLSession` with a data delegate (Apple platforms, where it is the system's HTTP
+        /// stack). FoundationNetworking on Linux queues every read to the delegate without
+        /// back-pressure, so there a limit stops the body only after a backlog has built up.
+        case urlSession
+
+        /// The transport of this platform.
+        static var preferred: Transport {
+            #if canImport(CHybridCurl)
+            .curl
+            #else
+            .urlSession
+            #endif
+        }
+
+        /// The transports built on this platform (what the tests run).
+        static var allCases: [Transport] {
+            #if canImport(CHybridCurl)
+            [.curl, .urlSession]
+            #else
+            [.urlSession]
+            #endif
+        }
+    }
+
+    /// Why a stream stopped, when the sink did not stop it.
+    typealias Failure = BoundedFetch.Failure
+
+    /// GETs `request` into `sink`. A declared body over `refusingOver` bytes fails with
+    /// ``BoundedFetch/Failure/tooLarge(limit:declared:)`` before it is read.
+    /// - Throws: a ``Failure``, what the sink threw, or `CancellationError`.
+    static func get(_ request: URLRequest, refusingOver limit: Int?, deadlines: DownloadDeadlines,
+                    into sink: any HTTPStreamSink, transport: Transport = .preferred) async throws {
+        switch transport {
+        case .curl:
+            #if canImport(CHybridCurl)
+            try await CurlStream.get(request, refusingOver: limit, deadlines: deadlines, into: sink)
+            #else
+            try await URLSessionStream.get(request, refusingOver: limit, deadlines: deadlines, into: sink)
+            #endif
+        case .urlSession:
+            try await URLSessionStream.get(request, refusingOver: limit, deadlines: deadlines, into: sink)
+        }
+    }
+}
+
+/// The deadlines of one stream, checked by its transport on every tick and every byte.
+struct StreamClock {
+    let deadlines: DownloadDeadlines
+    let started = Date()
+    private(set) var lastByte = Date()
+
+    init(_ deadlines: DownloadDeadlines) { self.deadlines = deadlines }
+
+    /// Bytes arrived now.
+    mutating func received() { lastByte = Date() }
+
+    /// The deadline passed, if one has.
+    func expired(at now: Date = Date()) -> HTTPStream.Failure? {
+        if now.timeIntervalSince(started) >= deadlines.overall { return .timedOut(seconds: deadlines.overall) }
+        if now.timeIntervalSince(lastByte) >= deadlines.stall { return .stalled(seconds: deadlines.stall) }
+        return nil
+    }
+
+    /// How often to look: a tenth of the shorter deadline, between 5 ms and 250 ms.
+    var tick: TimeInterval { min(0.25, max(0.005, min(deadlines.stall, deadlines.overall) / 10)) }
+}
