@@ -1,3 +1,6 @@
+// GENERATED FILE, do not edit: scripts/build-runtime.mjs assembled it from these modules of
+//   health/main.js, health/errors.js, health/timing.js.
+// Edit them and run `make runtime` (docs/page-runtime.md).
 // HybridKit health capture: the page side, and the one script-error capture of the container
 // (health recording and boot health's trial both take their errors from it).
 //

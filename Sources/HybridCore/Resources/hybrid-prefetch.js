@@ -1,3 +1,6 @@
+// GENERATED FILE, do not edit: scripts/build-runtime.mjs assembled it from these modules of
+//   prefetch/main.js, shared/globals.js.
+// Edit them and run `make runtime` (docs/page-runtime.md).
 // HybridKit data prefetch: the page side.
 //
 // Injected at document start (main frame, page world) with the app's prefetch rules in
@@ -10,8 +13,14 @@
 // so a prefetched URL is answered before the proxy would fetch it.
 (function () {
   'use strict';
-  var rules = window.__hybridkitPrefetch;
-  try { delete window.__hybridkitPrefetch; } catch (e) { /* ignore */ }
+  // Provides: takeGlobal(name) -> the value of window[name], deleted from the window (the
+  // container's settings for a script, set just before it: no page script ever sees them).
+  function takeGlobal(name) {
+    var value = window[name];
+    try { delete window[name]; } catch (e) { /* non-configurable: ignore */ }
+    return value;
+  }
+  var rules = takeGlobal('__hybridkitPrefetch');
   if (!Array.isArray(rules) || !rules.length || window.__hybridkitPrefetchActive) return;
   Object.defineProperty(window, '__hybridkitPrefetchActive', { value: true });
 

@@ -1,3 +1,8 @@
+// GENERATED FILE, do not edit: scripts/build-runtime.mjs assembled it from these modules of
+//   proxy/main.js, shared/globals.js, proxy/patterns.js, proxy/quirks.js, proxy/bytes.js,
+//   shared/base64.js, proxy/bodies.js, proxy/mime.js, proxy/bridge.js, proxy/fetch.js,
+//   shared/response.js, proxy/xhr.js, proxy/forms.js.
+// Edit them and run `make runtime` (docs/page-runtime.md).
 // HybridKit request proxy: the page side.
 //
 // Injected at document start (main frame, page world) before the runtime, with its policy in
@@ -20,8 +25,14 @@
 // send(). The CORS check of cross-origin requests is made natively (ProxyCORS).
 (function () {
   'use strict';
-  var config = window.__hybridkitProxy;
-  try { delete window.__hybridkitProxy; } catch (e) { /* ignore */ }
+  // Provides: takeGlobal(name) -> the value of window[name], deleted from the window (the
+  // container's settings for a script, set just before it: no page script ever sees them).
+  function takeGlobal(name) {
+    var value = window[name];
+    try { delete window[name]; } catch (e) { /* non-configurable: ignore */ }
+    return value;
+  }
+  var config = takeGlobal('__hybridkitProxy');
   if (!config || window.__hybridkitProxyActive) return;
 
   // ---- URL patterns: the semantics of ConfigURLPattern --------------------------------------
@@ -60,6 +71,7 @@
       return pathRE.test(url.pathname || '/');
     };
   }
+
   var pages = (config.pages || []).map(compile);
   var requests = (config.requests || []).map(compile);
   try {
@@ -100,15 +112,17 @@
   };
 
   // ---- bytes -----------------------------------------------------------------------------
-  // The engines' own base64 where they have it, and the URLSearchParams serialiser, taken (bound)
-  // before the page's scripts run, so a page replacing them or Function.prototype.call changes nothing.
+  // Provides: callOf(fn, self, ...args), toBase64(bytes) -> string, fromBase64(string) -> Uint8Array.
+  // The engines' own base64 (Uint8Array.prototype.toBase64 / Uint8Array.fromBase64: WebKitGTK 2.50
+  // and Chromium 156 have both), taken before the page's scripts run; a loop over the bytes where
+  // they are missing (measured on Blink, where every byte value crosses as base64: docs/bridge.md).
+  // Bound here, so a page replacing them or Function.prototype.call later changes nothing either.
   var callOf = Function.prototype.call.bind(Function.prototype.call);
   var nativeToBase64 = typeof Uint8Array.prototype.toBase64 === 'function' ? Uint8Array.prototype.toBase64 : null;
   var nativeFromBase64 = typeof Uint8Array.fromBase64 === 'function' ? Uint8Array.fromBase64.bind(Uint8Array) : null;
-  var paramsToString = URLSearchParams.prototype.toString;
-  function paramsText(params) { return callOf(paramsToString, params); }
-  function toBase64(buffer) {
-    var bytes = new Uint8Array(buffer);
+  // `view`: an ArrayBuffer, a typed array or a DataView.
+  function toBase64(view) {
+    var bytes = new Uint8Array(view.buffer || view, view.byteOffset || 0, view.byteLength);
     if (nativeToBase64) return callOf(nativeToBase64, bytes);
     var parts = [];
     for (var i = 0; i < bytes.length; i += 0x8000) {
@@ -116,6 +130,7 @@
     }
     return btoa(parts.join(''));
   }
+
   function fromBase64(text) {
     if (nativeFromBase64) return nativeFromBase64(text);
     var binary = atob(text);
@@ -123,6 +138,9 @@
     for (var i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
     return bytes;
   }
+  // The URLSearchParams serialiser, taken (bound) before the page's scripts run, as base64 is.
+  var paramsToString = URLSearchParams.prototype.toString;
+  function paramsText(params) { return callOf(paramsToString, params); }
   var utf8 = new TextEncoder();
   function concat(chunks, length) {
     if (chunks.length === 1) return chunks[0];
@@ -315,12 +333,16 @@
     if (!label) return null;
     try { return new TextDecoder(label); } catch (e) { return null; }
   }
+  // The encoding a byte order mark at the start of `bytes` names, or null.
+  function bomEncoding(bytes) {
+    if (bytes.length >= 3 && bytes[0] === 0xEF && bytes[1] === 0xBB && bytes[2] === 0xBF) return 'utf-8';
+    if (bytes.length >= 2 && bytes[0] === 0xFE && bytes[1] === 0xFF) return 'utf-16be';
+    if (bytes.length >= 2 && bytes[0] === 0xFF && bytes[1] === 0xFE) return 'utf-16le';
+    return null;
+  }
   // The Encoding standard's decode: a byte order mark wins over the label.
   function decode(bytes, label) {
-    if (bytes.length >= 3 && bytes[0] === 0xEF && bytes[1] === 0xBB && bytes[2] === 0xBF) label = 'utf-8';
-    else if (bytes.length >= 2 && bytes[0] === 0xFE && bytes[1] === 0xFF) label = 'utf-16be';
-    else if (bytes.length >= 2 && bytes[0] === 0xFF && bytes[1] === 0xFE) label = 'utf-16le';
-    return (decoderFor(label) || new TextDecoder()).decode(bytes);
+    return (decoderFor(bomEncoding(bytes) || label) || new TextDecoder()).decode(bytes);
   }
 
   // ---- the bridge ------------------------------------------------------------------------
@@ -419,7 +441,15 @@
 
   // ---- fetch -----------------------------------------------------------------------------
   var nativeFetch = window.fetch;
-  var nullBodyStatus = [101, 103, 204, 205, 304];
+  // Provides: NULL_BODY_STATUS (the statuses whose response has no body: Fetch's "null body
+  // status"), headersFrom(pairs) -> Headers of the container's [name, value] pairs (a pair the
+  // engine refuses is left out).
+  var NULL_BODY_STATUS = [101, 103, 204, 205, 304];
+  function headersFrom(pairs) {
+    var headers = new Headers();
+    pairs.forEach(function (pair) { try { headers.append(pair[0], pair[1]); } catch (e) { /* skip */ } });
+    return headers;
+  }
   var byteStreams = (function () {
     try { new ReadableStream({ type: 'bytes' }); return true; } catch (e) { return false; }
   })();
@@ -451,8 +481,7 @@
   var bodyMethods = ['arrayBuffer', 'blob', 'bytes', 'formData', 'json', 'text'];
   function decorate(response, head, sink) {
     var masked = head.type === 'opaque' || head.type === 'opaqueredirect';
-    var headers = new Headers();
-    if (!masked) head.headers.forEach(function (pair) { try { headers.append(pair[0], pair[1]); } catch (e) { /* skip */ } });
+    var headers = masked ? new Headers() : headersFrom(head.headers);
     getter(response, 'type', head.type || 'basic');
     getter(response, 'url', head.type === 'opaque' ? '' : head.url);
     getter(response, 'redirected', head.type === 'opaque' ? false : !!head.redirected);
@@ -554,9 +583,8 @@
   function makeResponse(head, whole) {
     var sink = { controller: null, queue: [], ended: false, drained: false, wake: null, aborted: null, cancel: null };
     var masked = head.type === 'opaque' || head.type === 'opaqueredirect';
-    var headers = new Headers();
-    if (!masked) head.headers.forEach(function (pair) { try { headers.append(pair[0], pair[1]); } catch (e) { /* skip */ } });
-    if (whole && !masked && nullBodyStatus.indexOf(head.status) < 0) {
+    var headers = masked ? new Headers() : headersFrom(head.headers);
+    if (whole && !masked && NULL_BODY_STATUS.indexOf(head.status) < 0) {
       // A string body would get a default Content-Type the network response may not have.
       var content = typeof head.text === 'string' && headers.has('content-type') ? head.text : replyBytes(head);
       sink.native = true;
@@ -568,7 +596,7 @@
     if (head.type === 'opaqueredirect') {
       if (quirks.opaqueRedirectBody) emptyBody = bodyStream(sink);
     } else if (head.type !== 'opaque') {
-      if (nullBodyStatus.indexOf(head.status) >= 0) emptyBody = bodyStream(sink); else stream = bodyStream(sink);
+      if (NULL_BODY_STATUS.indexOf(head.status) >= 0) emptyBody = bodyStream(sink); else stream = bodyStream(sink);
     }
     var response = new Response(stream, { status: masked ? 200 : head.status, statusText: masked ? '' : head.statusText, headers: headers });
     if (emptyBody) getter(response, 'body', emptyBody);
@@ -723,7 +751,6 @@
       var capture = typeof options === 'boolean' ? options : !!(options && options.capture);
       return { type: String(type), listener: listener, capture: capture };
     };
-    var sameListener = function (a, b) { return a.type === b.type && a.listener === b.listener && a.capture === b.capture; };
     Object.defineProperty(XMLHttpRequestUpload.prototype, 'addEventListener', { configurable: true, writable: true,
       value: function addEventListener(type, listener, options) {
         var upload = this;
@@ -734,7 +761,7 @@
             var list = uploadListeners.get(upload) || [];
             var key = listenerKey(type, listener, options);
             key.once = !!(options && typeof options === 'object' && options.once);
-            if (!list.some(function (k) { return sameListener(k, key); })) list.push(key);
+            if (!list.some(function (k) { return sameListenerKey(k, key); })) list.push(key);
             uploadListeners.set(upload, list);
             if (signal) signal.addEventListener('abort', function () { forget(upload, key); });
           }
@@ -814,10 +841,7 @@
       var head = received(state).subarray(0, 256);
       var charset = finalCharset(state);
       if (xhr.responseType === '' && charset === null && isXML(finalMime(state))) charset = xmlEncoding(head);
-      var label = charset || 'utf-8';
-      if (head.length >= 3 && head[0] === 0xEF && head[1] === 0xBB && head[2] === 0xBF) label = 'utf-8';
-      else if (head.length >= 2 && head[0] === 0xFE && head[1] === 0xFF) label = 'utf-16be';
-      else if (head.length >= 2 && head[0] === 0xFF && head[1] === 0xFE) label = 'utf-16le';
+      var label = bomEncoding(head) || charset || 'utf-8';
       // A UTF-8 reply that crossed whole as text needs no decoding at all.
       if (state.textWhole && /^utf-?8$/i.test(label)) {
         state.decoding = { text: state.replyText.charCodeAt(0) === 0xFEFF ? state.replyText.slice(1) : state.replyText, whole: true };

@@ -1,3 +1,6 @@
+// GENERATED FILE, do not edit: scripts/build-runtime.mjs assembled it from these modules of
+//   transport/main.js, shared/protocol.js, shared/event-sender.js.
+// Edit them and run `make runtime` (docs/page-runtime.md).
 // The bridge transport: the only code that touches window.webkit.messageHandlers[HANDLER].
 // It runs in the bridge's isolated world (top frame only) where the engine has worlds, else in
 // the page's world guarded by a per-document nonce. It relays the page runtime's DOM
@@ -12,22 +15,35 @@
   var handler = handlers && handlers[HANDLER];
   if (!handler) return;
   var nonce = null, readyText = null;
-  // Each direction re-initialises one event instead of making one per message (about half the
-  // cost of the DOM round trip, measured: docs/bridge.md, "What a call costs"). An event still
-  // being dispatched (a message sent from a listener of one) cannot be re-initialised: that
-  // message gets a new event. WebKit holds a detail given to initCustomEvent weakly (no write
-  // barrier), so the text is held here while it is dispatched, and the detail is cleared after
-  // (a page that keeps the event reads null, and no message is kept alive by it).
-  var recvEvent = null, recvText = null;
-  function toPage(text) {
-    if (recvEvent === null || recvEvent.eventPhase !== 0) recvEvent = new CustomEvent('hybridkit:recv');
-    var event = recvEvent, outer = recvText;
-    recvText = text;
-    event.initCustomEvent('hybridkit:recv', false, false, text);
-    document.dispatchEvent(event);
-    event.initCustomEvent('hybridkit:recv', false, false, null);
-    recvText = outer;
+  // The DOM events between the page runtime (hybrid.js, page world) and the bridge transport
+  // (hybrid-transport.js, the bridge's world): each carries one JSON string as its `detail`.
+  // Provides: SEND_EVENT (runtime -> transport), RECV_EVENT (transport -> runtime), HELLO_EVENT
+  // (the runtime has started: the transport repeats its `ready`).
+  var SEND_EVENT = 'hybridkit:send';
+  var RECV_EVENT = 'hybridkit:recv';
+  var HELLO_EVENT = 'hybridkit:hello';
+  // Provides: eventSender(type) -> function (text) dispatching `text` on `document` as the detail of
+  // a CustomEvent of `type`.
+  // One event re-initialised per message instead of one made per message (about half the cost of
+  // the DOM round trip, measured: docs/bridge.md, "What a call costs"). An event still being
+  // dispatched (a message sent from a listener of one) cannot be re-initialised: that message gets
+  // a new event. WebKit holds a detail given to initCustomEvent weakly (no write barrier), so the
+  // text is held here while it is dispatched, and the detail is cleared after (a page that keeps
+  // the event reads null, and no message is kept alive by it).
+  function eventSender(type) {
+    var event = null, held = null;
+    return function (text) {
+      if (event === null || event.eventPhase !== 0) event = new CustomEvent(type);
+      var current = event, outer = held;
+      held = text;
+      current.initCustomEvent(type, false, false, text);
+      document.dispatchEvent(current);
+      current.initCustomEvent(type, false, false, null);
+      held = outer;
+    };
   }
+  // Each direction re-initialises one event (the runtime sends the same way).
+  var toPage = eventSender(RECV_EVENT);
   function fromNative(text) {
     if (typeof text !== 'string' || text.length === 0) return;
     // Only the hello acknowledgement is read here; everything else goes to the page as is.
@@ -51,12 +67,12 @@
         error: { code: 'internal', message: String(error && error.message || error) } }));
     });
   }
-  document.addEventListener('hybridkit:send', function (event) {
+  document.addEventListener(SEND_EVENT, function (event) {
     // Read `detail` once: across script worlds every read may copy it.
     var detail = event.detail;
     if (nonce !== null && typeof detail === 'string') post(detail);
   });
-  document.addEventListener('hybridkit:hello', function () {
+  document.addEventListener(HELLO_EVENT, function () {
     if (readyText !== null) toPage(readyText);
   });
   Object.defineProperty(window, '__hybridkitTransport', { value: Object.freeze({

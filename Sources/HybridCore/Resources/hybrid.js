@@ -1,3 +1,8 @@
+// GENERATED FILE, do not edit: scripts/build-runtime.mjs assembled it from these modules of
+//   hybrid/main.js, shared/globals.js, shared/protocol.js, shared/event-sender.js, hybrid/bytes.js,
+//   shared/base64.js, shared/response.js, hybrid/byte-channel.js, hybrid/json-bytes.js,
+//   hybrid/receive.js, hybrid/send.js, hybrid/url-transport.js, hybrid/lifecycle.js, hybrid/api.js.
+// Edit them and run `make runtime` (docs/page-runtime.md).
 // HybridKit page runtime: `window.hybrid`, the same API on every engine and transport.
 //
 // Injected by the container at document start, main frame only, in the page's own world.
@@ -9,13 +14,44 @@
   'use strict';
   if (window.hybrid && window.hybrid.__hybridkit) return;
 
-  var boot = window.__hybridkitBoot || {};
-  try { delete window.__hybridkitBoot; } catch (e) { /* non-configurable: ignore */ }
+  // Provides: takeGlobal(name) -> the value of window[name], deleted from the window (the
+  // container's settings for a script, set just before it: no page script ever sees them).
+  function takeGlobal(name) {
+    var value = window[name];
+    try { delete window[name]; } catch (e) { /* non-configurable: ignore */ }
+    return value;
+  }
+  // The DOM events between the page runtime (hybrid.js, page world) and the bridge transport
+  // (hybrid-transport.js, the bridge's world): each carries one JSON string as its `detail`.
+  // Provides: SEND_EVENT (runtime -> transport), RECV_EVENT (transport -> runtime), HELLO_EVENT
+  // (the runtime has started: the transport repeats its `ready`).
+  var SEND_EVENT = 'hybridkit:send';
+  var RECV_EVENT = 'hybridkit:recv';
+  var HELLO_EVENT = 'hybridkit:hello';
+  // Provides: eventSender(type) -> function (text) dispatching `text` on `document` as the detail of
+  // a CustomEvent of `type`.
+  // One event re-initialised per message instead of one made per message (about half the cost of
+  // the DOM round trip, measured: docs/bridge.md, "What a call costs"). An event still being
+  // dispatched (a message sent from a listener of one) cannot be re-initialised: that message gets
+  // a new event. WebKit holds a detail given to initCustomEvent weakly (no write barrier), so the
+  // text is held here while it is dispatched, and the detail is cleared after (a page that keeps
+  // the event reads null, and no message is kept alive by it).
+  function eventSender(type) {
+    var event = null, held = null;
+    return function (text) {
+      if (event === null || event.eventPhase !== 0) event = new CustomEvent(type);
+      var current = event, outer = held;
+      held = text;
+      current.initCustomEvent(type, false, false, text);
+      document.dispatchEvent(current);
+      current.initCustomEvent(type, false, false, null);
+      held = outer;
+    };
+  }
+
+  var boot = takeGlobal('__hybridkitBoot') || {};
 
   var RUNTIME_VERSION = '1.0.0';
-  var SEND = 'hybridkit:send';
-  var RECV = 'hybridkit:recv';
-  var HELLO = 'hybridkit:hello';
   var scheme = boot.urlScheme || 'hybrid';
   var defaultTransport = boot.transport === 'url' ? 'url' : 'event';
   // The byte channel (docs/bridge.md, "Bytes without base64"): where the engine has one, byte
@@ -54,13 +90,15 @@
   // Bytes travel as {"$bytes": base64}: ArrayBuffers, typed arrays, DataViews and Blobs in params
   // are encoded on the way out; results carrying that form come back as Uint8Arrays. No engine
   // carries bytes in script messages as bytes (EngineCapabilities.binaryMessages, measured).
+  // Provides: callOf(fn, self, ...args), toBase64(bytes) -> string, fromBase64(string) -> Uint8Array.
   // The engines' own base64 (Uint8Array.prototype.toBase64 / Uint8Array.fromBase64: WebKitGTK 2.50
   // and Chromium 156 have both), taken before the page's scripts run; a loop over the bytes where
   // they are missing (measured on Blink, where every byte value crosses as base64: docs/bridge.md).
-  // Bound here, so a page replacing Function.prototype.call later changes nothing either.
+  // Bound here, so a page replacing them or Function.prototype.call later changes nothing either.
   var callOf = Function.prototype.call.bind(Function.prototype.call);
   var nativeToBase64 = typeof Uint8Array.prototype.toBase64 === 'function' ? Uint8Array.prototype.toBase64 : null;
   var nativeFromBase64 = typeof Uint8Array.fromBase64 === 'function' ? Uint8Array.fromBase64.bind(Uint8Array) : null;
+  // `view`: an ArrayBuffer, a typed array or a DataView.
   function toBase64(view) {
     var bytes = new Uint8Array(view.buffer || view, view.byteOffset || 0, view.byteLength);
     if (nativeToBase64) return callOf(nativeToBase64, bytes);
@@ -78,13 +116,21 @@
     for (var i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
     return bytes;
   }
+  // Provides: NULL_BODY_STATUS (the statuses whose response has no body: Fetch's "null body
+  // status"), headersFrom(pairs) -> Headers of the container's [name, value] pairs (a pair the
+  // engine refuses is left out).
+  var NULL_BODY_STATUS = [101, 103, 204, 205, 304];
+  function headersFrom(pairs) {
+    var headers = new Headers();
+    pairs.forEach(function (pair) { try { headers.append(pair[0], pair[1]); } catch (e) { /* skip */ } });
+    return headers;
+  }
 
   // A prefetched reply (status, statusText, url, [name, value] headers, text or base64 body)
   // as the Response the page's own fetch would have given it.
   function prefetchedResponse(reply) {
-    var headers = new Headers();
-    (reply.headers || []).forEach(function (pair) { try { headers.append(pair[0], pair[1]); } catch (e) { /* skip */ } });
-    var empty = [101, 103, 204, 205, 304].indexOf(reply.status) >= 0;
+    var headers = headersFrom(reply.headers || []);
+    var empty = NULL_BODY_STATUS.indexOf(reply.status) >= 0;
     var body = empty ? null : typeof reply.text === 'string' ? reply.text : fromBase64(reply.body || '');
     var response = new Response(body, { status: reply.status, statusText: reply.statusText, headers: headers });
     Object.defineProperty(response, 'url', { value: reply.url });
@@ -100,6 +146,7 @@
       (text.indexOf('"$bytes"', at) >= 0 || (byteChannel !== null && text.indexOf('"$blob"', at) >= 0));
   }
 
+  // ---- the byte channel ------------------------------------------------------------------
   // A 128-bit random token, 32 lower-case hex digits (the store's form).
   function newToken() {
     var words = crypto.getRandomValues(new Uint32Array(4));
@@ -156,6 +203,8 @@
     });
   }
 
+  // ---- bytes in JSON ---------------------------------------------------------------------
+  // How byte values are found in params, written into an envelope and revived from a message.
   function hasOwnKeys(object) {
     for (var key in object) return true;
     return false;
@@ -298,13 +347,15 @@
 
   function report(error) { setTimeout(function () { throw error; }, 0); }
 
-  document.addEventListener(RECV, function (event) {
+  document.addEventListener(RECV_EVENT, function (event) {
     // Read `detail` once: across script worlds every read may copy it.
     var detail = event.detail;
     if (typeof detail === 'string') receive(detail);
   });
 
   // ---- sending ---------------------------------------------------------------------------
+  // Calls: the table of pending calls (`pending`, by id), their envelopes, limits, timeouts and
+  // aborts, and the queue of calls made before the container knows this document (`waiting`).
   function finish(call) {
     pending.delete(call.id);
     if (call.timer) clearTimeout(call.timer);
@@ -379,18 +430,11 @@
     post(text, call.transport);
   }
 
-  // One event re-initialised per message, its text held while it is dispatched and
-  // its detail cleared after, as the transport does (hybrid-transport.js).
-  var sendEvent = null, sendText = null;
+  // To the transport as the transport answers (shared/event-sender.js), or into the URL queue.
+  var sendToTransport = eventSender(SEND_EVENT);
   function post(text, transport) {
     if (transport === 'url') { urlQueue.push(text); return; }
-    if (sendEvent === null || sendEvent.eventPhase !== 0) sendEvent = new CustomEvent(SEND);
-    var event = sendEvent, outer = sendText;
-    sendText = text;
-    event.initCustomEvent(SEND, false, false, text);
-    document.dispatchEvent(event);
-    event.initCustomEvent(SEND, false, false, null);
-    sendText = outer;
+    sendToTransport(text);
   }
 
   function cancel(call) {
@@ -569,6 +613,6 @@
     }, function () { becomeReady({ info: {} }); });
   } else {
     // The transport may have finished its handshake before this listener existed.
-    document.dispatchEvent(new CustomEvent(HELLO));
+    document.dispatchEvent(new CustomEvent(HELLO_EVENT));
   }
 })();

@@ -1,0 +1,56 @@
+// ---- the byte channel ------------------------------------------------------------------
+// A 128-bit random token, 32 lower-case hex digits (the store's form).
+function newToken() {
+  var words = crypto.getRandomValues(new Uint32Array(4));
+  var out = '';
+  for (var i = 0; i < 4; i++) out += ('0000000' + words[i].toString(16)).slice(-8);
+  return out;
+}
+
+function channelError(response, what) {
+  return response.text().then(function (why) {
+    var code = response.status === 413 ? 'payload_too_large' : response.status === 507 ? 'queue_full' : 'internal';
+    throw HybridError(code, what + ' (' + response.status + ': ' + why + ')');
+  });
+}
+
+// Posts each large byte value of a call to the channel under a new token, then sends the call
+// naming the tokens ({"$blob": token, "size": N}). Only ArrayBuffer-backed bodies are posted: a
+// Blob body to a custom scheme crashes WebKitGTK 2.50 (Blobs were read to bytes before this).
+// Bytes over the container's limit fail the call (`payload_too_large`); any other refusal (the
+// store full for now, a page whose Content-Security-Policy does not allow the channel's scheme
+// in `connect-src`, an opaque origin) sends the call with its bytes inline instead, and a
+// channel the page cannot reach at all is not tried again in this document.
+var channelBroken = false;
+function postBytesThenSend(entry, items) {
+  entry.tokens = new Map();
+  Promise.all(items.map(function (item) {
+    var token = newToken();
+    entry.tokens.set(item.key, { token: token, size: item.bytes.byteLength });
+    return channelFetch(byteChannel + token, { method: 'POST', body: item.bytes, mode: 'cors', credentials: 'omit', cache: 'no-store' })
+      .then(function (response) { if (!response.ok) return channelError(response, 'the bytes of a param were refused'); },
+            function (error) { channelBroken = true; throw error; });
+  })).then(function () {
+    if (pending.has(entry.id)) queueOrTransmit(entry);
+  }, function (error) {
+    if (!pending.has(entry.id)) return;
+    if (error && error.code === 'payload_too_large') {
+      finish(entry);
+      entry.reject(error);
+      return;
+    }
+    entry.tokens = null;   // inline: tokens already posted expire unread
+    queueOrTransmit(entry);
+  });
+}
+
+// Fetches the bytes a received `$blob` names into its place ({holder, key, token, size}).
+function fetchBytes(ref) {
+  return channelFetch(byteChannel + ref.token, { mode: 'cors', credentials: 'omit', cache: 'no-store' }).then(function (response) {
+    if (!response.ok) return channelError(response, 'the bytes of an answer could not be fetched');
+    return response.arrayBuffer();
+  }).then(function (buffer) {
+    if (buffer.byteLength !== ref.size) throw HybridError('internal', 'the bytes of an answer arrived with ' + buffer.byteLength + ' of ' + ref.size + ' bytes');
+    ref.holder[ref.key] = new Uint8Array(buffer);
+  });
+}

@@ -1,0 +1,81 @@
+// HybridKit data prefetch: the page side.
+//
+// Injected at document start (main frame, page world) with the app's prefetch rules in
+// `window.__hybridkitPrefetch` ([{key, url, withCookies}], `url` a template with {query.NAME}).
+// A page `fetch` (GET) of the URL a rule makes for this page, with the credentials the rule
+// used, is answered from the response the container started when the app opened the page —
+// once; anything else, or a prefetch that is not there, goes on as the page asked
+// (`hybrid.prefetched(key)` is the explicit way). A response the container pushed into the
+// document is answered at once (`__hybridkitPrefetchEarly`). Install it after the request proxy's script,
+// so a prefetched URL is answered before the proxy would fetch it.
+(function () {
+  'use strict';
+  // @include ../shared/globals.js
+  var rules = takeGlobal('__hybridkitPrefetch');
+  if (!Array.isArray(rules) || !rules.length || window.__hybridkitPrefetchActive) return;
+  Object.defineProperty(window, '__hybridkitPrefetchActive', { value: true });
+
+  var here;
+  try { here = new URL(location.href); } catch (e) { return; }
+
+  // What the container pushed into this document (DataPrefetcher, as soon as the document and
+  // the response both exist): `hybrid.prefetched` takes from here first, without a bridge round
+  // trip or waiting for the bridge's handshake. Only for this document's own URL, once per key.
+  var early = Object.create(null);
+  Object.defineProperty(window, '__hybridkitPrefetchEarly', { value: Object.freeze({
+    deliver: function (page, key, withCookies, reply) {
+      if (String(location.href).split('#')[0] !== page || typeof key !== 'string' || !reply || early[key]) return false;
+      early[key] = { withCookies: !!withCookies, reply: reply };
+      return true;
+    },
+    has: function (key) { return !!early[key]; },
+    take: function (key, withCookies) {
+      var entry = early[key];
+      if (!entry || (typeof withCookies === 'boolean' && entry.withCookies !== withCookies)) return null;
+      delete early[key];
+      return entry.reply;
+    }
+  }) });
+  // The same expansion as PrefetchRule.requestURL(for:): encodeURIComponent of each value.
+  function expand(template) {
+    var text = String(template).replace(/\{query\.([^}]*)\}/g, function (_, name) {
+      var value = here.searchParams.get(name);
+      return encodeURIComponent(value === null ? '' : value);
+    });
+    try {
+      var url = new URL(text);
+      return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
+    } catch (e) { return null; }
+  }
+  var candidates = rules.map(function (rule) {
+    return { key: String(rule.key), url: expand(rule.url), withCookies: !!rule.withCookies, used: false };
+  });
+
+  var previous = window.fetch;
+  window.fetch = function fetch(input, init) {
+    var request;
+    try { request = new Request(input, init); } catch (e) { return previous.apply(this, arguments); }
+    var match = null;
+    if (request.method === 'GET' && !request.signal.aborted && window.hybrid) {
+      var sameOrigin = false;
+      try { sameOrigin = new URL(request.url).origin === location.origin; } catch (e) { /* opaque */ }
+      var sendsCookies = request.credentials === 'include' || (request.credentials === 'same-origin' && sameOrigin);
+      for (var i = 0; i < candidates.length && !match; i++) {
+        var candidate = candidates[i];
+        if (!candidate.used && candidate.url === request.url && candidate.withCookies === sendsCookies) match = candidate;
+      }
+    }
+    if (!match) return previous.apply(this, arguments);
+    match.used = true;   // one answer per document: a second fetch of it goes to the network
+    var self = this, args = arguments;
+    var answered = window.hybrid.prefetched(match.key, { withCookies: match.withCookies }).then(function (response) {
+      return response || previous.apply(self, args);
+    }, function () { return previous.apply(self, args); });
+    if (!request.signal) return answered;
+    return new Promise(function (resolve, reject) {
+      var abort = function () { reject(request.signal.reason !== undefined ? request.signal.reason : new DOMException('The operation was aborted.', 'AbortError')); };
+      request.signal.addEventListener('abort', abort, { once: true });
+      answered.then(resolve, reject);
+    });
+  };
+})();

@@ -1,0 +1,22 @@
+// ---- where the engines differ ----------------------------------------------------------
+// Measured against each engine's own networking (ProxyFidelityTests); the proxy does what the
+// engine it runs in does. Blink's user agent names Chrome, WebKit's (GTK and Apple) does not.
+var blink = /\bChrome\//.test(navigator.userAgent);
+var quirks = {
+  // WebKit keeps responseURL after abort(); Blink clears it, as the standard says.
+  urlAfterAbort: !blink,
+  // An XHR blob's type: Blink gives the final MIME type's essence, WebKit the whole type.
+  xhrBlobEssence: blink,
+  // Response.blob() of a network response: WebKit gives the essence, Blink the whole Content-Type.
+  fetchBlobEssence: !blink,
+  // WebKit gives an opaque-redirect response an empty body, Blink none.
+  opaqueRedirectBody: !blink,
+  // WebKit's fetch and body reads reject with its own AbortError ("Fetch is aborted")
+  // whatever the signal's reason; Blink's with the reason.
+  abortIgnoresReason: !blink,
+  // WebKit takes an XHR's timeout at send(); Blink, as the standard says, also one set later.
+  timeoutAtSend: !blink,
+  // Native rules (ProxyRequest.quirks): Blink decides at the first hop whether a request has
+  // an Origin header, so a same-origin GET redirected to another origin has none.
+  native: blink ? ['origin-from-first-hop'] : []
+};

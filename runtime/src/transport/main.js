@@ -1,0 +1,86 @@
+// The bridge transport: the only code that touches window.webkit.messageHandlers[HANDLER].
+// It runs in the bridge's isolated world (top frame only) where the engine has worlds, else in
+// the page's world guarded by a per-document nonce. It relays the page runtime's DOM
+// CustomEvents (a JSON string `detail`) to native and native's answers back. An empty answer is
+// nothing to deliver (a reply to a document that has gone) and is dropped here, silently.
+// BridgeTransportScript.source(handlerName:replies:issuedNonce:) fills in the configuration.
+(function (config) {
+  'use strict';
+  var HANDLER = config.handler, REPLIES = config.replies, ISSUED = config.issued;
+  if (window.top !== window || window.__hybridkitTransport) return;
+  var handlers = window.webkit && window.webkit.messageHandlers;
+  var handler = handlers && handlers[HANDLER];
+  if (!handler) return;
+  var nonce = null, readyText = null;
+  // @include ../shared/protocol.js
+  // @include ../shared/event-sender.js
+  // Each direction re-initialises one event (the runtime sends the same way).
+  var toPage = eventSender(RECV_EVENT);
+  function fromNative(text) {
+    if (typeof text !== 'string' || text.length === 0) return;
+    // Only the hello acknowledgement is read here; everything else goes to the page as is.
+    if (text.lastIndexOf('{"t":"hello"', 0) === 0) {
+      var ack;
+      try { ack = JSON.parse(text); } catch (e) { return; }
+      if (!ack.ok) return;
+      readyText = JSON.stringify({ t: 'ready', nonce: nonce, info: ack.value });
+      toPage(readyText);
+      return;
+    }
+    toPage(text);
+  }
+  function post(text) {
+    if (!REPLIES) { handler.postMessage(text); return; }
+    handler.postMessage(text).then(fromNative, function (error) {
+      var id = null;
+      var match = /^\{"v":1,"id":(\d+)/.exec(text.slice(0, 40));
+      if (match) id = Number(match[1]);
+      if (id !== null) toPage(JSON.stringify({ t: 'reply', id: id, ok: false,
+        error: { code: 'internal', message: String(error && error.message || error) } }));
+    });
+  }
+  document.addEventListener(SEND_EVENT, function (event) {
+    // Read `detail` once: across script worlds every read may copy it.
+    var detail = event.detail;
+    if (nonce !== null && typeof detail === 'string') post(detail);
+  });
+  document.addEventListener(HELLO_EVENT, function () {
+    if (readyText !== null) toPage(readyText);
+  });
+  Object.defineProperty(window, '__hybridkitTransport', { value: Object.freeze({
+    deliver: function (forNonce, texts) {
+      if (forNonce !== nonce) return;
+      for (var i = 0; i < texts.length; i++) fromNative(texts[i]);
+    },
+    setNonce: function (issued, info) {
+      if (!ISSUED || nonce !== null) return;
+      nonce = issued;
+      readyText = JSON.stringify({ t: 'ready', nonce: nonce, info: info });
+      toPage(readyText);
+    }
+  }) });
+  // A document going into the page cache is a new bridge document when it comes back:
+  // the container issues it a new nonce, or it announces itself again (below).
+  window.addEventListener('pagehide', function (event) {
+    if (!event.persisted) return;
+    readyText = null;
+    if (ISSUED) nonce = null;
+  });
+  if (ISSUED) {
+    if (typeof window.__hybridkitIssued === 'object' && window.__hybridkitIssued) {
+      var early = window.__hybridkitIssued;
+      delete window.__hybridkitIssued;
+      window.__hybridkitTransport.setNonce(early.nonce, early.info);
+    }
+    return;
+  }
+  var bytes = new Uint8Array(24);
+  crypto.getRandomValues(bytes);
+  nonce = Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join('');
+  post(JSON.stringify({ t: 'hello', v: 1, nonce: nonce }));
+  // A document restored from the page cache is committed again without running this script:
+  // announce it again, or the container would take its calls for a stale document's.
+  window.addEventListener('pageshow', function (event) {
+    if (event.persisted) post(JSON.stringify({ t: 'hello', v: 1, nonce: nonce }));
+  });
+})(__HYBRIDKIT_TRANSPORT_CONFIG__);
