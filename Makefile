@@ -1,7 +1,7 @@
 # HybridKit: `make demo` runs the demo tour in the container; `make test` runs every test.
 # Both install what they need first (scripts/bootstrap.sh; a no-op when all is present).
 
-.PHONY: all bootstrap build lint test unit-tests engine-tests example quickstart-check demo clean
+.PHONY: all bootstrap build lint test unit-tests engine-tests example quickstart-check demo clean runtime js-tests
 
 all: build
 
@@ -21,11 +21,20 @@ lint: bootstrap
 # Unit, server and package tests run under `swift test`; the end-to-end suite on the real engine
 # is the `hybrid-engine-tests` executable (WebKit must own the main thread: see docs/architecture-notes.md).
 test: bootstrap
-	$(MAKE) --no-print-directory lint quickstart-check
+	$(MAKE) --no-print-directory lint quickstart-check js-tests
 	swift build --build-tests
 	swift build --product hybrid-engine-tests
 	$(MAKE) --no-print-directory unit-tests engine-tests
 	$(MAKE) --no-print-directory example
+
+# The page runtime (docs/page-runtime.md): `runtime` assembles Sources/HybridCore/Resources/*.js
+# from the modules in runtime/src; `js-tests` checks that the checked-in scripts are what they
+# build, runs the runtime's unit tests in node and checks hybrid.d.ts against hybrid.js (seconds).
+runtime:
+	node scripts/build-runtime.mjs
+
+js-tests: bootstrap
+	@bash scripts/check-runtime.sh
 
 unit-tests:
 	xvfb-run -a swift test --skip-build --no-parallel
