@@ -68,6 +68,19 @@ import Testing
         #expect(audit.isClean, "\(audit.findings)")
     }
 
+    /// The writer itself (not only `hybrid pack`) refuses a key whose window the last rotation closed.
+    @Test func theWriterRefusesToSignWithAnExpiredSuccessor() throws {
+        let fixture = try UpdateFixture()
+        let root = fixture.signer, next = try Ed25519Signer.generate()
+        _ = try pack(fixture, version: 1, signer: root)
+        try KeyRotation.make(sequence: 1, from: root, to: next, successorValidity: (nil, Date().addingTimeInterval(-60)),
+                             overlap: 0, revoke: false).write(into: fixture.repository)
+        let refused = #expect(throws: HybridError.self) { _ = try pack(fixture, version: 2, signer: next) }
+        #expect(refused?.code == "key_expired")
+        let pointer = try PackagePointer.decode(try Data(contentsOf: fixture.repository.appendingPathComponent("packages/app/latest.json")))
+        #expect(pointer.version == 1)
+    }
+
     @Test func aRotationSignedByTheWrongKeyIsRefusedAndTheActiveVersionKeepsServing() async throws {
         let fixture = try UpdateFixture()
         _ = try pack(fixture, version: 1, signer: fixture.signer)

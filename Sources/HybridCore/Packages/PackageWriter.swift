@@ -174,12 +174,16 @@ public struct PackageWriter: Sendable {
         return manifestPath
     }
 
-    /// Refuses a signer the repository's rotations moved away from: clients would refuse what it signs.
-    /// - Throws: ``PackageFailure/invalidKey(_:)``.
-    func checkSignerIsCurrent() throws {
+    /// Refuses a signer the repository's rotations moved away from, or whose window the last
+    /// rotation closed: clients would refuse what it signs.
+    /// - Throws: ``PackageFailure/invalidKey(_:)`` or ``PackageFailure/keyExpired(key:until:)``.
+    func checkSignerIsCurrent(now: Date = Date()) throws {
         guard let last = try KeyRotation.Signed.chain(in: repository).last, let rotation = try? KeyRotation.decode(last.statement) else { return }
         guard rotation.next.publicKey == signer.publicKey else {
             throw HybridError.pkg(.invalidKey("the repository's signing key was rotated to \(rotation.next.fingerprint) (keys/rotation-\(rotation.sequence).json); sign with it"))
+        }
+        if let until = rotation.next.validUntil, until <= now {
+            throw HybridError.pkg(.keyExpired(key: rotation.next.fingerprint, until: until))
         }
     }
 

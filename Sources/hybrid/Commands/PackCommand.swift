@@ -44,15 +44,6 @@ enum PackCommand: HybridCommand {
         guard let directory = positionals.first else { throw Arguments.Error.missingRequired("DIR") }
 
         let signer = try Ed25519KeyFiles.signer(at: URL(fileURLWithPath: key))
-        // A key the repository's last rotation gave a window that has closed signs nothing clients accept.
-        if let last = try KeyRotation.Signed.chain(in: URL(fileURLWithPath: repo)).last,
-           let rotation = try? KeyRotation.decode(last.statement), case let head = rotation.next, head.publicKey == signer.publicKey,
-           let until = head.validUntil, until <= Date() {
-            FileHandle.standardError.write(Data(("hybrid pack: key \(head.fingerprint) expired at \(ISO8601DateFormatter().string(from: until)) "
-                + "(\(KeyRotation.path(rotation.sequence))); clients refuse what it signs. Rotate from it to a new key "
-                + "with `hybrid key rotate --key \(key)` (clients follow a rotation an expired key signed) and pack with that\n").utf8))
-            return 2
-        }
         let platform = PackagePlatform.native
         if platform.compressor == nil {
             FileHandle.standardError.write(Data("hybrid pack: libz not found; blobs are stored uncompressed\n".utf8))
@@ -64,8 +55,16 @@ enum PackCommand: HybridCommand {
         let options = PackageWriter.Options(id: id, version: version, origin: origin, entry: entry, spaFallback: spa,
                                             contentSecurityPolicy: csp, lifetime: days * 86_400, patchDepth: depth)
         let bar = TerminalProgress(label: "packing")
-        let report = try writer.pack(URL(fileURLWithPath: directory), options: options) { progress in
-            bar.show(done: progress.bytesDone, total: progress.bytesTotal, detail: "\(progress.filesDone)/\(progress.filesTotal) files")
+        let report: PackageWriter.Report
+        do {
+            report = try writer.pack(URL(fileURLWithPath: directory), options: options) { progress in
+                bar.show(done: progress.bytesDone, total: progress.bytesTotal, detail: "\(progress.filesDone)/\(progress.filesTotal) files")
+            }
+        } catch HybridError.package(let reason) where reason.code == "key_expired" {
+            // The writer refuses it; the CLI adds the way out.
+            FileHandle.standardError.write(Data(("hybrid pack: \(reason); clients refuse what it signs. Rotate from it to a new key "
+                + "with `hybrid key rotate --key \(key)` (clients follow a rotation an expired key signed) and pack with that\n").utf8))
+            return 2
         }
         bar.finish()
         let manifest = report.manifest
