@@ -35,6 +35,16 @@ public struct HybridTool: Sendable {
     /// Whether the binary has been built.
     public var isBuilt: Bool { FileManager.default.isExecutableFile(atPath: binary.path) }
 
+    /// The tool beside the running test executable, or an error naming where it is missing (so
+    /// a test that needs it fails with that reason instead of passing without it).
+    public static func built() throws -> HybridTool {
+        let tool = HybridTool()
+        guard tool.isBuilt else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "hybrid binary not built beside the tests at \(tool.binary.path)"])
+        }
+        return tool
+    }
+
     /// Runs `hybrid ARGUMENTS` and waits for it to exit.
     /// - Parameters:
     ///   - directory: Its working directory (this process's when nil).

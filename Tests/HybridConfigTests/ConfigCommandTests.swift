@@ -7,11 +7,7 @@ import Testing
 @Suite("hybrid config: template, sign, inspect, explain")
 struct ConfigCommandTests {
     @Test func publisherRoundTrip() async throws {
-        let tool = HybridTool()
-        guard tool.isBuilt else {
-            Issue.record("hybrid binary not built beside the tests at \(tool.binary.path)")
-            return
-        }
+        let tool = try HybridTool.built()
         let fixture = try ConfigFixture()
         defer { fixture.cleanUp() }
         let dir = fixture.directory

@@ -7,11 +7,7 @@ import Testing
 @Suite("hybrid health")
 struct HealthCommandTests {
     @Test func theTableAndJSONSummariseALogPerRelease() async throws {
-        let tool = HybridTool()
-        guard tool.isBuilt else {
-            Issue.record("hybrid binary not built beside the tests at \(tool.binary.path)")
-            return
-        }
+        let tool = try HybridTool.built()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hk-health-cli-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let log = HealthLogFile(url: directory.appendingPathComponent("health.jsonl"), serviceName: "Shop", serviceVersion: "1")
@@ -38,11 +34,7 @@ struct HealthCommandTests {
     }
 
     @Test func aFileWithNoValidEventFailsAndOneWithSomeBadLinesCountsThem() async throws {
-        let tool = HybridTool()
-        guard tool.isBuilt else {
-            Issue.record("hybrid binary not built beside the tests at \(tool.binary.path)")
-            return
-        }
+        let tool = try HybridTool.built()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hk-health-corrupt-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -7,11 +7,7 @@ import Testing
 @Suite("hybrid key rotate: the publisher's refusals")
 struct KeyCommandTests {
     @Test func anExpiredSuccessorAndAKeyThatIsNotTheRepositorysAreRefusedUnlessForced() async throws {
-        let tool = HybridTool()
-        guard tool.isBuilt else {
-            Issue.record("hybrid binary not built beside the tests at \(tool.binary.path)")
-            return
-        }
+        let tool = try HybridTool.built()
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hk-key-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("site"), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -214,11 +214,7 @@ struct ServeHostileTests {
     }
 
     @Test func hybridServeStartsPrintsReadyAndStopsCleanlyOnSignals() async throws {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("hybrid")
-        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-            Issue.record("hybrid binary not built beside the tests at \(binary.path)")
-            return
-        }
+        let binary = try HybridTool.built().binary
         let site = try ServedSite()
         let root = site.server.root
         let outcomes = try await offPool { () throws -> [(Int32, Int32, Process.TerminationReason, String)] in

@@ -134,8 +134,7 @@ import Testing
 /// than the document limit (16 MiB) and 32 MB over the same command failing at once.
 @Suite struct UpdaterMemoryTests {
     @Test func anEndlessBodyKeepsTheUpdatersPeakMemoryBounded() async throws {
-        let tool = HybridTool()
-        try #require(tool.isBuilt, "hybrid binary not built beside the tests at \(tool.binary.path)")
+        let tool = try HybridTool.built()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hk-rss-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         #expect(try tool.run(["keygen", "--out", directory.appendingPathComponent("key").path]).status == 0)
