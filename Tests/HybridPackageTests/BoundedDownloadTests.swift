@@ -61,6 +61,41 @@ import Testing
     }
 }
 
+/// Blobs stream under the same deadlines: a repository whose documents answer but whose blobs
+/// stall fails `stalled` within its deadline and leaves the active version serving.
+@Suite(.serialized) struct BoundedBlobDownloadTests {
+    @Test func aStallingBlobIsAbandonedAndTheActiveVersionKeepsServing() async throws {
+        let fixture = try UpdateFixture()
+        try fixture.publish(version: 1, files: UpdateFixture.site(version: 1))
+        _ = try await fixture.updater.update("app")
+        try fixture.publish(version: 2, files: UpdateFixture.site(version: 2, changed: 2))
+        let repository = fixture.repository
+        // Documents from the repository's files; a blob sends its headers and one byte, then nothing.
+        let server = MisbehavingServer(answering: { head, send, stopped in
+            let path = String(head.split(separator: " ").dropFirst().first ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+            guard !path.hasPrefix("blobs/") else {
+                _ = send("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n")
+                while !stopped() { usleep(20_000) }
+                return
+            }
+            guard let data = FileManager.default.contents(atPath: repository.appendingPathComponent(path).path) else {
+                _ = send("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
+                return
+            }
+            _ = send("HTTP/1.1 200 OK\r\nContent-Length: \(data.count)\r\n\r\n" + String(decoding: data, as: UTF8.self))
+        })
+        defer { server.stop() }
+        let updater = PackageUpdater(repository: server.url, installer: fixture.installer, timeout: 10,
+                                     deadlines: .init(overall: 30, stall: 0.5))
+        let started = Date()
+        let error = await #expect(throws: HybridError.self) { _ = try await updater.update("app") }
+        #expect(error?.code == "stalled", "\(String(describing: error))")
+        #expect(Date().timeIntervalSince(started) < 10)
+        #expect(try fixture.store.activePackage("app").manifest.version == 1)
+        #expect(try fixture.activeIndex().contains("<title>site</title>"))
+    }
+}
+
 /// Remote config shares the bounded fetch: an endless body and silence fail with typed codes.
 @Suite(.serialized) struct RemoteConfigBoundedDownloadTests {
     private func refreshFailure(_ server: MisbehavingServer, deadlines: DownloadDeadlines) async throws -> ConfigFailure? {
