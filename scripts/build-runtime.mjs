@@ -8,12 +8,13 @@
 // Each script has an entry module (runtime/src/<script>/main.js) holding its IIFE; a line
 // `// @include PATH` in a module is replaced by the module at PATH (relative to the including
 // file), every line indented as the directive is. A module is included at most once per script;
-// including it twice, a missing module, or two modules of one script declaring the same
-// top-level name (function or var) fail the build. The output depends on nothing but the sources: no dates,
+// including it twice, a missing module, two modules of one script declaring the same top-level
+// name (function or var), or a script that does not parse fail the build. The output depends on nothing but the sources: no dates,
 // no absolute paths, LF line ends, one final newline.
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import vm from 'node:vm';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const sourceRoot = join(root, 'runtime', 'src');
@@ -79,6 +80,10 @@ export function build(script, from = sourceRoot) {
   const { text, modules } = assemble(script.entry, from);
   const twice = duplicateDeclarations(text);
   if (twice.length) throw new Error(`${script.output}: declared twice at the top level: ${twice.join(', ')}`);
+  // Parsed, not run: a syntax error fails the build instead of the page.
+  try { new vm.Script(text, { filename: script.output }); } catch (e) {
+    throw new Error(`${script.output}: ${e.message} (${modules.join(', ')})`);
+  }
   const header = [
     '// GENERATED FILE, do not edit: scripts/build-runtime.mjs assembled it from these modules of',
     ...wrap(modules.join(', ') + '.', '//   ', 100),

@@ -29,4 +29,4 @@ if ((stale)); then
 fi
 echo "check-runtime: the resources are what runtime/src builds"
 
-node --test runtime/test/*.test.mjs
+node --test --test-reporter=spec runtime/test/*.test.mjs

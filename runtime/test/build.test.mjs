@@ -65,7 +65,7 @@ test('an include is indented as its directive, relative to the including module'
   assert.deepEqual(modules, ['a/main.js', 'lib/x.js', 'lib/y.js']);
 });
 
-test('a module included twice, a missing one, or a name declared twice fails the build', () => {
+test('a module included twice, a missing one, a name declared twice or a syntax error fails the build', () => {
   const twice = tree({ 'main.js': '(function () {\n  // @include x.js\n  // @include x.js\n})();\n', 'x.js': 'var x;\n' });
   assert.throws(() => assemble('main.js', twice), /x\.js is included twice/);
   const missing = tree({ 'main.js': '(function () {\n  // @include nowhere.js\n})();\n' });
@@ -74,4 +74,6 @@ test('a module included twice, a missing one, or a name declared twice fails the
   assert.throws(() => build({ output: 'x.js', entry: 'main.js' }, clash), /declared twice at the top level: helper/);
   const vars = tree({ 'main.js': '(function () {\n  // @include x.js\n  var state = 1;\n})();\n', 'x.js': 'var state = 0;\n' });
   assert.throws(() => build({ output: 'x.js', entry: 'main.js' }, vars), /declared twice at the top level: state/);
+  const broken = tree({ 'main.js': '(function () {\n  // @include x.js\n})();\n', 'x.js': 'if (\n' });
+  assert.throws(() => build({ output: 'x.js', entry: 'main.js' }, broken), /x\.js: Unexpected token .*main\.js, x\.js/);
 });
