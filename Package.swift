@@ -59,13 +59,19 @@ var targets: [Target] = [
     .target(name: "HybridTesting", dependencies: ["HybridCore"]),
     // Engine adapter: Blink (Chromium) through the DevTools protocol on --remote-debugging-pipe.
     .target(name: "HybridBlink", dependencies: ["HybridCore"]),
+    // libsoup 3 and GLib alone (no engine): what HybridServer is built on.
+    .systemLibrary(
+        name: "CSoup",
+        pkgConfig: "libsoup-3.0",
+        providers: [.apt(["libsoup-3.0-dev"])]
+    ),
     // The HTTP side on libsoup 3's SoupServer: `hybrid serve` and the tests' loopback origin.
+    // Links libsoup and GLib only, never the browser engine.
     .target(
         name: "HybridServer",
         dependencies: [
             "HybridCore",
-            .target(name: "CWebKitGTK", condition: linux),
-            .target(name: "CHybridGTK", condition: linux),
+            .target(name: "CSoup", condition: linux),
         ]
     ),
     // Cryptography on libsodium (Linux); CryptoKit on Apple platforms. Also the zstd delta codec
@@ -103,6 +109,9 @@ var targets: [Target] = [
     // Offline packages over real HTTP (updater, resume, faults) against HybridServer's loopback server.
     .testTarget(name: "HybridPackageTests", dependencies: ["HybridCore", "HybridCrypto", "HybridServer", "HybridTestSupport"]),
     .testTarget(name: "HybridServerTests", dependencies: ["HybridServer", "HybridCore", "HybridTestSupport"]),
+    // Fuzz regression inputs and seed corpora replayed through the fuzz targets' property checks
+    // (Tests/HybridFuzzTests/Checks, which scripts/fuzz.sh also links into the libFuzzer harness).
+    .testTarget(name: "HybridFuzzTests", dependencies: ["HybridCore", "HybridCrypto", "HybridServer"]),
     // Remote config (rollout, signatures, cache) and static serving: hybrid serve and nginx, same clients.
     .testTarget(name: "HybridConfigTests", dependencies: ["HybridCore", "HybridCrypto", "HybridServer", "HybridTestSupport"]),
     // The end-to-end suite on the real engine. An executable, not a test bundle: the Swift test

@@ -1,5 +1,5 @@
-#if canImport(CWebKitGTK)
-import CWebKitGTK
+#if canImport(CSoup)
+import CSoup
 import Foundation
 
 /// A GLib main context and loop owned by one thread. `quit` and `whenRunning` may be called from

@@ -1,5 +1,5 @@
-#if canImport(CWebKitGTK)
-import CWebKitGTK
+#if canImport(CSoup)
+import CSoup
 import Foundation
 
 /// `Content-Encoding: gzip` for static files, on GLib's zlib converter. Compressed bodies are

@@ -1,5 +1,5 @@
-#if canImport(CWebKitGTK)
-import CWebKitGTK
+#if canImport(CSoup)
+import CSoup
 import Foundation
 
 /// Hangs up on connections whose request headers do not arrive in time: a slow client that

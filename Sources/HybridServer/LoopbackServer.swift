@@ -1,6 +1,5 @@
-#if canImport(CWebKitGTK)
-import CHybridGTK
-import CWebKitGTK
+#if canImport(CSoup)
+import CSoup
 import Foundation
 import HybridCore
 

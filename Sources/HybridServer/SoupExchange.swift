@@ -1,6 +1,6 @@
-#if canImport(CWebKitGTK)
-import CHybridGTK
-import CWebKitGTK
+#if canImport(CSoup)
+
+import CSoup
 import Foundation
 
 /// Translation between libsoup's `SoupServerMessage` and ``ServerRequest``/``ServerResponse``.
@@ -87,9 +87,9 @@ private final class PendingReply {
             guard let data else { return }
             Unmanaged<PendingReply>.fromOpaque(data).takeUnretainedValue().finished = true
         }
-        finishedHandler = hk_signal_connect(UnsafeMutableRawPointer(message), "finished",
-                                            unsafeBitCast(onFinished, to: UnsafeRawPointer.self),
-                                            Unmanaged.passUnretained(self).toOpaque(), nil, 0)
+        finishedHandler = hk_soup_signal_connect(UnsafeMutableRawPointer(message), "finished",
+                                                 unsafeBitCast(onFinished, to: UnsafeRawPointer.self),
+                                                 Unmanaged.passUnretained(self).toOpaque(), nil, 0)
     }
 
     deinit {

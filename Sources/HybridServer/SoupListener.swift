@@ -1,6 +1,6 @@
-#if canImport(CWebKitGTK)
-import CHybridGTK
-import CWebKitGTK
+#if canImport(CSoup)
+
+import CSoup
 import Foundation
 
 /// Creates, binds and tears down the `SoupServer`, and routes its single handler into a

@@ -17,7 +17,7 @@ public struct StaticFiles: Sendable {
     public var cacheControl = "no-cache"
     /// Compress text types for clients that accept gzip (never for ranges).
     public var gzip = true
-    #if canImport(CWebKitGTK)
+    #if canImport(CSoup)
     private let encoder = GzipEncoding()
     #endif
 
@@ -59,7 +59,7 @@ public struct StaticFiles: Sendable {
         var etag = Self.entityTag(size: data.count, modified: modified)
         var data = data
         var headers: HTTPHeaders = [:]
-        #if canImport(CWebKitGTK)
+        #if canImport(CSoup)
         if gzip, GzipEncoding.compressible(contentType), data.count >= GzipEncoding.minimumSize,
            request.headers["Range"] == nil {
             headers.add("Vary", "Accept-Encoding")
@@ -134,7 +134,7 @@ public struct StaticFiles: Sendable {
     }
 }
 
-#if canImport(CWebKitGTK)
+#if canImport(CSoup)
 extension LoopbackServer {
     /// Serves `directory` read-only below `prefix` (see ``StaticFiles``).
     @discardableResult

@@ -1,4 +1,4 @@
-#if canImport(CWebKitGTK)
+#if canImport(CSoup)
 import Foundation
 import HybridCore
 
