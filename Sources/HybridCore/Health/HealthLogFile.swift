@@ -127,10 +127,14 @@ public final class HealthLogFile: HealthSink {
 }
 
 /// Nanoseconds since 1970, seconds and fraction apart (a Double holds 1.7e18 only to ~256 ns).
+/// Saturates at `UInt64.max` (in the year 2554): a later time — a clock set far ahead, or one
+/// read from a log line that said so — must not trap while being logged.
 func unixNanos(_ date: Date) -> UInt64 {
     let seconds = max(0, date.timeIntervalSince1970)
+    guard seconds < Double(UInt64.max / 1_000_000_000) else { return .max }
     let whole = seconds.rounded(.down)
-    return UInt64(whole) * 1_000_000_000 + UInt64(((seconds - whole) * 1_000_000_000).rounded())
+    let (nanos, overflow) = (UInt64(whole) * 1_000_000_000).addingReportingOverflow(UInt64(((seconds - whole) * 1_000_000_000).rounded()))
+    return overflow ? .max : nanos
 }
 
 /// The date `nanos` after 1970.
