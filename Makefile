@@ -1,7 +1,7 @@
 # HybridKit: `make demo` runs the demo tour in the container; `make test` runs every test.
 # Both install what they need first (scripts/bootstrap.sh; a no-op when all is present).
 
-.PHONY: all bootstrap build lint test unit-tests engine-tests example quickstart-check demo clean runtime js-tests
+.PHONY: all bootstrap build lint test unit-tests engine-tests example quickstart-check demo clean fuzz fuzz-smoke runtime js-tests
 
 all: build
 
@@ -25,6 +25,7 @@ test: bootstrap
 	swift build --build-tests
 	swift build --product hybrid-engine-tests
 	$(MAKE) --no-print-directory unit-tests engine-tests
+	$(MAKE) --no-print-directory fuzz-smoke
 	$(MAKE) --no-print-directory example
 
 # The page runtime (docs/page-runtime.md): `runtime` assembles Sources/HybridCore/Resources/*.js
@@ -42,6 +43,17 @@ unit-tests:
 # A test failing once is retried alone and named FLAKY; failing twice fails (scripts/engine-tests.sh).
 engine-tests:
 	@bash scripts/engine-tests.sh
+
+# libFuzzer targets for every parser of untrusted bytes (docs/fuzzing.md), built with
+# -sanitize=fuzzer,address in .build/fuzz: `fuzz` runs each for FUZZ_SECONDS, `fuzz-smoke` for 10 s
+# (inside `make test`). A crash fails the run and is kept, minimised, in Fuzz/regressions/<target>/,
+# which the unit tests replay (Tests/HybridFuzzTests).
+FUZZ_SECONDS ?= 60
+fuzz: bootstrap
+	bash scripts/fuzz.sh run $(FUZZ_SECONDS)
+
+fuzz-smoke: bootstrap
+	FUZZ_JOBS=2 bash scripts/fuzz.sh run 10
 
 # The app outside the package (docs/adopting.md): Examples/QuickStart depends on HybridKit by path
 # and links its products only, so a missing product or an internal symbol fails its build. Its

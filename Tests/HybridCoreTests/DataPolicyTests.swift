@@ -119,7 +119,13 @@ struct DataPolicyTests {
         var holds = false
         var downloadDecision: DownloadDecision = .cancel
         var events: [DownloadEvent] = []
-        func hold() async { if holds { await withCheckedContinuation { held.append($0) } } }
+        /// Held calls that have returned their (late) answer after ``release()``.
+        var returnedAfterHold = 0
+        func hold() async {
+            guard holds else { return }
+            await withCheckedContinuation { held.append($0) }
+            returnedAfterHold += 1
+        }
         func release() { held.forEach { $0.resume() }; held.removeAll() }
         func webView(_ webView: HybridWebView, decidePermission request: PermissionRequest) async -> PermissionDecision {
             permissionQuestions += 1
@@ -177,7 +183,7 @@ struct DataPolicyTests {
         let permission = Task { await fake.requestPermission([.camera], from: Self.app) }
         let download = Task { await fake.startDownload(Self.download) }
         let files = Task { await fake.openFileChooser(FileChooserRequest()) }
-        for _ in 0..<100 where delegate.held.count < 3 { await Task.yield() }
+        _ = await eventually { delegate.held.count >= 3 }
         return (permission, download, files)
     }
 
@@ -196,7 +202,7 @@ struct DataPolicyTests {
         #expect(await download.value == .cancel)
         #expect(await files.value == [])
         delegate.release()  // the late answers are ignored
-        for _ in 0..<20 { await Task.yield() }
+        #expect(await eventually { delegate.returnedAfterHold == 3 }, "the three late answers were given")
         fake.reportDownload("d", .finished(file: URL(fileURLWithPath: "/tmp/x")))
         #expect(delegate.events.isEmpty, "nothing reaches the delegate after close")
     }

@@ -47,8 +47,8 @@ enum DeltaSamples {
 
     @Test func plainZstdDecodesThePatchWithTheBaseAsPrefix() throws {
         // The framing is standard: the zstd CLI skips the dcz header and decodes with --patch-from.
-        let zstd = "/usr/bin/zstd"
-        guard FileManager.default.isExecutableFile(atPath: zstd) else { return }
+        let zstd = "/usr/bin/zstd"  // Debian's `zstd`, installed by scripts/bootstrap.sh
+        try #require(FileManager.default.isExecutableFile(atPath: zstd), "\(zstd) is missing: run scripts/bootstrap.sh")
         let base = DeltaSamples.bundle(modules: 300), target = DeltaSamples.bundle(modules: 300, edit: 7)
         let patch = try #require(DeltaPatch.make(from: base, to: target, codec: codec, digests: digests))
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hk-dcz-\(UUID().uuidString)")

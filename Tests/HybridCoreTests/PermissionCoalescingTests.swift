@@ -29,9 +29,9 @@ struct PermissionCoalescingTests {
             answers.removeAll()
             open.forEach { $0.resume(returning: decision) }
         }
-        /// Lets the tasks run until `count` questions are open (a bounded number of turns).
+        /// Waits until `count` questions are open (at most 2 s; the expectations after it fail otherwise).
         func waitForQuestions(_ count: Int) async {
-            for _ in 0..<1000 where answers.count < count { await Task.yield() }
+            _ = await eventually { self.answers.count >= count }
         }
     }
 
@@ -54,8 +54,9 @@ struct PermissionCoalescingTests {
         let first = Task { await provider.drivers[0].requestPermission([.camera], from: Self.app) }
         let second = Task { await provider.drivers[1].requestPermission([.camera], from: Self.app) }
         let third = Task { await provider.drivers[1].requestPermission([.camera], from: Self.app) }
-        for _ in 0..<1000 where delegate.held.isEmpty { await Task.yield() }
-        for _ in 0..<100 { await Task.yield() }  // the other requests reach the policy meanwhile
+        // The barrier: the first request is held at the delegate and the other two wait on it in
+        // the policy, so no further question can still be on its way.
+        #expect(await eventually { !delegate.held.isEmpty && policy.waitingCount == 2 })
         #expect(delegate.permissionQuestions == 1)
         #expect(policy.askCount == 1)
         #expect(policy.waitingCount == 2)
@@ -69,7 +70,7 @@ struct PermissionCoalescingTests {
         direct.set(.ask, for: Self.app, kinds: [.microphone])
         let requests = (0..<3).map { _ in Task { await direct.decide(request([.microphone]), ask: { await held.ask($0) }) } }
         await held.waitForQuestions(1)
-        for _ in 0..<100 { await Task.yield() }
+        #expect(await eventually { direct.waitingCount == 2 }, "the other two wait on the open question")
         #expect(held.questions.count == 1)
         #expect(direct.waitingCount == 2)
         held.answer(answer)
@@ -97,7 +98,7 @@ struct PermissionCoalescingTests {
             let camera = Task { await policy.decide(request([.camera]), ask: { await held.ask($0) }) }
             await held.waitForQuestions(1)
             let both = Task { await policy.decide(request([.camera, .microphone]), ask: { await held.ask($0) }) }
-            for _ in 0..<100 { await Task.yield() }
+            #expect(await eventually { policy.waitingCount == 1 }, "the overlapping request waits on the camera's question")
             #expect(held.questions.map(\.kinds) == [[.camera]])
             held.answer(cameraAnswer)
             #expect(await camera.value == cameraAnswer)
