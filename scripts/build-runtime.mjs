@@ -11,7 +11,7 @@
 // including it twice, a missing module, two modules of one script declaring the same top-level
 // name (function or var), or a script that does not parse fail the build. The output depends on nothing but the sources: no dates,
 // no absolute paths, LF line ends, one final newline.
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
@@ -112,7 +112,12 @@ function main(args) {
   }
   mkdirSync(outDir, { recursive: true });
   for (const script of scripts) {
-    writeFileSync(join(outDir, script.output), build(script));
+    const file = join(outDir, script.output);
+    const text = build(script);
+    // An unchanged resource is left alone: a rewrite would make SwiftPM copy it again (and fail a
+    // build running meanwhile with "modified during the build").
+    if (existsSync(file) && readFileSync(file, 'utf8') === text) continue;
+    writeFileSync(file, text);
   }
 }
 
