@@ -19,31 +19,36 @@ public enum SetCookieParser {
     /// - Returns: the cookie, or `nil` when §5.2 says to ignore the header (no `=` in the
     ///   name-value pair, an empty name, a control character, an oversized pair).
     public static func parse(_ header: String) -> SetCookie? {
-        guard !header.unicodeScalars.contains(where: isForbiddenControl) else { return nil }
-        let pairEnd = header.firstIndex(of: ";") ?? header.endIndex
-        let pair = header[..<pairEnd]
+        // §5.2 splits octets, so this reads Unicode scalars, never Characters: a combining mark
+        // after `=` or `;` makes one grapheme with it, which would hide the separator (and make the
+        // attributes after it part of the value).
+        let scalars = Array(header.unicodeScalars)
+        guard !scalars.contains(where: isForbiddenControl) else { return nil }
+        let pairEnd = scalars.firstIndex(of: ";") ?? scalars.endIndex
+        let pair = scalars[..<pairEnd]
         guard let equals = pair.firstIndex(of: "=") else { return nil }
         let name = trimWhitespace(pair[..<equals])
-        let value = trimWhitespace(pair[pair.index(after: equals)...])
-        guard !name.isEmpty, name.utf8.count + value.utf8.count <= maximumNameValueBytes else { return nil }
-        var cookie = SetCookie(name: String(name), value: String(value))
-        var rest = header[pairEnd...]
+        let value = trimWhitespace(pair[(equals + 1)...])
+        guard !name.isEmpty, text(name).utf8.count + text(value).utf8.count <= maximumNameValueBytes else { return nil }
+        var cookie = SetCookie(name: text(name), value: text(value))
+        var rest = scalars[pairEnd...]
         while !rest.isEmpty {
             rest = rest.dropFirst() // the ";"
             let end = rest.firstIndex(of: ";") ?? rest.endIndex
             let attribute = rest[..<end]
             rest = rest[end...]
-            let attributeName: Substring
-            let attributeValue: Substring
+            let attributeName: ArraySlice<Unicode.Scalar>
+            let attributeValue: ArraySlice<Unicode.Scalar>
             if let equals = attribute.firstIndex(of: "=") {
                 attributeName = trimWhitespace(attribute[..<equals])
-                attributeValue = trimWhitespace(attribute[attribute.index(after: equals)...])
+                attributeValue = trimWhitespace(attribute[(equals + 1)...])
             } else {
                 attributeName = trimWhitespace(attribute)
-                attributeValue = ""
+                attributeValue = []
             }
-            guard attributeValue.utf8.count <= maximumAttributeValueBytes else { continue }
-            apply(attributeName.lowercased(), String(attributeValue), to: &cookie)
+            let valueText = text(attributeValue)
+            guard valueText.utf8.count <= maximumAttributeValueBytes else { continue }
+            apply(text(attributeName).lowercased(), valueText, to: &cookie)
         }
         return cookie
     }
@@ -57,11 +62,11 @@ public enum SetCookieParser {
         case "domain":
             // §5.2.3: an empty value is ignored entirely; a leading dot is dropped.
             guard !value.isEmpty else { return }
-            let domain = value.hasPrefix(".") ? String(value.dropFirst()) : value
+            let domain = value.unicodeScalars.first == "." ? String(value.unicodeScalars.dropFirst()) : value
             cookie.domain = domain.lowercased()
         case "path":
             // §5.2.4: anything not starting with "/" means the default-path.
-            cookie.path = value.hasPrefix("/") ? value : nil
+            cookie.path = value.unicodeScalars.first == "/" ? value : nil
         case "secure":
             cookie.secure = true
         case "httponly":
@@ -96,11 +101,15 @@ public enum SetCookieParser {
     }
 
     /// WSP = SP / HTAB: the only whitespace §5.2 trims.
-    static func trimWhitespace(_ text: Substring) -> Substring {
-        let isWhitespace = { (character: Character) in character == " " || character == "\t" }
+    static func trimWhitespace(_ text: ArraySlice<Unicode.Scalar>) -> ArraySlice<Unicode.Scalar> {
+        let isWhitespace = { (scalar: Unicode.Scalar) in scalar == " " || scalar == "\t" }
         guard let start = text.firstIndex(where: { !isWhitespace($0) }) else { return text[text.endIndex...] }
         let end = text.lastIndex(where: { !isWhitespace($0) }) ?? start
         return text[start...end]
+    }
+
+    private static func text(_ scalars: ArraySlice<Unicode.Scalar>) -> String {
+        String(String.UnicodeScalarView(scalars))
     }
 
     private static func isForbiddenControl(_ scalar: Unicode.Scalar) -> Bool {
