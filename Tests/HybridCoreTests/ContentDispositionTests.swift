@@ -90,6 +90,14 @@ struct ContentDispositionTests {
         #expect(DownloadFilename.sanitized(cluster) == DownloadFilename.fallback + ".txt")
     }
 
+    /// A combining mark after a leading dot is one Character with it; the dot still goes (found by
+    /// the content-disposition fuzz target: `.\u{301}name` kept its dot, a hidden file).
+    @Test func aLeadingDotGoesEvenWithACombiningMarkOnIt() {
+        #expect(DownloadFilename.sanitized(".\u{301}bashrc") == "\u{301}bashrc")
+        #expect(DownloadFilename.sanitized("../.\u{301}x") == "\u{301}x")
+        #expect(DownloadFilename.sanitized("x .\u{301}").utf8.last != UInt8(ascii: "."))
+    }
+
     /// A response made a download keeps the file name it named; one that already says attachment
     /// is left as it is.
     @Test func markingAsAttachmentKeepsTheName() {

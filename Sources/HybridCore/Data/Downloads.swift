@@ -73,11 +73,14 @@ public enum DownloadFilename {
     /// - Returns: A name that stays in the directory it is joined to.
     public static func sanitized(_ name: String) -> String {
         let last = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
-        var cleaned = String(String.UnicodeScalarView(last.unicodeScalars.filter {
+        var scalars = String.UnicodeScalarView(last.unicodeScalars.filter {
             !CharacterSet.controlCharacters.contains($0) && $0 != ":"
-        }))
-        while let first = cleaned.first, first == "." || first == " " { cleaned.removeFirst() }
-        while let last = cleaned.last, last == " " || last == "." { cleaned.removeLast() }
+        })
+        // Stripped as scalars, not Characters: a combining mark after a leading dot makes one
+        // Character of both, which would keep the dot (a hidden file).
+        while let first = scalars.first, first == "." || first == " " { scalars.removeFirst() }
+        while let last = scalars.last, last == " " || last == "." { scalars.removeLast() }
+        var cleaned = String(scalars)
         if cleaned.utf8.count > maxBytes { cleaned = shortened(cleaned) }
         return cleaned.isEmpty ? fallback : cleaned
     }
