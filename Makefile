@@ -69,6 +69,7 @@ quickstart-check:
 
 demo: bootstrap
 	swift build --product hybrid
+	swift build --product hybrid-demo
 	.build/debug/hybrid demo Examples/demo --out demo-out
 
 clean:

@@ -92,15 +92,44 @@ var targets: [Target] = [
             .target(name: "CHybridGTK", condition: linux),
         ]
     ),
+    // What the command-line tools share: the command protocol, the argument reader, progress
+    // bars, the private Xvfb display. Not a product.
+    .target(name: "HybridCommandLine"),
+    // The shipped tool. It links no test fixtures: `hybrid bench` and `hybrid demo` run the
+    // executables below, which do.
     .executableTarget(
         name: "hybrid",
         dependencies: [
             "HybridCore",
             "HybridCrypto",
-            // Page, image and server fixtures for `hybrid bench` and `hybrid demo` only: no
-            // other command reaches test support (docs/adopting.md).
+            "HybridCommandLine",
+            .target(name: "HybridBlink", condition: linux),
+            .target(name: "HybridGTK", condition: linux),
+            .target(name: "HybridServer", condition: linux),
+        ]
+    ),
+    // `hybrid-bench SUITE --json` (also `hybrid bench`): the benchmark suites, with the page,
+    // image and server fixtures of HybridTestSupport.
+    .executableTarget(
+        name: "hybrid-bench",
+        dependencies: [
+            "HybridCore",
+            "HybridCrypto",
+            "HybridCommandLine",
             "HybridTestSupport",
             .target(name: "HybridBlink", condition: linux),
+            .target(name: "HybridGTK", condition: linux),
+            .target(name: "HybridServer", condition: linux),
+        ]
+    ),
+    // `hybrid-demo` (also `hybrid demo`, what `make demo` runs): the feature tour.
+    .executableTarget(
+        name: "hybrid-demo",
+        dependencies: [
+            "HybridCore",
+            "HybridCrypto",
+            "HybridCommandLine",
+            "HybridTestSupport",
             .target(name: "HybridGTK", condition: linux),
             .target(name: "HybridServer", condition: linux),
         ]

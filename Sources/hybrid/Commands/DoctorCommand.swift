@@ -1,4 +1,5 @@
 import Foundation
+import HybridCommandLine
 #if os(Linux)
 import HybridGTK
 #endif

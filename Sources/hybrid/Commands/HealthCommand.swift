@@ -1,4 +1,5 @@
 import Foundation
+import HybridCommandLine
 import HybridCore
 
 /// `hybrid health FILE.jsonl`: the per-release table from a health log an app wrote with

@@ -1,4 +1,5 @@
 import Foundation
+import HybridCommandLine
 import HybridCore
 #if os(Linux)
 import HybridGTK

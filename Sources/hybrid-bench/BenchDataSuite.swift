@@ -24,9 +24,12 @@ enum DataBenchSuite: BenchSuite {
                                      a 200 MB upload by the engine's own fetch (the reference; -1 when it failed)
         upload_200mb_rss_growth_mb   the same during a 200 MB upload through the proxy (goal at most 64;
                                      -1 when the upload failed, the reason on standard error)
+        Each pair takes turns whose order alternates, after one warm-up run of each side.
         bytes_10mb_rt_ms             a 10 MB Uint8Array sent to a module by hybrid.call and echoed back
                                      (the runtime's byte path: BridgeBytes)
-        bytes_base64_10mb_rt_ms      the same bytes base64-encoded by the page and sent as a string
+        bytes_base64_10mb_rt_ms      the same bytes base64-encoded by the page and sent as a string, with
+                                     the engine's own codec (Uint8Array toBase64/fromBase64, as hybrid.js)
+        base64_native_codec          1 when the engine has that codec, 0 when the page fell back to a loop
         bytes_vs_base64              bytes_base64_10mb_rt_ms / bytes_10mb_rt_ms (goal at least 3 where the
                                      engine has a binary path; about 1 where bytes cross as base64 anyway)
         bytes_inline_10mb_rt_ms      bytes_10mb_rt_ms in a second view with the byte channel turned off
@@ -90,6 +93,7 @@ enum DataBenchSuite: BenchSuite {
             measured[scenario.name] = [(scenario.keys[0], a), (scenario.keys[1], b), (scenario.keys[2], b / a)]
         }
         if only != nil { return BenchReport(values: scenarios.flatMap { measured[$0.name] ?? [] }) }
+        let codec = try await view.engine.callAsync("return window.dataBench.nativeBase64 ? 1 : 0;").numberValue ?? -1
         let inline = try await inlineBytes(provider, configuration, nginx.url("/bench.html"), rounds: rounds + 2)
         // Last, as they may take the page down (Chromium 156's renderer dies on a 200 MB fetch body
         // here, its own or the proxy's): -1 then, the reason on standard error.
@@ -100,7 +104,8 @@ enum DataBenchSuite: BenchSuite {
         let nativeGrowth = await bigUpload(view, proxied: false)
         return BenchReport(values: measured["upload", default: []] + measured["uploadBlob", default: []] + [
             ("upload_200mb_native_rss_growth_mb", nativeGrowth), ("upload_200mb_rss_growth_mb", proxyGrowth),
-        ] + measured["bytes", default: []] + [("bytes_inline_10mb_rt_ms", inline)] + measured["download", default: []])
+        ] + measured["bytes", default: []] + [("bytes_inline_10mb_rt_ms", inline), ("base64_native_codec", codec)]
+            + measured["download", default: []])
     }
 
     /// `bytes_10mb_rt_ms` in a view of its own whose bridge keeps bytes in messages as base64.
@@ -178,19 +183,26 @@ enum DataBenchSuite: BenchSuite {
           const bytes = await (await fetch(url)).arrayBuffer();
           if (bytes.byteLength !== mb << 20) throw new Error(url + ': ' + bytes.byteLength + ' bytes');
         };
-        const toBase64 = (u8) => { let s = ''; for (let i = 0; i < u8.length; i += 0x8000) s += String.fromCharCode.apply(null, u8.subarray(i, i + 0x8000)); return btoa(s); };
-        const fromBase64 = (text) => { const s = atob(text); const u = new Uint8Array(s.length); for (let i = 0; i < s.length; i++) u[i] = s.charCodeAt(i); return u; };
-        // The same request by the engine (`run('native')`) and through the proxy (`run('proxied')`),
-        // once each to warm up, then taking turns; the medians.
-        const sides = async (rounds, run) => {
+        // The codec a page author would use: the engine's own (Uint8Array.prototype.toBase64 and
+        // Uint8Array.fromBase64, what hybrid.js uses too); a loop only where the engine lacks it.
+        const nativeBase64 = typeof Uint8Array.prototype.toBase64 === 'function' && typeof Uint8Array.fromBase64 === 'function';
+        const toBase64 = nativeBase64 ? (u8) => u8.toBase64()
+          : (u8) => { let s = ''; for (let i = 0; i < u8.length; i += 0x8000) s += String.fromCharCode.apply(null, u8.subarray(i, i + 0x8000)); return btoa(s); };
+        const fromBase64 = nativeBase64 ? (text) => Uint8Array.fromBase64(text)
+          : (text) => { const s = atob(text); const u = new Uint8Array(s.length); for (let i = 0; i < s.length; i++) u[i] = s.charCodeAt(i); return u; };
+        // Two sides, each run once to warm up, then in turns whose order alternates (a, b, then
+        // b, a: neither side always runs on what the other left); the medians.
+        const turns = async (rounds, runA, runB) => {
           const a = [], b = [];
-          await run('native'); await run('proxied');
+          await runA(); await runB();
           for (let i = 0; i < rounds; i++) {
-            a.push(await timed(() => run('native')));
-            b.push(await timed(() => run('proxied')));
+            if (i % 2 === 0) { a.push(await timed(runA)); b.push(await timed(runB)); }
+            else { b.push(await timed(runB)); a.push(await timed(runA)); }
           }
           return [median(a), median(b)];
         };
+        // The same request by the engine (`native`) and through the proxy (`proxied`).
+        const sides = (rounds, run) => turns(rounds, () => run('native'), () => run('proxied'));
         const uploads = (body, rounds) => sides(rounds, (side) => put(`/sink/${side}.bin`, body));
         window.dataBench = {
           upload: (mb, rounds) => uploads(filled(mb), rounds),
@@ -200,13 +212,11 @@ enum DataBenchSuite: BenchSuite {
             return [ms, ms];
           },
           async bytes(mb, rounds) {
-            const bytes = filled(mb), a = [], b = [];
+            const bytes = filled(mb);
             const check = (u8) => { if (u8.length !== bytes.length || u8[4096] !== bytes[4096]) throw new Error('echo differs'); };
-            for (let i = 0; i < rounds; i++) {
-              a.push(await timed(async () => check((await hybrid.call('databench', 'echo', { bytes })).bytes)));
-              b.push(await timed(async () => check(fromBase64(await hybrid.call('databench', 'echoText', toBase64(bytes))))));
-            }
-            return [median(a), median(b)];
+            const [a, b] = await turns(rounds, async () => check((await hybrid.call('databench', 'echo', { bytes })).bytes),
+                                       async () => check(fromBase64(await hybrid.call('databench', 'echoText', toBase64(bytes)))));
+            return [a, b];
           },
           download: (mb, rounds) => sides(rounds, (side) => get(`/files/${side}.bin`, mb)),
         };

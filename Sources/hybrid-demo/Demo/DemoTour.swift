@@ -73,7 +73,7 @@ final class DemoTour: DemoHost, HybridWebViewDelegate {
         let started = Date()
         let view = try HybridWebView(provider: provider, configuration: configuration)
         show(view)
-        guard await visit("pool") != nil else { throw RunError("the first page did not report: \(view.state)") }
+        guard await visit("pool") != nil else { throw DemoError("the first page did not report: \(view.state)") }
         let coldMs = Date().timeIntervalSince(started) * 1000
         coldFirstPaintMs = await firstContentfulPaint(since: started)
         let pool = WebViewPool(provider: provider, configuration: configuration, policy: WebViewPoolPolicy(capacity: 1))
@@ -147,7 +147,7 @@ final class DemoTour: DemoHost, HybridWebViewDelegate {
     }
 
     func snapshot() async throws -> DemoSnapshot {
-        guard let view else { throw RunError("no view") }
+        guard let view else { throw DemoError("no view") }
         let png = try await view.snapshot()
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
         try png.write(to: out.appendingPathComponent("canvas-snapshot.png"))

@@ -2,15 +2,19 @@ import Foundation
 
 /// A private Xvfb display for runs without a screen (`--headless`, or no `DISPLAY`), started
 /// before GTK opens a display and stopped when the run ends.
-final class HeadlessDisplay {
+public final class HeadlessDisplay {
     private let process: Process
     /// `:N`, as Xvfb chose it (`-displayfd` picks a free number, so parallel runs never collide).
-    let name: String
+    public let name: String
 
-    enum Failure: Error, CustomStringConvertible {
+    /// Why no display was started.
+    public enum Failure: Error, CustomStringConvertible {
+        /// Xvfb is not installed.
         case notInstalled
+        /// Xvfb did not start, with why.
         case didNotStart(String)
-        var description: String {
+        /// The sentence a user reads.
+        public var description: String {
             switch self {
             case .notInstalled: "Xvfb is not installed (apt-get install xvfb), or run with a DISPLAY"
             case .didNotStart(let why): "Xvfb did not start: \(why)"
@@ -18,11 +22,13 @@ final class HeadlessDisplay {
         }
     }
 
-    static var executable: String? {
+    /// Where Xvfb is installed, if it is.
+    public static var executable: String? {
         ["/usr/bin/Xvfb", "/usr/local/bin/Xvfb"].first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    init(width: Int = 1280, height: Int = 800) throws {
+    /// Starts Xvfb on a free display of `width` × `height`.
+    public init(width: Int = 1280, height: Int = 800) throws {
         guard let executable = Self.executable else { throw Failure.notInstalled }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -49,12 +55,13 @@ final class HeadlessDisplay {
     }
 
     /// Points GTK at this display (call before GTK is initialised).
-    func export() {
+    public func export() {
         setenv("DISPLAY", name, 1)
         unsetenv("WAYLAND_DISPLAY")
     }
 
-    func stop() {
+    /// Stops Xvfb (also on deinit).
+    public func stop() {
         guard process.isRunning else { return }
         process.terminate()
         process.waitUntilExit()

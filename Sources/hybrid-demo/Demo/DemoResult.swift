@@ -53,3 +53,9 @@ struct DemoReport {
         try Data(json.jsonText.utf8).write(to: directory.appendingPathComponent("report.json"))
     }
 }
+
+/// A tour step that could not run, with a message for the reader.
+struct DemoError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,5 +1,6 @@
 #if os(Linux)
 import Foundation
+import HybridCommandLine
 import HybridCore
 
 /// The tour, one feature per step: each opens its page, waits for the page's report, and adds

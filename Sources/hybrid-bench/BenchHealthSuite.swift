@@ -26,7 +26,9 @@ enum HealthBenchSuite: BenchSuite {
         pool_paired_ratio             the median of each round's on / off (the sides of one round are
                                       back to back: a second view of the load drifting between rounds)
         fcp_ms                        the first contentful paint the container recorded (median)
-        fcp_delta_ms                  the largest |recorded FCP - the page's own performance entry| (goal < 1)
+        fcp_recorded_ratio            health-on opens whose FCP reached the recorder, with its launch, within 3 s,
+                                      over all health-on opens (goal 1: a launch without its FCP is a dropped
+                                      measurement; a recorded FCP that is not the page's own entry fails the run)
         With HYBRID_BENCH_HEALTH_SCRIPT=FILE.js, a third pool side: recording off, FILE.js injected as the
         capture script is (document start, every frame, the bridge's world) with a handler
         `hybridkitHealth` that drops what it is sent (to take the capture's cost apart):
@@ -118,7 +120,7 @@ enum HealthBenchSuite: BenchSuite {
             groups.append(group.sorted { $0.name < $1.name })
         }
         defer { for side in groups.joined() { side.pool.drain() } }
-        var opens: [String: [Double]] = [:], stages: [String: [Double]] = [:], fcps: [Double] = [], fcpDelta = 0.0
+        var opens: [String: [Double]] = [:], stages: [String: [Double]] = [:], fcps: [Double] = [], healthOpens = 0
         for round in 0..<(rounds + groups.count - 1) / groups.count {
             for (index, sides) in groups.enumerated() {
                 for step in 0..<sides.count {
@@ -146,11 +148,14 @@ enum HealthBenchSuite: BenchSuite {
                         stages["\(side.name)_resume", default: []].append(ended.timeIntervalSince(finish) * 1000)
                     }
                     if side.health {
-                        let recorded = try await recordedFCP(log, for: url)
-                        let direct = try await view.engine.evaluate("performance.getEntriesByName('first-contentful-paint')[0].startTime")
-                        guard let page = direct.numberValue else { throw benchError("the page has no first-contentful-paint entry") }
-                        fcps.append(recorded)
-                        fcpDelta = max(fcpDelta, abs(recorded - page))
+                        healthOpens += 1
+                        if let recorded = try await recordedFCP(log, for: url) {
+                            let direct = try await view.engine.evaluate("performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null")
+                            if let page = direct.numberValue, abs(recorded - page) >= 1 {
+                                throw benchError("recorded FCP \(recorded) ms is not the page's own entry, \(page) ms")
+                            }
+                            fcps.append(recorded)
+                        }
                     }
                     side.pool.enqueue(view)
                 }
@@ -163,7 +168,8 @@ enum HealthBenchSuite: BenchSuite {
             ("bridge_off_ms", bridgeOffMs), ("bridge_on_ms", bridgeOnMs), ("health_overhead_bridge", bridgeOnMs / bridgeOffMs),
             ("pool_off_ms", poolOffMs), ("pool_on_ms", poolOnMs), ("health_overhead_pool", poolOnMs / poolOffMs),
             ("pool_paired_ratio", paired),
-            ("fcp_ms", upperMedian(fcps)), ("fcp_delta_ms", fcpDelta), ("rounds", Double(rounds)),
+            ("fcp_ms", fcps.isEmpty ? -1 : upperMedian(fcps)), ("fcp_recorded_ratio", Double(fcps.count) / Double(max(1, healthOpens))),
+            ("rounds", Double(rounds)),
             ("pool_opens", Double(opens["off"]?.count ?? 0)),
         ]
         values += stages.keys.sorted().map { ("pool_\($0)_ms", upperMedian(stages[$0] ?? [])) }
@@ -204,9 +210,10 @@ enum HealthBenchSuite: BenchSuite {
         return perCall
     }
 
-    /// The FCP recorded for the launch of `url`, once the page has reported it (bounded wait).
-    @MainActor private static func recordedFCP(_ log: HealthEventLog, for url: URL) async throws -> Double {
-        let deadline = Date().addingTimeInterval(10)
+    /// The FCP recorded for the launch of `url`, once the page has reported it; nil when none
+    /// arrived within 3 s (a dropped measurement, counted by `fcp_recorded_ratio`).
+    @MainActor private static func recordedFCP(_ log: HealthEventLog, for url: URL) async throws -> Double? {
+        let deadline = Date().addingTimeInterval(3)
         while Date() < deadline {
             let launch = log.all.last { $0.context.url == url.absoluteString.components(separatedBy: "?")[0] }?.context.launchID
             let timing = log.all.last { event in
@@ -216,7 +223,10 @@ enum HealthBenchSuite: BenchSuite {
             if case .pageTiming(let value)? = timing?.kind, let fcp = value.firstContentfulPaint, launch != nil { return fcp }
             try await Task.sleep(nanoseconds: 5_000_000)
         }
-        throw benchError("no page timing recorded for \(url.absoluteString): \(log.all.map { "\($0.name) \($0.kind) \($0.context.launchID ?? "-")" })")
+        if ProcessInfo.processInfo.environment["HYBRID_BENCH_DEBUG"] != nil {
+            FileHandle.standardError.write(Data("bench health: no page timing recorded for \(url.absoluteString)\n".utf8))
+        }
+        return nil
     }
 
     /// Lets the pool's warm-up finish and closed processes exit before a timing.

@@ -1,5 +1,6 @@
 #if os(Linux)
 import Foundation
+import HybridCommandLine
 import HybridCore
 import HybridCrypto
 import HybridServer

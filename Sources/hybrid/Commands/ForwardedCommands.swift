@@ -1,0 +1,53 @@
+import Foundation
+import HybridCommandLine
+
+/// A command that lives in an executable of its own beside `hybrid` (so the shipped tool links
+/// none of the benchmarks' or the demo's fixtures): `hybrid NAME ARGS` runs `EXECUTABLE ARGS`.
+protocol ForwardedCommand: HybridCommand {
+    /// The executable beside `hybrid` that runs it (`hybrid-bench`).
+    static var executable: String { get }
+}
+
+extension ForwardedCommand {
+    static var usage: String {
+        "USAGE: hybrid \(name) ... runs \(executable) (built beside hybrid: swift build --product \(executable)); "
+            + "`\(executable) --help` tells its options"
+    }
+
+    /// The executable's own help, when it is built.
+    static func main(_ argv: [String], tool: String) -> Int32 {
+        forward(argv)
+    }
+
+    static func run(_ arguments: Arguments) throws -> Int32 {
+        forward(arguments.positionals)
+    }
+
+    /// Replaces this process with the executable (exit 69 when it is not built).
+    private static func forward(_ argv: [String]) -> Int32 {
+        let path = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent(executable).path
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            FileHandle.standardError.write(Data("hybrid \(name): \(path) is not built: swift build --product \(executable)\n".utf8))
+            return 69
+        }
+        let arguments = ([path] + argv).map { strdup($0) } + [nil]
+        execv(path, arguments)
+        FileHandle.standardError.write(Data("hybrid \(name): cannot run \(path): \(String(cString: strerror(errno)))\n".utf8))
+        return 69
+    }
+}
+
+/// `hybrid bench`: runs `hybrid-bench` (Sources/hybrid-bench).
+enum BenchForward: ForwardedCommand {
+    static let name = "bench"
+    static let executable = "hybrid-bench"
+    static let summary = "Measure side by side, as ratios from one run (runs hybrid-bench; hybrid bench --help lists the suites)"
+}
+
+/// `hybrid demo`: runs `hybrid-demo` (Sources/hybrid-demo), the tour behind `make demo`.
+enum DemoForward: ForwardedCommand {
+    static let name = "demo"
+    static let executable = "hybrid-demo"
+    static let summary = "Run the demo tour (Examples/demo) and write demo-out/report.json and screenshot.png (runs hybrid-demo)"
+}
