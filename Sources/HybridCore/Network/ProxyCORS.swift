@@ -321,7 +321,9 @@ public struct ProxyCORS: Sendable {
         guard value.hasPrefix("bytes=") else { return false }
         let spec = value.dropFirst(6)
         let parts = spec.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2, let start = UInt64(parts[0]), parts[0].allSatisfy(\.isASCII) else { return false }
+        // ASCII digits only: `UInt64("+5")` is 5, but the standard's range has no sign.
+        let digits = { (part: Substring) in part.utf8.allSatisfy { (0x30...0x39).contains($0) } }
+        guard parts.count == 2, digits(parts[0]), digits(parts[1]), let start = UInt64(parts[0]) else { return false }
         if parts[1].isEmpty { return true }
         guard let end = UInt64(parts[1]) else { return false }
         return start <= end
