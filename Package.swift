@@ -81,8 +81,11 @@ var targets: [Target] = [
         name: "HybridCrypto",
         dependencies: ["HybridCore", .target(name: "CSodium", condition: linux), .target(name: "CZstd", condition: linux)]
     ),
+    // HybridKit's own test fixtures (engine harness, pages, images, routes, the nginx runner):
+    // not a product, never linked by one. (`HybridTesting`, the product, is the fake engine an
+    // app tests its own code with.)
     .target(
-        name: "HybridTestSupport",
+        name: "HybridFixtures",
         dependencies: [
             "HybridCore",
             "HybridCrypto",  // zlib, for TestPNG.decode
@@ -109,14 +112,14 @@ var targets: [Target] = [
         ]
     ),
     // `hybrid-bench SUITE --json` (also `hybrid bench`): the benchmark suites, with the page,
-    // image and server fixtures of HybridTestSupport.
+    // image and server fixtures of HybridFixtures.
     .executableTarget(
         name: "hybrid-bench",
         dependencies: [
             "HybridCore",
             "HybridCrypto",
             "HybridCommandLine",
-            "HybridTestSupport",
+            "HybridFixtures",
             .target(name: "HybridBlink", condition: linux),
             .target(name: "HybridGTK", condition: linux),
             .target(name: "HybridServer", condition: linux),
@@ -129,20 +132,20 @@ var targets: [Target] = [
             "HybridCore",
             "HybridCrypto",
             "HybridCommandLine",
-            "HybridTestSupport",
+            "HybridFixtures",
             .target(name: "HybridGTK", condition: linux),
             .target(name: "HybridServer", condition: linux),
         ]
     ),
-    .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridCrypto", "HybridTesting", "HybridTestSupport"]),
+    .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridCrypto", "HybridTesting", "HybridFixtures"]),
     // Offline packages over real HTTP (updater, resume, faults) against HybridServer's loopback server.
-    .testTarget(name: "HybridPackageTests", dependencies: ["HybridCore", "HybridCrypto", "HybridServer", "HybridTestSupport"]),
-    .testTarget(name: "HybridServerTests", dependencies: ["HybridServer", "HybridCore", "HybridTestSupport"]),
+    .testTarget(name: "HybridPackageTests", dependencies: ["HybridCore", "HybridCrypto", "HybridServer", "HybridFixtures"]),
+    .testTarget(name: "HybridServerTests", dependencies: ["HybridServer", "HybridCore", "HybridFixtures"]),
     // Fuzz regression inputs and seed corpora replayed through the fuzz targets' property checks
     // (Tests/HybridFuzzTests/Checks, which scripts/fuzz.sh also links into the libFuzzer harness).
     .testTarget(name: "HybridFuzzTests", dependencies: ["HybridCore", "HybridCrypto", "HybridServer"]),
     // Remote config (rollout, signatures, cache) and static serving: hybrid serve and nginx, same clients.
-    .testTarget(name: "HybridConfigTests", dependencies: ["HybridCore", "HybridCrypto", "HybridServer", "HybridTestSupport"]),
+    .testTarget(name: "HybridConfigTests", dependencies: ["HybridCore", "HybridCrypto", "HybridServer", "HybridFixtures"]),
     // The end-to-end suite on the real engine. An executable, not a test bundle: the Swift test
     // runner keeps the main thread to itself and drains the main queue on whichever worker thread
     // is free, but WebKit must stay on one thread. Here GLib owns the main thread and runs the
@@ -152,7 +155,7 @@ var targets: [Target] = [
         dependencies: [
             "HybridCore",
             "HybridCrypto",
-            "HybridTestSupport",
+            "HybridFixtures",
             .target(name: "HybridGTK", condition: linux),
             .target(name: "HybridServer", condition: linux),
             .target(name: "HybridBlink", condition: linux),

@@ -4,7 +4,7 @@
 #   engine type (they use providers, as an app does);
 # - no product's sources import test support.
 # What the compiler keeps on its own is not repeated here: `hybrid` does not depend on
-# HybridTestSupport (only hybrid-bench and hybrid-demo do), so an import of it fails the build.
+# HybridFixtures (only hybrid-bench and hybrid-demo do), so an import of it fails the build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 status=0
@@ -18,7 +18,7 @@ if hits=$(grep -rlE '\b(GTKWebEngine|BlinkWebEngine|WKWebEngine)\b' "${tools[@]}
   fail "a command-line tool names an engine type instead of going through its provider: $hits"
 fi
 for product in HybridCore HybridCrypto HybridGTK HybridBlink HybridServer HybridWK HybridUIKit; do
-  if hits=$(grep -rl '^import HybridTestSupport$' "Sources/$product"); then
+  if hits=$(grep -rl '^import HybridFixtures$' "Sources/$product"); then
     fail "product $product imports test support: $hits"
   fi
 done

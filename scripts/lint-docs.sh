@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 
 products=(
   Sources/HybridCore Sources/HybridGTK Sources/HybridBlink Sources/HybridServer
-  Sources/HybridCrypto Sources/HybridTestSupport Sources/HybridWK Sources/HybridUIKit
+  Sources/HybridCrypto Sources/HybridFixtures Sources/HybridWK Sources/HybridUIKit
   Sources/HybridTesting Sources/HybridCommandLine
 )
 if (($#)); then

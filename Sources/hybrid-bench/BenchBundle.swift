@@ -1,5 +1,5 @@
 import Foundation
-import HybridTestSupport
+import HybridFixtures
 
 /// The bundle `hybrid bench update` patches: deterministic, minified-looking JavaScript in the
 /// shape webpack emits (one module function per line in a module table), built from a fixed

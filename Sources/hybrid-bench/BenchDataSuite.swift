@@ -2,7 +2,7 @@
 import Foundation
 import HybridCore
 import HybridServer
-import HybridTestSupport
+import HybridFixtures
 
 /// `hybrid bench data`: what moving large bodies and bytes between page and app costs, side by
 /// side with the engine doing the same by itself. nginx (a separate process) serves the page and

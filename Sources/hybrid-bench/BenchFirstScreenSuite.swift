@@ -3,7 +3,7 @@ import Foundation
 import HybridCore
 import HybridCrypto
 import HybridServer
-import HybridTestSupport
+import HybridFixtures
 
 /// `hybrid bench firstscreen`: what a user sees — from "the app asks to open URL" to the page's
 /// first contentful paint — for a realistic page: a 60-file package whose content appears only

@@ -2,7 +2,7 @@
 import Foundation
 import HybridCore
 import HybridServer
-import HybridTestSupport
+import HybridFixtures
 
 /// `hybrid bench health`: what health recording costs on the bridge and on a pooled open, with
 /// recording on and off side by side in one run, and whether the first contentful paint the

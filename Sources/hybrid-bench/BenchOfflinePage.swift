@@ -1,5 +1,5 @@
 import Foundation
-import HybridTestSupport
+import HybridFixtures
 
 /// The page `hybrid bench offline` loads: 60 files as a typical H5 page has them — one HTML
 /// document, 15 style sheets, 24 scripts and 20 PNG images — about 340 KB in all. Version 2

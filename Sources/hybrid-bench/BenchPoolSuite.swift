@@ -3,7 +3,7 @@ import Foundation
 import HybridCore
 import HybridGTK
 import HybridServer
-import HybridTestSupport
+import HybridFixtures
 
 /// `hybrid bench pool`: what the warm pool and the parallel preload save when a container opens
 /// a page, measured side by side in one run.

@@ -3,7 +3,7 @@ import Foundation
 import HybridCore
 import HybridGTK
 import HybridServer
-import HybridTestSupport
+import HybridFixtures
 
 /// `hybrid bench proxy`: what carrying a request natively costs. The same page POSTs the same
 /// 64 KB body to the same loopback echo handler, once with the engine's own `fetch` and once

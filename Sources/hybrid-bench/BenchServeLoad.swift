@@ -1,5 +1,5 @@
 import Foundation
-import HybridTestSupport
+import HybridFixtures
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -2,7 +2,7 @@
 import Foundation
 import HybridCore
 import HybridServer
-import HybridTestSupport
+import HybridFixtures
 
 /// `hybrid bench serve`: `hybrid serve` and Debian's nginx on the same files in the same run,
 /// under the same closed-loop load (200 clients × 50 keep-alive GETs by default). No engine.

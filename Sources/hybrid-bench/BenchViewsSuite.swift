@@ -3,7 +3,7 @@ import Foundation
 import HybridCore
 import HybridBlink
 import HybridGTK
-import HybridTestSupport
+import HybridFixtures
 
 /// `hybrid bench views`: creates, loads and destroys views in a loop and watches the UI
 /// process's memory. A leak (a GObject reference, a signal box, a pending call) shows as

@@ -1,7 +1,7 @@
 import Foundation
 import HybridCore
 import HybridCrypto
-import HybridTestSupport
+import HybridFixtures
 import Testing
 
 @Suite("hybrid config: template, sign, inspect, explain")

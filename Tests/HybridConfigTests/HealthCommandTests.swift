@@ -1,6 +1,6 @@
 import Foundation
 import HybridCore
-import HybridTestSupport
+import HybridFixtures
 import Testing
 
 /// `hybrid health FILE.jsonl`: the per-release table from a log an app wrote with the library.

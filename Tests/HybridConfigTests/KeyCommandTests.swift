@@ -1,6 +1,6 @@
 import Foundation
 import HybridCore
-import HybridTestSupport
+import HybridFixtures
 import Testing
 
 /// `hybrid key rotate` refuses rotations clients would refuse, and `hybrid pack` an expired key.

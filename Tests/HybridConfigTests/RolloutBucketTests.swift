@@ -1,6 +1,6 @@
 import Foundation
 import HybridCore
-import HybridTestSupport
+import HybridFixtures
 import Testing
 
 /// The statistical tests hash hundreds of thousands of ids: they run off the cooperative pool

@@ -2,7 +2,7 @@ import Foundation
 @testable import HybridCore
 import HybridCrypto
 import HybridServer
-import HybridTestSupport
+import HybridFixtures
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,6 +1,6 @@
 import Foundation
 @testable import HybridCore
-import HybridTestSupport
+import HybridFixtures
 
 /// A module with one action per behaviour the router must handle.
 struct ProbeModule: BridgeModule {
@@ -88,9 +88,9 @@ final class LogBook {
 }
 
 /// Whether `condition` came to hold within `timeout` (yielding the main actor meanwhile): the
-/// shared ``HybridTestSupport/eventually(_:timeout:_:)`` as a value to `#expect`.
+/// shared ``HybridFixtures/eventually(_:timeout:_:)`` as a value to `#expect`.
 @MainActor
 func eventually(_ timeout: Duration = .seconds(2), _ condition: () -> Bool) async -> Bool {
     let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-    return (try? await HybridTestSupport.eventually("a condition", timeout: seconds) { condition() }) != nil
+    return (try? await HybridFixtures.eventually("a condition", timeout: seconds) { condition() }) != nil
 }

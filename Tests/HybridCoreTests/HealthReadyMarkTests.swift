@@ -1,6 +1,6 @@
 import Foundation
 @testable import HybridCore
-import HybridTestSupport
+import HybridFixtures
 import HybridTesting
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 @testable import HybridCore
-import HybridTestSupport
+import HybridFixtures
 import Testing
 
 /// A streamed request body pulled from the page by offset (``ProxyBodySource``), without a

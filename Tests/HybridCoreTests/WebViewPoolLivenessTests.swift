@@ -1,6 +1,6 @@
 import Foundation
 import HybridCore
-import HybridTestSupport
+import HybridFixtures
 import HybridTesting
 import Testing
 

@@ -1,7 +1,7 @@
 import Foundation
 import HybridBlink
 import HybridCore
-import HybridTestSupport
+import HybridFixtures
 import Testing
 
 /// What only Blink has: a browser process behind every view (crash, restart, a window), a

@@ -2,7 +2,7 @@ import Foundation
 import HybridBlink
 import HybridCore
 import HybridServer
-import HybridTestSupport
+import HybridFixtures
 import Testing
 
 /// Blink's driver keeps each iframe's id and origin (downloads and pickers name the frame that

@@ -1,6 +1,6 @@
 import Foundation
 import HybridCore
-import HybridTestSupport
+import HybridFixtures
 import Testing
 
 /// `Blob`s and `File`s in `hybrid.call` params travel as bytes, like `ArrayBuffer`s: the runtime

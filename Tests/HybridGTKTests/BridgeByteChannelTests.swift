@@ -1,6 +1,6 @@
 import Foundation
 import HybridCore
-import HybridTestSupport
+import HybridFixtures
 import Testing
 
 /// Bytes test actions: a digest of what arrived (so a multi-megabyte param is checked byte by

@@ -1,6 +1,6 @@
 import Foundation
 import HybridCore
-import HybridTestSupport
+import HybridFixtures
 import Testing
 
 @Suite("Bridge calls round-trip through the real engine", .serialized)

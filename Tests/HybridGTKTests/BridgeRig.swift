@@ -1,6 +1,6 @@
 import Foundation
 import HybridCore
-import HybridTestSupport
+import HybridFixtures
 
 /// A real view of one engine with the bridge installed, serving in-memory pages at the engine's
 /// test origin (`hybrid-test://HOST/PATH` on WebKit, `https://HOST.hybrid-test.invalid/PATH` on

@@ -1,6 +1,6 @@
 import Foundation
 import HybridCore
-import HybridTestSupport
+import HybridFixtures
 import Testing
 
 @Suite("Bridge stays bounded under hostile load and engine death", .serialized)

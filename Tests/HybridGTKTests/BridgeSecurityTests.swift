@@ -1,6 +1,6 @@
 import Foundation
 import HybridCore
-import HybridTestSupport
+import HybridFixtures
 import Testing
 
 @Suite("Bridge refuses foreign frames, foreign origins and stale documents", .serialized)

@@ -1,7 +1,7 @@
 import Foundation
 import HybridCore
 import HybridServer
-import HybridTestSupport
+import HybridFixtures
 
 /// A real loopback origin (two hosts: `127.0.0.1` and `localhost`), a provider of one engine
 /// with its own session, the app's jar and a running ``CookieSync`` between them.

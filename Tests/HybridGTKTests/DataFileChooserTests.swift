@@ -1,6 +1,6 @@
 import Foundation
 import HybridCore
-import HybridTestSupport
+import HybridFixtures
 import Testing
 
 /// `<input type=file>` on the real engines: the picker reaches the delegate with the input's

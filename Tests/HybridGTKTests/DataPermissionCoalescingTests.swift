@@ -1,6 +1,6 @@
 import Foundation
 import HybridCore
-import HybridTestSupport
+import HybridFixtures
 import Testing
 
 /// Two views of one page ask for the camera at the same time, on the real engine: the delegate is

@@ -1,7 +1,7 @@
 import Foundation
 import HybridCore
 import HybridServer
-import HybridTestSupport
+import HybridFixtures
 import Testing
 
 /// Camera permission through the container's ``PermissionPolicy`` on the real engines, with their

@@ -2,7 +2,7 @@ import Foundation
 import HybridBlink
 import HybridCore
 import HybridServer
-import HybridTestSupport
+import HybridFixtures
 
 /// One engine's provider with fake capture devices, test pages at its test origins, and a
 /// delegate that records every data-plane question (permissions, downloads, file pickers).

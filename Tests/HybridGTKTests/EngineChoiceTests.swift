@@ -1,7 +1,7 @@
 import Foundation
 import HybridCore
 import HybridCrypto
-import HybridTestSupport
+import HybridFixtures
 import Testing
 
 /// Remote config's engine choice end to end: a signed document sends one URL to Blink and the

@@ -2,7 +2,7 @@ import Foundation
 import HybridBlink
 import HybridCore
 import HybridGTK
-import HybridTestSupport
+import HybridFixtures
 import Testing
 
 /// The engines the end-to-end suite runs on. A parameterised test takes one

@@ -1,7 +1,7 @@
 import Foundation
 import HybridCore
 import HybridServer
-import HybridTestSupport
+import HybridFixtures
 import Testing
 
 /// The ready mark of network pages in the real engines (``HybridWebViewConfiguration/readyOrigins``):

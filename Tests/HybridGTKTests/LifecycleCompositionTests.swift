@@ -1,7 +1,7 @@
 import Foundation
 import HybridCore
 import HybridServer
-import HybridTestSupport
+import HybridFixtures
 import Testing
 
 /// The façade composes what the other issues built: cookie sync before each navigation, and a

@@ -1,7 +1,7 @@
 import Foundation
 import HybridCore
 import HybridServer
-import HybridTestSupport
+import HybridFixtures
 import Testing
 
 @Suite("Lifecycle: local pages, injection, snapshots, media, preload", .serialized)

@@ -4,7 +4,7 @@ import Foundation
 import HybridCore
 import HybridGTK
 import HybridServer
-import HybridTestSupport
+import HybridFixtures
 import Testing
 
 @Suite("Lifecycle: warm pool", .serialized)

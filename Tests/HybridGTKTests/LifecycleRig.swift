@@ -1,7 +1,7 @@
 import Foundation
 import HybridCore
 import HybridServer
-import HybridTestSupport
+import HybridFixtures
 
 /// A loopback origin and the shared provider of one engine, for the container lifecycle tests.
 @MainActor

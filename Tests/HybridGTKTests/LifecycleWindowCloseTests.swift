@@ -1,7 +1,7 @@
 import Foundation
 import HybridCore
 import HybridServer
-import HybridTestSupport
+import HybridFixtures
 import Testing
 
 /// `window.close()` from the page asks the app (``HybridWebViewDelegate/webViewRequestsClose(_:)``);

@@ -2,7 +2,7 @@ import Foundation
 import HybridCore
 import HybridCrypto
 import HybridServer
-import HybridTestSupport
+import HybridFixtures
 
 /// Everything issue 5's end-to-end story needs, for real: a publisher with a fresh key packing
 /// into a repository on disk, HybridServer serving that repository over loopback HTTP, a second

@@ -1,6 +1,6 @@
 import Foundation
 import HybridCore
-import HybridTestSupport
+import HybridFixtures
 import Testing
 
 /// Issue 5 end to end: a package published with a fresh key, fetched by the updater from

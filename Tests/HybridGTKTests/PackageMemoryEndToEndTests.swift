@@ -1,6 +1,6 @@
 import Foundation
 import HybridCore
-import HybridTestSupport
+import HybridFixtures
 import Testing
 
 /// The package handler's memory in the real engine: one handler for the life of the app (as an

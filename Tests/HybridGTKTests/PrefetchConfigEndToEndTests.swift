@@ -1,7 +1,7 @@
 import Foundation
 import HybridCore
 import HybridServer
-import HybridTestSupport
+import HybridFixtures
 import Testing
 
 /// Prefetch declared by a remote-config rule, in the real engine: the app's open starts it, the

@@ -1,7 +1,7 @@
 import Foundation
 import HybridCore
 import HybridServer
-import HybridTestSupport
+import HybridFixtures
 import Testing
 
 /// A page that starts 200 requests at once — fetch and XHR mixed, GET and POST, answered out of

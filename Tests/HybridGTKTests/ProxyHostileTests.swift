@@ -1,7 +1,7 @@
 import Foundation
 import HybridCore
 import HybridServer
-import HybridTestSupport
+import HybridFixtures
 import Testing
 
 /// The proxy from an offline-package page, its token headers, and callers that try to use it

@@ -1,7 +1,7 @@
 import Foundation
 import HybridCore
 import HybridServer
-import HybridTestSupport
+import HybridFixtures
 
 /// The engine as the oracle of the request proxy: a page runs the same script twice, once
 /// against paths the engine fetches itself (`/…/engine…`) and once against paths the proxy

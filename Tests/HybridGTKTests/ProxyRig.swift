@@ -1,7 +1,7 @@
 import Foundation
 import HybridCore
 import HybridServer
-import HybridTestSupport
+import HybridFixtures
 
 /// A container on one engine with the request proxy on, a loopback origin (`127.0.0.1` and `localhost`), the
 /// app's jar, and every proxied request recorded as the app's hook sees it.

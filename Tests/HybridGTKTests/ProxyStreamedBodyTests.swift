@@ -1,7 +1,7 @@
 import Foundation
 import HybridCore
 import HybridServer
-import HybridTestSupport
+import HybridFixtures
 import Testing
 
 /// Issue 18 §1: request bodies that stream. Blob/File/FormData bodies and large ones stay in the

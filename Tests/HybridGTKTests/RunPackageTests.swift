@@ -1,7 +1,7 @@
 import Foundation
 import HybridCore
 import HybridServer
-import HybridTestSupport
+import HybridFixtures
 import Testing
 
 /// `hybrid run PACKAGE_ID` as an app opens a package: on both engines, its files checked before

@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 @testable import HybridCore
-import HybridTestSupport
+import HybridFixtures
 import Testing
 
 /// Both transports of ``HTTPStream`` (libcurl and URLSession on Linux) keep the same promises

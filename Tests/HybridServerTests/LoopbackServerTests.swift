@@ -1,5 +1,5 @@
 import Foundation
-import HybridTestSupport
+import HybridFixtures
 import HybridCore
 import HybridServer
 import Testing

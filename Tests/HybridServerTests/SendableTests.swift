@@ -1,6 +1,6 @@
 import HybridCore
 import HybridServer
-import HybridTestSupport
+import HybridFixtures
 
 // Compile-time checks only: these values cross threads (route handlers run on the server
 // thread; jars are shared between the app, the proxy and the sync), so they must stay Sendable.

@@ -1,5 +1,5 @@
 import Foundation
-import HybridTestSupport
+import HybridFixtures
 import HybridServer
 import Testing
 

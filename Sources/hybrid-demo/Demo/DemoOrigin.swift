@@ -2,7 +2,7 @@
 import Foundation
 import HybridCore
 import HybridServer
-import HybridTestSupport
+import HybridFixtures
 
 /// The demo's web origin on loopback: HybridServer's test routes (cookies, cross-host
 /// redirects, echo, multipart, slow responses) plus two tour pages served over HTTP — the
