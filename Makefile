@@ -17,6 +17,7 @@ build: bootstrap
 lint: bootstrap
 	@LINT_DOCS_PATHS= bash scripts/lint-docs.sh
 	@bash scripts/check-layering.sh
+	@python3 scripts/module-graph.py --check
 
 # Unit, server and package tests run under `swift test`; the end-to-end suite on the real engine
 # is the `hybrid-engine-tests` executable (WebKit must own the main thread: see docs/architecture-notes.md).
