@@ -35,7 +35,6 @@ private final class CurlTransfer: @unchecked Sendable {
     private var clock: StreamClock
     private let cancelled = LockedState(false)
     private var headers: [(String, String)] = []
-    private var status = 0
     private var stop: (any Error)?
 
     init(url: URL, sink: any HTTPStreamSink, deadlines: DownloadDeadlines) {
@@ -71,16 +70,15 @@ private final class CurlTransfer: @unchecked Sendable {
                         Self.milliseconds(deadlines.stall + 5), Self.milliseconds(deadlines.overall + 5),
                         Self.milliseconds(clock.tick), &callbacks, &result)
         }
-        withExtendedLifetime(self) {}
         if let stop { throw stop }
         switch code {
         case Int32(HK_CURL_OK):
             return
         case Int32(HK_CURL_FILESIZE_EXCEEDED):
-            // libcurl refuses before it records the length (and before the header reaches us): read it back.
+            // libcurl may refuse before it records the length: then it is the header we saw.
             throw HTTPStream.Failure.tooLarge(limit: limit ?? 0, declared: result.declared >= 0 ? result.declared : declaredLength)
         case Int32(HK_CURL_OPERATION_TIMEDOUT):
-            throw clock.expired(at: .distantFuture) ?? .stalled(seconds: deadlines.stall)
+            throw clock.expired() ?? .stalled(seconds: deadlines.stall)
         default:
             let message = withUnsafeBytes(of: result.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             throw HTTPStream.Failure.transport(message)
@@ -115,7 +113,6 @@ private final class CurlTransfer: @unchecked Sendable {
         if text.hasPrefix("HTTP/") {
             // A new response (a redirect's or an interim one's were before it): its headers only.
             headers = []
-            status = Int(text.split(separator: " ").dropFirst().first ?? "") ?? 0
         } else if let colon = text.firstIndex(of: ":") {
             headers.append((String(text[..<colon]), text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
         }

@@ -33,7 +33,7 @@ final class BlobTransfer: HTTPStreamSink, @unchecked Sendable {
 
     /// Opens (or creates) the partial file, locks it against other updaters of this store, and
     /// hashes what it already holds. Returns the request to send (with `Range` when resuming).
-    func prepare(digests: any DigestFactory) async throws -> URLRequest? {
+    func prepare() async throws -> URLRequest? {
         try store.createDirectory(partial.deletingLastPathComponent())
         var attempts = 0
         while true {
@@ -106,7 +106,7 @@ final class BlobTransfer: HTTPStreamSink, @unchecked Sendable {
         try complete()
     }
 
-    /// Streams `request` (from ``prepare(digests:)``) into the partial file, held to `deadlines`
+    /// Streams `request` (from ``prepare()``) into the partial file, held to `deadlines`
     /// (the overall one plus a second per 64 KiB still to fetch), then verifies and adopts it.
     /// - Throws: what the stream or the checks found, as a ``HybridError``; the partial file is
     ///   kept for the next attempt to resume unless its bytes were wrong.

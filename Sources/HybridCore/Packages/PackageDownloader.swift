@@ -59,7 +59,7 @@ struct PackageDownloader: Sendable {
     func fetch(_ file: PackageFile, from url: URL, into store: PackageStore, platform: PackagePlatform,
                onBytes: @escaping @Sendable (Int) -> Void) async throws -> Outcome {
         let transfer = BlobTransfer(url: url, file: file, store: store, digests: digests, onBytes: onBytes)
-        guard let request = try await transfer.prepare(digests: digests) else {
+        guard let request = try await transfer.prepare() else {
             if store.hasBlob(file.sha256) { return Outcome(byAnotherUpdater: true) }
             try transfer.finishWithoutRequest()
             try decodeIfNeeded(file, transfer: transfer, store: store, platform: platform)
