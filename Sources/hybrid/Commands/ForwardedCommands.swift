@@ -14,13 +14,14 @@ extension ForwardedCommand {
             + "`\(executable) --help` tells its options"
     }
 
-    /// The executable's own help, when it is built.
+    /// Every argument, `--help` included, goes to the executable as it is.
     static func main(_ argv: [String], tool: String) -> Int32 {
         forward(argv)
     }
 
+    /// Not reached (``main(_:tool:)`` forwards before anything is parsed); forwards nothing.
     static func run(_ arguments: Arguments) throws -> Int32 {
-        forward(arguments.positionals)
+        forward([])
     }
 
     /// Replaces this process with the executable (exit 69 when it is not built).
