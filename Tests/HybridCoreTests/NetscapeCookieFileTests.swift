@@ -19,6 +19,22 @@ struct NetscapeCookieFileTests {
         #expect(cookies[1].expires == Date(timeIntervalSince1970: 2_000_000_000))
     }
 
+    /// "\r\n" is one Character, not "\n": a file with Windows line ends read as one comment line
+    /// and gave no cookies (found by the cookie-file fuzz target's CRLF property).
+    @Test func windowsLineEndsReadAsUnixOnes() throws {
+        let unix = "# Netscape HTTP Cookie File\n.example.com\tTRUE\t/\tFALSE\t0\tsid\tabc\n#HttpOnly_a.example.com\tFALSE\t/\tFALSE\t0\tt\t1\n"
+        let windows = unix.replacingOccurrences(of: "\n", with: "\r\n")
+        #expect(try NetscapeCookieFile.parse(windows) == NetscapeCookieFile.parse(unix))
+        #expect(try NetscapeCookieFile.parse(windows).count == 2)
+    }
+
+    /// The domain's leading dot is a byte: `.` with a combining mark after it still goes.
+    @Test func aLeadingDotIsAScalar() throws {
+        let cookies = try NetscapeCookieFile.parse(".\u{59A}\tTRUE\t/\tFALSE\t0\ta\t\n")
+        #expect(cookies.first?.domain == "\u{59A}")
+        #expect(Cookie(name: "a", value: "", domain: ".\u{59A}").domain == "\u{59A}")
+    }
+
     @Test func aMalformedLineIsATypedErrorWithItsNumber() {
         #expect(throws: NetscapeCookieFile.LineError(line: 2, reason: "expected 7 tab-separated fields, found 3")) {
             try NetscapeCookieFile.parse("# c\nexample.com\tTRUE\t/\n")

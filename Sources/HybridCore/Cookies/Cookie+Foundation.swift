@@ -12,7 +12,7 @@ extension Cookie {
         let domain = cookie.domain.lowercased()
         self.init(name: cookie.name, value: cookie.value, domain: domain, path: cookie.path.isEmpty ? "/" : cookie.path,
                   expires: cookie.expiresDate, secure: cookie.isSecure, httpOnly: cookie.isHTTPOnly,
-                  hostOnly: !domain.hasPrefix("."))
+                  hostOnly: domain.unicodeScalars.first != ".")
     }
 
     /// An `HTTPCookie` with the same fields, or `nil` when Foundation refuses them.

@@ -24,16 +24,21 @@ public enum NetscapeCookieFile {
     /// - Throws: ``LineError`` for the first malformed line (nothing is half-read).
     public static func parse(_ text: String) throws -> [Cookie] {
         var cookies: [Cookie] = []
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            var line = String(rawLine)
-            if line.hasSuffix("\r") { line.removeLast() }
+        // Lines split on the newline scalar: as Characters, "\r\n" is one grapheme that is not
+        // "\n", and a file with Windows line ends would read as one comment line.
+        for (index, rawLine) in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            var scalars = String.UnicodeScalarView(rawLine)
+            if scalars.last == "\r" { scalars.removeLast() }
+            // The markers are bytes too: `#` followed by a combining mark is still a comment.
             var httpOnly = false
-            if line.hasPrefix("#HttpOnly_") {
+            let marker = "#HttpOnly_".unicodeScalars
+            if scalars.starts(with: marker) {
                 httpOnly = true
-                line.removeFirst("#HttpOnly_".count)
-            } else if line.hasPrefix("#") || line.trimmingCharacters(in: .whitespaces).isEmpty {
+                scalars.removeFirst(marker.count)
+            } else if scalars.first == "#" || String(scalars).trimmingCharacters(in: .whitespaces).isEmpty {
                 continue
             }
+            let line = String(scalars)
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard fields.count == 7 else {
                 throw LineError(line: index + 1, reason: "expected 7 tab-separated fields, found \(fields.count)")
@@ -50,7 +55,7 @@ public enum NetscapeCookieFile {
                 name: fields[5], value: fields[6], domain: domain, path: fields[2].isEmpty ? "/" : fields[2],
                 expires: expiry == 0 ? nil : Date(timeIntervalSince1970: TimeInterval(expiry)),
                 secure: fields[3].uppercased() == "TRUE", httpOnly: httpOnly,
-                hostOnly: !(subdomains || domain.hasPrefix("."))))
+                hostOnly: !(subdomains || domain.unicodeScalars.first == ".")))
         }
         return cookies
     }

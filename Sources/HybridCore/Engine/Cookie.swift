@@ -32,7 +32,9 @@ public struct Cookie: Sendable, Hashable, Codable {
                 secure: Bool = false, httpOnly: Bool = false, hostOnly: Bool = true, sameSite: SameSite = .unspecified) {
         self.name = name
         self.value = value
-        self.domain = domain.lowercased().hasPrefix(".") ? String(domain.lowercased().dropFirst()) : domain.lowercased()
+        // The dot is a scalar, not a Character: `.` followed by a combining mark is one Character.
+        let lower = domain.lowercased()
+        self.domain = lower.unicodeScalars.first == "." ? String(lower.unicodeScalars.dropFirst()) : lower
         self.path = path
         self.expires = expires
         self.secure = secure

@@ -112,8 +112,10 @@ public final class HealthLogFile: HealthSink {
         var events: [HealthEvent] = []
         var skipped = 0
         let decoder = JSONDecoder()
-        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
-            guard let data = try? decoder.decode(OTLPLogsData.self, from: Data(line.utf8)) else {
+        // Split on the byte: as Characters, "\r\n" is not "\n", and a log with Windows line ends
+        // would read as one broken line.
+        for line in Data(text.utf8).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true) {
+            guard let data = try? decoder.decode(OTLPLogsData.self, from: Data(line)) else {
                 skipped += 1
                 continue
             }

@@ -7,8 +7,8 @@ import Foundation
 ///   4096 bytes and a path that starts with `/`.
 /// - Round trip: the cookie written back as a header (every attribute it kept) parses to the
 ///   same cookie; a parsed date written as an HTTP date parses to the same instant.
-/// - A `cookies.txt` either parses whole or fails with a line number inside the file; what it
-///   parsed, written back in the same format, parses to the same cookies.
+/// - A `cookies.txt` either parses whole or fails with a line number inside the file, the same
+///   with CRLF line ends; what it parsed, written back in the same format, parses to the same cookies.
 enum CookieChecks {
     static func setCookie(_ bytes: [UInt8]) throws {
         let value = text(bytes)
@@ -58,9 +58,22 @@ enum CookieChecks {
 
     static func cookieFile(_ bytes: [UInt8]) throws {
         let file = text(bytes)
-        let lines = file.split(separator: "\n", omittingEmptySubsequences: false).count
+        let lines = file.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).count
+        let result = Result { try NetscapeCookieFile.parse(file) }
+        // The same file with CRLF line ends (as written on Windows) reads the same.
+        if !file.unicodeScalars.contains("\r") {
+            let crlf = String(String.UnicodeScalarView(file.unicodeScalars.flatMap { $0 == "\n" ? ["\r", "\n"] : [$0] }))
+            let again = Result { try NetscapeCookieFile.parse(crlf) }
+            switch (result, again) {
+            case (.success(let a), .success(let b)): try require(a == b, "CRLF line ends change the cookies")
+            case (.failure(let a), .failure(let b)):
+                try require((a as? NetscapeCookieFile.LineError)?.line == (b as? NetscapeCookieFile.LineError)?.line,
+                            "CRLF line ends move the error from \(a) to \(b)")
+            default: throw FuzzViolation(description: "CRLF line ends change whether the file parses: \(result) vs \(again)")
+            }
+        }
         let cookies: [Cookie]
-        do { cookies = try NetscapeCookieFile.parse(file) } catch let error as NetscapeCookieFile.LineError {
+        do { cookies = try result.get() } catch let error as NetscapeCookieFile.LineError {
             try require((1...lines).contains(error.line), "line \(error.line) of a \(lines)-line file")
             return
         } catch {

@@ -5,7 +5,8 @@ import Foundation
 ///
 /// - A capture message is refused when over `maxMessageBytes`; a parsed one keeps its
 ///   documented shape (`dropped` counts are positive, error positions positive or absent).
-/// - The log reader never fails on content: every line is an event or a skipped line.
+/// - The log reader never fails on content: every line is an event or a skipped line, and
+///   CRLF line ends read as LF ones do.
 /// - Round trip: each event read, written as a log line and read again, is the same event
 ///   (its time to the microsecond: the format carries nanoseconds through a `Double`).
 enum HealthChecks {
@@ -36,6 +37,12 @@ enum HealthChecks {
         let url = directory.appendingPathComponent("read.jsonl")
         try data.write(to: url)
         let (events, _) = try HealthLogFile.read(url)
+        if !data.contains(UInt8(ascii: "\r")) {
+            // The same log with CRLF line ends (a file that went through Windows) reads the same.
+            try Data(data.flatMap { $0 == UInt8(ascii: "\n") ? [UInt8(ascii: "\r"), $0] : [$0] }).write(to: url)
+            let (crlf, _) = try HealthLogFile.read(url)
+            try require(crlf == events, "CRLF line ends change the events read: \(events.count) -> \(crlf.count)")
+        }
         for event in events {
             let line = try HealthLogFile.line(for: event, serviceName: "fuzz", serviceVersion: "1")
             let again = directory.appendingPathComponent("again.jsonl")
