@@ -34,7 +34,7 @@ private final class CurlTransfer: @unchecked Sendable {
     private let sink: any HTTPStreamSink
     private var clock: StreamClock
     private let cancelled = LockedState(false)
-    private var headers: [(String, String)] = []
+    private var headers = ResponseHeaderLines()
     private var stop: (any Error)?
 
     init(url: URL, sink: any HTTPStreamSink, deadlines: DownloadDeadlines) {
@@ -76,18 +76,13 @@ private final class CurlTransfer: @unchecked Sendable {
             return
         case Int32(HK_CURL_FILESIZE_EXCEEDED):
             // libcurl may refuse before it records the length: then it is the header we saw.
-            throw HTTPStream.Failure.tooLarge(limit: limit ?? 0, declared: result.declared >= 0 ? result.declared : declaredLength)
+            throw HTTPStream.Failure.tooLarge(limit: limit ?? 0, declared: result.declared >= 0 ? result.declared : headers.contentLength)
         case Int32(HK_CURL_OPERATION_TIMEDOUT):
             throw clock.expired() ?? .stalled(seconds: deadlines.stall)
         default:
             let message = withUnsafeBytes(of: result.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             throw HTTPStream.Failure.transport(message)
         }
-    }
-
-    /// The `Content-Length` of the response being read, if it declared one.
-    private var declaredLength: Int64? {
-        headers.last { $0.0.lowercased() == "content-length" }.flatMap { Int64($0.1) }
     }
 
     private static func from(_ context: UnsafeMutableRawPointer?) -> CurlTransfer {
@@ -108,24 +103,13 @@ private final class CurlTransfer: @unchecked Sendable {
         guard let line else { return true }
         if let expired = clock.expired() { return halt(expired) }
         clock.received()
-        let text = String(decoding: UnsafeRawBufferPointer(start: line, count: length), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        if text.hasPrefix("HTTP/") {
-            // A new response (a redirect's or an interim one's were before it): its headers only.
-            headers = []
-        } else if let colon = text.firstIndex(of: ":") {
-            headers.append((String(text[..<colon]), text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
-        }
+        headers.add(String(decoding: UnsafeRawBufferPointer(start: line, count: length), as: UTF8.self))
         return true
     }
 
     private func response(_ status: Int, _ effective: UnsafePointer<CChar>?) -> Bool {
         let final = effective.flatMap { URL(string: String(cString: $0)) } ?? url
-        var fields: [String: String] = [:]
-        for (name, value) in headers {
-            fields[name] = fields[name].map { "\($0), \(value)" } ?? value
-        }
-        guard let response = HTTPURLResponse(url: final, statusCode: status, httpVersion: "HTTP/1.1", headerFields: fields) else {
+        guard let response = HTTPURLResponse(url: final, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers.dictionary) else {
             return halt(HTTPStream.Failure.transport("an unreadable response"))
         }
         do { try sink.received(response: response) } catch { return halt(error) }

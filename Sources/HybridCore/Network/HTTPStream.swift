@@ -89,3 +89,38 @@ struct StreamClock {
     /// How often to look: a tenth of the shorter deadline, between 5 ms and 250 ms.
     var tick: TimeInterval { min(0.25, max(0.005, min(deadlines.stall, deadlines.overall) / 10)) }
 }
+
+/// The header lines of the response being read, handed over one at a time (those of redirects
+/// and interim responses included, each starting with its status line): the last response's
+/// fields. A line without a name, or without a colon, is not a field.
+struct ResponseHeaderLines {
+    /// The last response's fields, in order, names as sent, values trimmed.
+    private(set) var fields: [(name: String, value: String)] = []
+
+    /// Takes one raw line (its line end included or not).
+    mutating func add(_ line: String) {
+        let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.hasPrefix("HTTP/") {
+            fields = []
+            return
+        }
+        guard let colon = text.firstIndex(of: ":") else { return }
+        let name = text[..<colon].trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty, !name.contains(where: \.isWhitespace) else { return }
+        fields.append((name, text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+    }
+
+    /// The fields as one dictionary, values of one name (as sent) joined with ", ".
+    var dictionary: [String: String] {
+        var merged: [String: String] = [:]
+        for (name, value) in fields { merged[name] = merged[name].map { "\($0), \(value)" } ?? value }
+        return merged
+    }
+
+    /// The declared `Content-Length`: the last one, when it is all digits.
+    var contentLength: Int64? {
+        guard let value = fields.last(where: { $0.name.lowercased() == "content-length" })?.value,
+              !value.isEmpty, value.allSatisfy({ ("0"..."9").contains($0) }) else { return nil }
+        return Int64(value)
+    }
+}

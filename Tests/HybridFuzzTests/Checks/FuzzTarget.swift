@@ -32,6 +32,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case health
     case serverRequest = "server-request"
     case proxyHeaders = "proxy-headers"
+    case responseHeaders = "response-headers"
 
     /// Runs every property of this target on one input; throws the first one broken.
     func check(_ bytes: [UInt8]) throws {
@@ -49,6 +50,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .health: try HealthChecks.check(bytes)
         case .serverRequest: try ServerChecks.check(bytes)
         case .proxyHeaders: try ProxyChecks.check(bytes)
+        case .responseHeaders: try ResponseHeaderChecks.check(bytes)
         }
     }
 }
