@@ -31,9 +31,20 @@ struct BridgeOriginPatternTests {
         ("http://localhost:8080", "http://localhost/"),
         ("https://app.example.com", "about:blank"),
         ("https://app.example.com", "data:text/html,hi"),
+        ("https://app.example.com", "https://app.example.com../"),
     ])
     func otherOriginsDoNot(_ pattern: String, _ url: String) {
         #expect(!OriginPattern(pattern).matches(origin(url)), "\(pattern) vs \(url)")
+    }
+
+    /// One trailing dot is the same host; a host with an empty label is no origin at all, so an
+    /// origin is always what its own parts rebuild (the url-pattern fuzz target's property).
+    @Test func trailingDotsNormaliseOnceAndEmptyLabelsAreNoOrigin() throws {
+        #expect(origin("https://app.example.com./") == origin("https://app.example.com/"))
+        #expect(origin("https://app.example.com../") == nil)
+        #expect(origin("p://../") == nil)
+        let dotted = try #require(origin("https://app.example.com./"))
+        #expect(BridgeOrigin(scheme: dotted.scheme, host: dotted.host, port: dotted.port) == dotted)
     }
 
     @Test(arguments: ["https://app.example.com/path", "https://*.example.com", "https://user@app.example.com",

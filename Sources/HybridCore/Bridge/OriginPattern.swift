@@ -23,6 +23,11 @@ public struct BridgeOrigin: Sendable, Hashable, CustomStringConvertible {
         guard !Self.opaqueSchemes.contains(scheme) else { return nil }
         let host = (url.host ?? "").lowercased()
         if host.isEmpty && scheme != "file" { return nil }
+        // One trailing dot is a fully qualified name (`example.com.` is `example.com`); a host
+        // that still ends in one after it has an empty label and names no origin. Without this,
+        // `a..` became `a.`, which the same normalisation then made `a`: an origin that changed
+        // when rebuilt from its own parts (found by the url-pattern fuzz target).
+        if host == "." || host.hasSuffix("..") { return nil }
         self.init(scheme: scheme, host: host, port: url.port)
     }
 
