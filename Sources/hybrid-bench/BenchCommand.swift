@@ -72,46 +72,40 @@ enum BenchCommand: HybridCommand {
         HealthBenchSuite.self,
     ] }
 
-    static let name = "bench"
-    static var summary: String { "Measure side by side, as ratios from one run (suites: \(suites.map { $0.name }.joined(separator: ", ")))" }
-    static var usage: String {
-        """
-        USAGE: hybrid bench SUITE [--json] [--iterations N] [--engine webkit|blink]
+    static let suite: CommandArgument<String> = .required("SUITE", choices: suites.map { $0.name }, help: "the suite to run")
+    static let json: CommandOption<Bool> = .flag("--json", help: "after the table, print one JSON object of every key as the last line")
+    static let iterations: CommandOption<Int?> = .int("--iterations", "N", in: 10...Int.max, defaultText: "each suite's own",
+                                                      help: "repetitions per measurement")
+    static let engine: CommandOption<String> = .choice("--engine", BenchOptions.engines, default: "webkit", help: """
+        the engine, for every suite but serve and update (they use no engine and refuse the option); a suite reports \
+        the same keys on either engine
+        """)
 
-        Runs one benchmark suite in a real engine and prints a table; with --json the last line of
-        standard output is one JSON object. Never compare the absolute times across machines: the
-        ratios, measured in the same run, are the result. Needs a display (run under xvfb-run -a).
-
-        OPTIONS:
-          --json            after the table, print one JSON object of every key as the last line
-          --iterations N    repetitions per measurement (at least 10; each suite has its default)
-          --engine NAME     webkit (default) or blink, for every suite but serve and update (they use
-                            no engine and refuse the option); a suite reports the same keys on either engine
-
-        SUITES:
-        \(suites.map { "  \($0.name)\n" + $0.keys.split(separator: "\n").map { "      " + $0 }.joined(separator: "\n") }.joined(separator: "\n"))
-        """
+    static var table: CommandTable {
+        CommandTable(
+            name: "bench", summary: "Measure side by side, as ratios from one run (suites: \(suites.map { $0.name }.joined(separator: ", ")))",
+            discussion: """
+                Runs one benchmark suite in a real engine and prints a table; with --json the last line of
+                standard output is one JSON object. Never compare the absolute times across machines: the
+                ratios, measured in the same run, are the result. Needs a display (run under xvfb-run -a).
+                """,
+            arguments: [suite], options: [json, iterations, engine],
+            epilogue: """
+                SUITES:
+                \(suites.map { "  \($0.name)\n" + $0.keys.split(separator: "\n").map { "      " + $0 }.joined(separator: "\n") }.joined(separator: "\n"))
+                """)
     }
 
-    static func run(_ arguments: Arguments) throws -> Int32 {
-        var arguments = arguments
-        let json = arguments.flag("--json")
-        let iterations = try arguments.int("--iterations")
-        let chosenEngine = try arguments.option("--engine")
-        let engine = chosenEngine ?? "webkit"
-        let names = try arguments.finish(maxPositionals: 1)
-        guard let name = names.first, let suite = suites.first(where: { $0.name == name }) else {
-            throw Arguments.Error.invalid(option: "SUITE", value: names.first ?? "(none)", expected: suites.map { $0.name }.joined(separator: "|"))
+    static func run(_ arguments: ParsedArguments) throws -> Int32 {
+        let json = arguments[Self.json]
+        let iterations = arguments[Self.iterations]
+        let engine = arguments[Self.engine]
+        let name = arguments[Self.suite]
+        guard let suite = suites.first(where: { $0.name == name }) else {
+            throw CommandLineError.invalid(option: "SUITE", value: name, expected: suites.map { $0.name }.joined(separator: "|"))
         }
-        guard BenchOptions.engines.contains(engine) else {
-            throw Arguments.Error.invalid(option: "--engine", value: engine, expected: BenchOptions.engines.joined(separator: "|"))
-        }
-        if let chosenEngine, !suite.usesEngine {
-            throw Arguments.Error.invalid(option: "--engine", value: chosenEngine,
-                                          expected: "nothing: bench \(name) uses no engine")
-        }
-        if let iterations, iterations < 10 {
-            throw Arguments.Error.invalid(option: "--iterations", value: "\(iterations)", expected: "at least 10")
+        if arguments.isGiven(Self.engine), !suite.usesEngine {
+            throw CommandLineError.invalid(option: "--engine", value: engine, expected: "nothing: bench \(name) uses no engine")
         }
         #if os(Linux)
         let options = BenchOptions(iterations: iterations, engine: engine)

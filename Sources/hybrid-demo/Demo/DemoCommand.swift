@@ -10,50 +10,48 @@ import HybridGTK
 /// updater), opens it in the container and walks one page per feature, then prints a table and
 /// writes a report and a screenshot of the home page.
 enum DemoCommand: HybridCommand {
-    static let name = "demo"
-    static let summary = "Run the demo tour (Examples/demo) and write demo-out/report.json and screenshot.png"
-    static let usage = """
-        USAGE: hybrid demo [DIR] [--out DIR] [--timeout SECONDS] [--headless] [--verbose]
+    static let app: CommandArgument<String> = .optional("DIR", default: "Examples/demo", help: "the demo app's directory")
+    static let out: CommandOption<String> = .text("--out", "DIR", default: "demo-out", help: "where the report, screenshots and work files go")
+    static let timeout: CommandOption<Double> = .double("--timeout", "SECONDS", default: 180, help: "give up after this long: exit 2")
+    static let headless: CommandOption<Bool> = .flag("--headless", help: "use a private Xvfb display even when DISPLAY is set")
+    static let verbose: CommandOption<Bool> = .flag("--verbose", help: "print bridge traffic and each page's report as it arrives")
 
-        The tour of HybridKit on the demo app DIR (default Examples/demo), with the real code of
-        every step:
-          1. a fresh Ed25519 key, DIR packed as version 1 into a fresh repository (OUT/work/repo),
-             served on a loopback port by the server of 'hybrid serve', installed into a package
-             store (OUT/work/store) by the updater;
-          2. a loopback origin with cookie, redirect, echo and multipart routes;
-          3. the package opened in the container (app://demo.hybridkit.invalid/) with cookie sync,
-             the request proxy, URL interception, a payment hand-off delegate and a warm pool;
-             headless on a private Xvfb when there is no display (or with --headless);
-          4. one page per feature, each checking itself and reporting through the bridge: bridge
-             calls with progress and cancellation, events, device and storage, cookies both ways
-             across a redirect, a FormData file through the proxy, URL interception, payment
-             hand-off, white-screen recovery (the page kills its own content process), pooled
-             reopen, progress, dialogs, back and resume, a canvas snapshot, and the update to a
-             version 2 (packed, served, fetched incrementally, shown after a reload);
-          5. the home page with the results, and its screenshot.
-        Prints one row per feature (feature, result, figure), writes OUT/report.json (one entry per
-        feature with ok and its figures) and OUT/screenshot.png (default OUT: demo-out). Progress
-        goes to standard error.
+    static var table: CommandTable {
+        CommandTable(
+            name: "demo", summary: "Run the demo tour (Examples/demo) and write demo-out/report.json and screenshot.png",
+            discussion: """
+                The tour of HybridKit on the demo app DIR, with the real code of every step:
+                  1. a fresh Ed25519 key, DIR packed as version 1 into a fresh repository (OUT/work/repo),
+                     served on a loopback port by the server of 'hybrid serve', installed into a package
+                     store (OUT/work/store) by the updater;
+                  2. a loopback origin with cookie, redirect, echo and multipart routes;
+                  3. the package opened in the container (app://demo.hybridkit.invalid/) with cookie sync,
+                     the request proxy, URL interception, a payment hand-off delegate and a warm pool;
+                     headless on a private Xvfb when there is no display (or with --headless);
+                  4. one page per feature, each checking itself and reporting through the bridge: bridge
+                     calls with progress and cancellation, events, device and storage, cookies both ways
+                     across a redirect, a FormData file through the proxy, URL interception, payment
+                     hand-off, white-screen recovery (the page kills its own content process), pooled
+                     reopen, progress, dialogs, back and resume, a canvas snapshot, and the update to a
+                     version 2 (packed, served, fetched incrementally, shown after a reload);
+                  5. the home page with the results, and its screenshot.
+                Prints one row per feature (feature, result, figure), writes OUT/report.json (one entry per
+                feature with ok and its figures) and OUT/screenshot.png (OUT is --out). Progress goes to
+                standard error.
+                """,
+            arguments: [app], options: [out, timeout, headless, verbose],
+            epilogue: "EXIT STATUS: 0 every feature ok, 1 a feature failed, 2 timeout or the tour could not run.")
+    }
 
-        OPTIONS:
-          --out DIR            where the report, screenshots and work files go (default demo-out)
-          --timeout SECONDS    give up after this long (default 180): exit 2
-          --headless           use a private Xvfb display even when DISPLAY is set
-          --verbose            print bridge traffic and each page's report as it arrives
-
-        EXIT STATUS: 0 every feature ok, 1 a feature failed, 2 timeout or the tour could not run.
-        """
-
-    static func run(_ arguments: Arguments) throws -> Int32 {
-        var arguments = arguments
-        let out = URL(fileURLWithPath: try arguments.option("--out") ?? "demo-out", isDirectory: true)
-        let timeout = try arguments.double("--timeout") ?? 180
-        let headless = arguments.flag("--headless")
-        let verbose = arguments.flag("--verbose")
-        let directory = try arguments.finish(maxPositionals: 1).first ?? "Examples/demo"
+    static func run(_ arguments: ParsedArguments) throws -> Int32 {
+        let out = URL(fileURLWithPath: arguments[Self.out], isDirectory: true)
+        let timeout = arguments[Self.timeout]
+        let headless = arguments[Self.headless]
+        let verbose = arguments[Self.verbose]
+        let directory = arguments[Self.app]
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw Arguments.Error.invalid(option: "DIR", value: directory, expected: "the demo app's directory")
+            throw CommandLineError.invalid(option: "DIR", value: directory, expected: "the demo app's directory")
         }
         #if os(Linux)
         var display: HeadlessDisplay?

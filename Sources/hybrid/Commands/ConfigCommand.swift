@@ -6,6 +6,7 @@ import HybridCrypto
 /// `hybrid config SUBCOMMAND`: write, sign, inspect and explain remote-config documents.
 /// Each subcommand lives in its own `Config*Command.swift` and is listed in ``subcommands``.
 enum ConfigCommand: HybridCommand {
+    /// Its subcommands, in the order its help lists them.
     static var subcommands: [any HybridCommand.Type] { [
         ConfigTemplateCommand.self,
         ConfigSignCommand.self,
@@ -13,33 +14,14 @@ enum ConfigCommand: HybridCommand {
         ConfigExplainCommand.self,
     ] }
 
-    static let name = "config"
-    static let summary = "Write, sign, inspect and explain remote-config documents (rollout rules)"
-    static var usage: String {
-        var lines = ["USAGE: hybrid config SUBCOMMAND [OPTIONS]", "",
-                     "A remote-config document says, per URL pattern and rollout percentage, which container",
-                     "features pages get and on which engine. Publish it signed at REPO/config/latest.json.", "",
-                     "SUBCOMMANDS:"]
-        for command in subcommands {
-            lines.append("  " + command.name.padding(toLength: 10, withPad: " ", startingAt: 0) + command.summary)
-        }
-        lines.append("")
-        for command in subcommands { lines.append(command.usage + "\n") }
-        return lines.joined(separator: "\n")
-    }
-
-    static func run(_ arguments: Arguments) throws -> Int32 {
-        // `Arguments` hides its raw tokens and a subcommand's options are its own, so the
-        // subcommand is read from the process arguments: the word right after `config`.
-        let argv = Array(CommandLine.arguments.dropFirst())
-        guard let index = argv.firstIndex(of: name), index + 1 < argv.count else {
-            throw Arguments.Error.missingRequired("SUBCOMMAND (\(subcommands.map { $0.name }.joined(separator: "|")))")
-        }
-        let subname = argv[index + 1]
-        guard let command = subcommands.first(where: { $0.name == subname }) else {
-            throw Arguments.Error.invalid(option: "SUBCOMMAND", value: subname, expected: subcommands.map { $0.name }.joined(separator: "|"))
-        }
-        return try command.run(Arguments(Array(argv[(index + 2)...])))
+    static var table: CommandTable {
+        CommandTable(
+            name: "config", summary: "Write, sign, inspect and explain remote-config documents (rollout rules)",
+            discussion: """
+                A remote-config document says, per URL pattern and rollout percentage, which container
+                features pages get and on which engine. Publish it signed at REPO/config/latest.json.
+                """,
+            subcommands: subcommands)
     }
 
     /// Reads and validates a document file (without checking its signature).

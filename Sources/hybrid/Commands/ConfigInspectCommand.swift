@@ -3,21 +3,22 @@ import HybridCommandLine
 import HybridCore
 
 enum ConfigInspectCommand: HybridCommand {
-    static let name = "inspect"
-    static let summary = "Print a document's rules and check its signature"
-    static let usage = """
-        USAGE: hybrid config inspect FILE [--key PUB]
+    static let file: CommandArgument<String> = .required("FILE", help: "the document")
+    static let key: CommandOption<String?> = .text("--key", "PUB", help: "also verify FILE.sig with this public key file or key directory")
 
-        Validates FILE and prints its version, dates, kill switch, engines and rules in order.
-        With --key (a public key file or key directory), also verifies FILE.sig; exits 1 when
-        the signature is missing or bad, or the document has expired.
-        """
+    static var table: CommandTable {
+        CommandTable(
+            name: "inspect", summary: "Print a document's rules and check its signature",
+            discussion: """
+                Validates FILE and prints its version, dates, kill switch, engines and rules in order.
+                With --key (a public key file or key directory), also verifies FILE.sig; exits 1 when
+                the signature is missing or bad, or the document has expired.
+                """,
+            arguments: [file], options: [key])
+    }
 
-    static func run(_ arguments: Arguments) throws -> Int32 {
-        var arguments = arguments
-        let key = try arguments.option("--key")
-        let positionals = try arguments.finish(maxPositionals: 1)
-        guard let path = positionals.first else { throw Arguments.Error.missingRequired("FILE") }
+    static func run(_ arguments: ParsedArguments) throws -> Int32 {
+        let path = arguments[file]
         let (config, bytes) = try ConfigCommand.load(path)
         let expired = config.expires <= Date()
         print("version:     \(config.version)")
@@ -31,7 +32,7 @@ enum ConfigInspectCommand: HybridCommand {
                   + "  engine \(rule.features.engine ?? "default")  features: \(rule.features.summary)")
         }
         var ok = !expired
-        if let key {
+        if let key = arguments[key] {
             do {
                 try ConfigCommand.verify(path, bytes: bytes, key: key)
                 print("signature:   ok")

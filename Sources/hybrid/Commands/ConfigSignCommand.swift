@@ -4,24 +4,27 @@ import HybridCore
 import HybridCrypto
 
 enum ConfigSignCommand: HybridCommand {
-    static let name = "sign"
-    static let summary = "Validate and sign a document; optionally publish it into a repository"
-    static let usage = """
-        USAGE: hybrid config sign FILE --key KEYDIR/private [--repo REPO]
+    static let file: CommandArgument<String> = .required("FILE", help: "the document")
+    static let key: CommandOption<String> = .required("--key", "KEYDIR/private", help: "the private key that signs")
+    static let repo: CommandOption<String?> = .text("--repo", "REPO", help: "also publish the document and its signature as REPO/config/latest.json(.sig)")
 
-        Validates FILE (format, default rule last, engines named by rules exist, rollouts within
-        0–100, not expired) and writes its detached Ed25519 signature to FILE.sig — the same key
-        and signature format as packages. With --repo, also publishes both as
-        REPO/config/latest.json(.sig), refusing a version not above the one already there
-        (clients would refuse it as a downgrade anyway).
-        """
+    static var table: CommandTable {
+        CommandTable(
+            name: "sign", summary: "Validate and sign a document; optionally publish it into a repository",
+            discussion: """
+                Validates FILE (format, default rule last, engines named by rules exist, rollouts within
+                0–100, not expired) and writes its detached Ed25519 signature to FILE.sig — the same key
+                and signature format as packages. With --repo, also publishes both as
+                REPO/config/latest.json(.sig), refusing a version not above the one already there
+                (clients would refuse it as a downgrade anyway).
+                """,
+            arguments: [file], options: [key, repo])
+    }
 
-    static func run(_ arguments: Arguments) throws -> Int32 {
-        var arguments = arguments
-        let key = try arguments.required("--key")
-        let repo = try arguments.option("--repo")
-        let positionals = try arguments.finish(maxPositionals: 1)
-        guard let path = positionals.first else { throw Arguments.Error.missingRequired("FILE") }
+    static func run(_ arguments: ParsedArguments) throws -> Int32 {
+        let path = arguments[file]
+        let key = arguments[key]
+        let repo = arguments[repo]
         let (config, bytes) = try ConfigCommand.load(path)
         guard config.expires > Date() else {
             throw HybridError.config(.expired(version: config.version, expires: config.expires))

@@ -3,25 +3,29 @@ import HybridCommandLine
 import HybridCore
 
 enum ConfigTemplateCommand: HybridCommand {
-    static let name = "template"
-    static let summary = "Write a starting document to edit"
-    static let usage = """
-        USAGE: hybrid config template --out FILE [--version 1] [--expires-days 30] [--force]
+    static let out: CommandOption<String> = .required("--out", "FILE", help: "where the document goes")
+    static let version: CommandOption<Int> = .int("--version", "N", default: 1, help: "the document's version")
+    static let expiresDays: CommandOption<Double> = .double("--expires-days", "N", default: 30, help: "clients refuse it after N days")
+    static let force: CommandOption<Bool> = .flag("--force", help: "overwrite FILE when it exists")
 
-        Writes a valid document: two engine configurations (webkit, blink), an offline-package
-        rule, a 10 % Blink rollout and the default rule (which must stay last). Edit it, then
-        `hybrid config sign`.
-        """
+    static var table: CommandTable {
+        CommandTable(
+            name: "template", summary: "Write a starting document to edit",
+            discussion: """
+                Writes a valid document: two engine configurations (webkit, blink), an offline-package
+                rule, a 10 % Blink rollout and the default rule (which must stay last). Edit it, then
+                `hybrid config sign`.
+                """,
+            options: [out, version, expiresDays, force])
+    }
 
-    static func run(_ arguments: Arguments) throws -> Int32 {
-        var arguments = arguments
-        let out = try arguments.required("--out")
-        let version = try arguments.int("--version") ?? 1
-        let days = try arguments.double("--expires-days") ?? 30
-        let force = arguments.flag("--force")
-        _ = try arguments.finish(maxPositionals: 0)
+    static func run(_ arguments: ParsedArguments) throws -> Int32 {
+        let out = arguments[out]
+        let version = arguments[version]
+        let days = arguments[expiresDays]
+        let force = arguments[force]
         guard force || !FileManager.default.fileExists(atPath: out) else {
-            throw Arguments.Error.invalid(option: "--out", value: out, expected: "a new file (or --force)")
+            throw CommandLineError.invalid(option: "--out", value: out, expected: "a new file (or --force)")
         }
         let now = Date()
         let config = RemoteConfig(

@@ -6,14 +6,14 @@ import HybridGTK
 
 /// `hybrid doctor`: what the container needs on this machine, what is there, and how to get the rest.
 enum DoctorCommand: HybridCommand {
-    static let name = "doctor"
-    static let summary = "Check the engine, libraries and display; say what is missing and how to install it"
-    static let usage = """
-        USAGE: hybrid doctor
-
-        Prints the engine and library versions, whether a display is available, and for
-        anything missing, the command that installs it. Exits 1 when something required is missing.
-        """
+    static var table: CommandTable {
+        CommandTable(
+            name: "doctor", summary: "Check the engine, libraries and display; say what is missing and how to install it",
+            discussion: """
+                Prints the engine and library versions, whether a display is available, and for
+                anything missing, the command that installs it. Exits 1 when something required is missing.
+                """)
+    }
 
     struct Check {
         var name: String
@@ -22,9 +22,7 @@ enum DoctorCommand: HybridCommand {
         var install: String
     }
 
-    static func run(_ arguments: Arguments) throws -> Int32 {
-        var arguments = arguments
-        _ = try arguments.finish(maxPositionals: 0)
+    static func run(_ arguments: ParsedArguments) throws -> Int32 {
         var checks: [Check] = []
         #if os(Linux)
         let versions = GTKLibraryVersions.loaded

@@ -9,19 +9,16 @@ protocol ForwardedCommand: HybridCommand {
 }
 
 extension ForwardedCommand {
-    static var usage: String {
-        "USAGE: hybrid \(name) ... runs \(executable) (built beside hybrid: swift build --product \(executable)); "
-            + "`\(executable) --help` tells its options"
+    /// The table of a forwarded command: a name and a line for `hybrid --help`, no options (they
+    /// are the executable's own table, and `hybrid NAME --help` prints that executable's help).
+    static func forwardedTable(name: String, summary: String) -> CommandTable {
+        CommandTable(name: name, summary: summary,
+                     discussion: "Runs \(executable) (built beside hybrid: swift build --product \(executable)) with every argument.")
     }
 
     /// Every argument, `--help` included, goes to the executable as it is.
     static func main(_ argv: [String], tool: String) -> Int32 {
         forward(argv)
-    }
-
-    /// Not reached (``main(_:tool:)`` forwards before anything is parsed); forwards nothing.
-    static func run(_ arguments: Arguments) throws -> Int32 {
-        forward([])
     }
 
     /// Replaces this process with the executable (exit 69 when it is not built).
@@ -41,14 +38,16 @@ extension ForwardedCommand {
 
 /// `hybrid bench`: runs `hybrid-bench` (Sources/hybrid-bench).
 enum BenchForward: ForwardedCommand {
-    static let name = "bench"
     static let executable = "hybrid-bench"
-    static let summary = "Measure side by side, as ratios from one run (runs hybrid-bench; hybrid bench --help lists the suites)"
+    static var table: CommandTable {
+        forwardedTable(name: "bench", summary: "Measure side by side, as ratios from one run (runs hybrid-bench; hybrid bench --help lists the suites)")
+    }
 }
 
 /// `hybrid demo`: runs `hybrid-demo` (Sources/hybrid-demo), the tour behind `make demo`.
 enum DemoForward: ForwardedCommand {
-    static let name = "demo"
     static let executable = "hybrid-demo"
-    static let summary = "Run the demo tour (Examples/demo) and write demo-out/report.json and screenshot.png (runs hybrid-demo)"
+    static var table: CommandTable {
+        forwardedTable(name: "demo", summary: "Run the demo tour (Examples/demo) and write demo-out/report.json and screenshot.png (runs hybrid-demo)")
+    }
 }

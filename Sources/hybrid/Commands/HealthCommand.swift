@@ -5,24 +5,27 @@ import HybridCore
 /// `hybrid health FILE.jsonl`: the per-release table from a health log an app wrote with
 /// ``HealthLogFile`` (and its rotated siblings, when given).
 enum HealthCommand: HybridCommand {
-    static let name = "health"
-    static let summary = "Summarise a health log per release: launches, ready, crash-free, white screens, errors, paint"
-    static let usage = """
-        USAGE: hybrid health FILE.jsonl [FILE.1.jsonl …] [--json]
+    static let files: CommandArgument<[String]> = .repeated("FILE.jsonl", atLeast: 1,
+                                                           help: "health logs written by HealthLogFile, with their rotated siblings")
+    static let json: CommandOption<Bool> = .flag("--json", help: "print one JSON object per release instead of the table")
 
-        Reads OpenTelemetry JSON-lines files written by HybridCore's HealthLogFile and prints one
-        row per release (package id@version, or network): launches, ready rate, crash-free rate,
-        white-screen rate, script errors per launch, first contentful paint p50/p90/p99 (ms) and
-        events the recorder dropped. Lines that are not HybridKit health records are skipped and
-        counted. --json prints one JSON object per release instead. Exits 1 when no file can be read,
-        or when the files hold no valid health event at all (every line skipped, or all empty).
-        """
+    static var table: CommandTable {
+        CommandTable(
+            name: "health", summary: "Summarise a health log per release: launches, ready, crash-free, white screens, errors, paint",
+            discussion: """
+                Reads OpenTelemetry JSON-lines files written by HybridCore's HealthLogFile and prints one
+                row per release (package id@version, or network): launches, ready rate, crash-free rate,
+                white-screen rate, script errors per launch, first contentful paint p50/p90/p99 (ms) and
+                events the recorder dropped. Lines that are not HybridKit health records are skipped and
+                counted. Exits 1 when no file can be read, or when the files hold no valid health event at
+                all (every line skipped, or all empty).
+                """,
+            arguments: [files], options: [json])
+    }
 
-    static func run(_ arguments: Arguments) throws -> Int32 {
-        var arguments = arguments
-        let json = arguments.flag("--json")
-        let files = try arguments.finish(maxPositionals: .max)
-        guard !files.isEmpty else { throw Arguments.Error.missingRequired("FILE.jsonl") }
+    static func run(_ arguments: ParsedArguments) throws -> Int32 {
+        let json = arguments[Self.json]
+        let files = arguments[Self.files]
         var events: [HealthEvent] = []
         var skipped = 0
         for file in files {

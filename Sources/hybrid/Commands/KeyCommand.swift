@@ -4,51 +4,52 @@ import HybridCore
 import HybridCrypto
 
 enum KeyCommand: HybridCommand {
-    static let name = "key"
-    static let summary = "Rotate the signing key: a statement signed by the current key naming its successor"
-    static let usage = """
-        USAGE: hybrid key rotate --key CURRENT_KEYDIR --out NEXT_KEYDIR --repo REPO
-                                 [--overlap-days 7] [--revoke] [--valid-days N] [--force]
+    static let action: CommandArgument<String> = .required("ACTION", choices: ["rotate"], help: "what to do with the key")
+    static let key: CommandOption<String> = .required("--key", "CURRENT_KEYDIR", help: "the current signing key")
+    static let out: CommandOption<String> = .required("--out", "NEXT_KEYDIR", help: "the successor's key directory, created with a fresh key pair unless it holds one")
+    static let repo: CommandOption<String> = .required("--repo", "REPO", help: "the repository the statement is written to")
+    static let overlapDays: CommandOption<Double> = .double("--overlap-days", "N", default: 7,
+                                                           help: "clients keep accepting the current key this long")
+    static let revoke: CommandOption<Bool> = .flag("--revoke", help: "the current key leaked: clients refuse its signatures at once")
+    static let validDays: CommandOption<Double?> = .double("--valid-days", "N", defaultText: "open-ended",
+        help: "the successor's validity window, from now; a window that ends at or before now is refused (exit 2)")
+    static let force: CommandOption<Bool> = .flag("--force", help: """
+        rotate anyway: accept a successor that is already expired (clients refuse everything it signs, and `hybrid pack` \
+        refuses to sign with it), or a --key that is not the key that signed the repository's pointers (clients that \
+        trust the real key refuse the statement)
+        """)
 
-        Moves trust from the current signing key to a successor, as TUF rotates root keys. Writes
-        keys/rotation-N.json to REPO with two detached signatures: .sig by the current key and
-        .next.sig by the successor (proof its private key exists). NEXT_KEYDIR is created with a
-        fresh key pair unless it already holds one. The next `hybrid pack --key NEXT_KEYDIR` (and
-        `hybrid config sign`) signs with the successor, and its pointer announces the rotation;
-        clients whose TrustedKeySet trusts the current key fetch the statement, check both
-        signatures, and trust the successor. Packing with the old key is refused from now on.
+    static var table: CommandTable {
+        CommandTable(
+            name: "key", summary: "Rotate the signing key: a statement signed by the current key naming its successor",
+            discussion: """
+                Moves trust from the current signing key to a successor, as TUF rotates root keys. Writes
+                keys/rotation-N.json to REPO with two detached signatures: .sig by the current key and
+                .next.sig by the successor (proof its private key exists). NEXT_KEYDIR is created with a
+                fresh key pair unless it already holds one. The next `hybrid pack --key NEXT_KEYDIR` (and
+                `hybrid config sign`) signs with the successor, and its pointer announces the rotation;
+                clients whose TrustedKeySet trusts the current key fetch the statement, check both
+                signatures, and trust the successor. Packing with the old key is refused from now on.
 
-        An app whose key has expired still follows a rotation its expired key signed; a revoked key
-        can sign none. Rotate before the current key expires, and keep the old key offline after.
+                An app whose key has expired still follows a rotation its expired key signed; a revoked key
+                can sign none. Rotate before the current key expires, and keep the old key offline after.
+                """,
+            arguments: [action], options: [key, out, repo, overlapDays, revoke, validDays, force],
+            epilogue: """
+                Exits 2, writing nothing, when --key is not the repository's current signing key (the
+                successor the last rotation named, or with no rotation yet the key that signed the
+                repository's pointers), or when the successor would already be expired, unless --force.
+                """)
+    }
 
-        OPTIONS:
-          --overlap-days N   clients keep accepting the current key this long (default 7)
-          --revoke           the current key leaked: clients refuse its signatures at once
-          --valid-days N     the successor's validity window, from now (default: open-ended);
-                             a window that ends at or before now is refused (exit 2)
-          --force            rotate anyway: accept a successor that is already expired (clients
-                             refuse everything it signs, and `hybrid pack` refuses to sign with it),
-                             or a --key that is not the key that signed the repository's pointers
-                             (clients that trust the real key refuse the statement)
-
-        Exits 2, writing nothing, when --key is not the repository's current signing key (the
-        successor the last rotation named, or with no rotation yet the key that signed the
-        repository's pointers), or when the successor would already be expired, unless --force.
-        """
-
-    static func run(_ arguments: Arguments) throws -> Int32 {
-        var arguments = arguments
-        let key = try arguments.required("--key")
-        let out = try arguments.required("--out")
-        let repo = try arguments.required("--repo")
-        let overlapDays = try arguments.double("--overlap-days") ?? 7
-        let revoke = arguments.flag("--revoke")
-        let validDays = try arguments.double("--valid-days")
-        let force = arguments.flag("--force")
-        let positionals = try arguments.finish(maxPositionals: 1)
-        guard positionals == ["rotate"] else {
-            throw Arguments.Error.invalid(option: "SUBCOMMAND", value: positionals.first ?? "(none)", expected: "rotate")
-        }
+    static func run(_ arguments: ParsedArguments) throws -> Int32 {
+        let key = arguments[Self.key]
+        let out = arguments[Self.out]
+        let repo = arguments[Self.repo]
+        let overlapDays = arguments[Self.overlapDays]
+        let revoke = arguments[Self.revoke]
+        let validDays = arguments[Self.validDays]
+        let force = arguments[Self.force]
         let repository = URL(fileURLWithPath: repo)
         let current = try Ed25519KeyFiles.signer(at: URL(fileURLWithPath: key))
         let chain = try KeyRotation.Signed.chain(in: repository)

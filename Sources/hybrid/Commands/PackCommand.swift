@@ -4,45 +4,48 @@ import HybridCore
 import HybridCrypto
 
 enum PackCommand: HybridCommand {
-    static let name = "pack"
-    static let summary = "Pack a directory into a signed, content-addressed package repository"
-    static let usage = """
-        USAGE: hybrid pack DIR --id ID --version N --origin URL --key KEYDIR/private --repo REPO
-                           [--entry index.html] [--spa] [--csp POLICY] [--expires-days 30] [--patch-depth 3]
+    static let directory: CommandArgument<String> = .required("DIR", help: "the directory to pack")
+    static let id: CommandOption<String> = .required("--id", "ID", help: "the package's id")
+    static let version: CommandOption<Int> = .requiredInt("--version", "N", help: "the version: greater than the repository's latest")
+    static let origin: CommandOption<String> = .required("--origin", "URL",
+                                                         help: "the origin and path the package serves, ending in '/' (https://m.example.com/app/)")
+    static let key: CommandOption<String> = .required("--key", "KEYDIR/private", help: "the private key that signs")
+    static let repo: CommandOption<String> = .required("--repo", "REPO", help: "the static repository the version goes to")
+    static let entry: CommandOption<String> = .text("--entry", "PATH", default: "index.html",
+                                                    help: "the entry document, also the SPA fallback")
+    static let spa: CommandOption<Bool> = .flag("--spa", help: "answer navigations to paths the package lacks with the entry")
+    static let csp: CommandOption<String?> = .text("--csp", "POLICY", help: "a Content-Security-Policy added to the default (it can only tighten)")
+    static let expiresDays: CommandOption<Double> = .double("--expires-days", "N", default: 30, help: "clients refuse the manifest after N days")
+    static let patchDepth: CommandOption<Int> = .int("--patch-depth", "N", default: 3, in: 0...Int.max,
+                                                     help: "make patches from each of the last N versions (0: none)")
 
-        Adds version N of package ID to the static repository REPO (any web server or CDN can
-        serve it): blobs named by SHA-256 (zlib-compressed where that pays; unchanged files add
-        nothing), packages/ID/N/manifest.json with its detached Ed25519 signature, and the
-        signed pointer packages/ID/latest.json. N must be greater than the repository's latest.
-        Every file that differs from its content in one of the last --patch-depth versions also
-        gets a byte-level patch from that content (zstd with the old file as dictionary, RFC 9842
-        dcz framing), listed in the signed manifest; clients holding the old content fetch the patch.
+    static var table: CommandTable {
+        CommandTable(
+            name: "pack", summary: "Pack a directory into a signed, content-addressed package repository",
+            discussion: """
+                Adds version N of package ID to the static repository REPO (any web server or CDN can
+                serve it): blobs named by SHA-256 (zlib-compressed where that pays; unchanged files add
+                nothing), packages/ID/N/manifest.json with its detached Ed25519 signature, and the
+                signed pointer packages/ID/latest.json. N must be greater than the repository's latest.
+                Every file that differs from its content in one of the last --patch-depth versions also
+                gets a byte-level patch from that content (zstd with the old file as dictionary, RFC 9842
+                dcz framing), listed in the signed manifest; clients holding the old content fetch the patch.
+                """,
+            arguments: [directory], options: [id, version, origin, key, repo, entry, spa, csp, expiresDays, patchDepth])
+    }
 
-        OPTIONS:
-          --origin URL        the origin and path the package serves, ending in '/'
-                              (https://m.example.com/app/)
-          --entry PATH        the entry document, also the SPA fallback (default index.html)
-          --spa               answer navigations to paths the package lacks with the entry
-          --csp POLICY        a Content-Security-Policy added to the default (it can only tighten)
-          --expires-days N    clients refuse the manifest after N days (default 30)
-          --patch-depth N     make patches from each of the last N versions (default 3; 0: none)
-        """
-
-    static func run(_ arguments: Arguments) throws -> Int32 {
-        var arguments = arguments
-        let id = try arguments.required("--id")
-        guard let version = try arguments.int("--version") else { throw Arguments.Error.missingRequired("--version") }
-        let origin = try arguments.required("--origin")
-        let key = try arguments.required("--key")
-        let repo = try arguments.required("--repo")
-        let entry = try arguments.option("--entry") ?? "index.html"
-        let spa = arguments.flag("--spa")
-        let csp = try arguments.option("--csp")
-        let days = try arguments.double("--expires-days") ?? 30
-        let depth = try arguments.int("--patch-depth") ?? 3
-        guard depth >= 0 else { throw Arguments.Error.invalid(option: "--patch-depth", value: "\(depth)", expected: "0 or more") }
-        let positionals = try arguments.finish(maxPositionals: 1)
-        guard let directory = positionals.first else { throw Arguments.Error.missingRequired("DIR") }
+    static func run(_ arguments: ParsedArguments) throws -> Int32 {
+        let id = arguments[Self.id]
+        let version = arguments[Self.version]
+        let origin = arguments[Self.origin]
+        let key = arguments[Self.key]
+        let repo = arguments[Self.repo]
+        let entry = arguments[Self.entry]
+        let spa = arguments[Self.spa]
+        let csp = arguments[Self.csp]
+        let days = arguments[Self.expiresDays]
+        let depth = arguments[Self.patchDepth]
+        let directory = arguments[Self.directory]
 
         let signer = try Ed25519KeyFiles.signer(at: URL(fileURLWithPath: key))
         let platform = PackagePlatform.native

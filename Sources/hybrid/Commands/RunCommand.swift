@@ -7,109 +7,113 @@ import HybridGTK
 
 /// `hybrid run TARGET`: the container for page authors, and a headless test runner.
 enum RunCommand: HybridCommand {
-    static let name = "run"
-    static let summary = "Open a directory, installed package or URL in the container (a headless test runner with --until done)"
-    static let usage = """
-        USAGE: hybrid run TARGET [OPTIONS]
+    static let target: CommandArgument<String> = .required("TARGET", help: "a directory (DIR), a page's URL, or the id of a package installed in --store (PACKAGE_ID)")
+    static let engine: CommandOption<String?> = .choice("--engine", RunOptions.Engine.allCases.map(\.rawValue), defaultText: "webkit",
+        help: """
+            the engine: webkit is WebKitGTK; blink runs headless Chromium (no window shell; the run ends on load, done or \
+            timeout) and, since Blink cannot navigate to a custom scheme, serves a directory TARGET at \
+            https://local.hybrid-run.invalid/ instead of hybrid-app://local/ (every https request of the page is then \
+            answered from the directory)
+            """)
+    static let entry: CommandOption<String?> = .text("--entry", "FILE", defaultText: "index.html", help: "the directory's entry page")
+    static let headless: CommandOption<Bool> = .flag("--headless", help: """
+        run on a private Xvfb display even when DISPLAY is set; without it and with a display, the page opens in a window \
+        (back, forward, reload/stop, title, spinner, the container's progress bar) and the run lasts until the window is closed
+        """)
+    static let screenshot: CommandOption<String?> = .text("--screenshot", "PATH",
+        help: "write a PNG of the page when the run ends (or when the page calls hybrid.call('test', 'screenshot'))")
+    static let report: CommandOption<String?> = .text("--report", "PATH", help: """
+        write the outcome as JSON (exit code, summary, details, url, title, and health: the page's timing, script errors, \
+        white screens)
+        """)
+    static let until: CommandOption<String?> = .choice("--until", RunOptions.Until.allCases.map(\.rawValue), defaultText: "load",
+        help: "end after the page loaded, or wait for the page to call hybrid.call('test', 'done', { ok, details })")
+    static let timeout: CommandOption<Double?> = .double("--timeout", "SECONDS", defaultText: "30", help: "give up after this long: exit 2")
+    static let allow: CommandOption<[String]> = .repeated("--allow", "ORIGIN", help: "allow bridge modules for this origin too")
+    static let cookies: CommandOption<String?> = .text("--cookies", "FILE",
+                                                       help: "load a Netscape cookies.txt (curl, wget) into the session first")
+    static let store: CommandOption<String?> = .text("--store", "DIR", defaultText: "$HYBRID_STORE", help: """
+        the package store a PACKAGE_ID target is served from. Before it opens, the active version's files are checked \
+        against its signed manifest (launch integrity); a damaged file is never served: it is removed, fetched again from \
+        --repo when given, else the previous version is restored when it is intact, else the network answers for it. \
+        Each finding is printed
+        """)
+    static let repo: CommandOption<String?> = .text("--repo", "URL", help: """
+        the repository 'hybrid update' installed from: where damaged files of a PACKAGE_ID target are fetched from again \
+        (each verified against the manifest's SHA-256)
+        """)
+    static let config: CommandOption<String?> = .text("--config", "FILE", help: """
+        a remote-config document (the JSON of 'hybrid config template'): its decision for the target URL picks the \
+        engine (webkit|blink) and turns on cookie sync (the jar, seeded by --cookies, is the source of truth), the \
+        request proxy (every http(s) request of the page through native), URL interception (system and payment schemes \
+        handed to the app, unknown schemes blocked) and the offline package (a PACKAGE_ID target it does not name opens \
+        from the network). A kill switch or an expired document gives safe defaults. Prints the decision (the rule trace \
+        with --verbose). A file that cannot be read, parsed, validated or verified stops the run with exit 2.
+        """)
+    static let key: CommandOption<String?> = .text("--key", "PUB", help: """
+        verify FILE.sig (detached Ed25519) with this public key before using --config, as an app's client does; \
+        without --key the document is used unsigned (a draft) and the run says so
+        """)
+    static let installID: CommandOption<String> = .text("--install-id", "ID", default: "hybrid-run",
+                                                        help: "the install whose rollout buckets --config decides for")
+    static let size: CommandOption<String?> = .text("--size", "WxH", defaultText: "1024x768", help: "viewport size")
+    static let verbose: CommandOption<Bool> = .flag("--verbose", help: "print bridge traffic, engine events, policy decisions and page logs")
 
-        TARGET is one of:
-          DIR                   a directory, served through the custom scheme hybrid-app://local/
-                                (never file://) as an ad-hoc package
-          URL                   a page from the network (http://127.0.0.1:8000/, https://…)
-          PACKAGE_ID            an offline package installed in --store by 'hybrid update': its
-                                active version, served through app://HOST/PATH/ (the manifest's
-                                origin with the custom scheme), the network for what it lacks
-        The page gets the bridge (hybrid.js) with the device, storage and test modules. The test
-        module: done { ok, details } ends the run (--until done); screenshot writes --screenshot now;
-        log { level, message } prints with --verbose; crash kills the page's web content process, so
-        a page can test its white-screen recovery (the container reloads it once; another crash
-        soon after is unrecoverable: exit 2).
+    static var table: CommandTable {
+        CommandTable(
+            name: "run", summary: "Open a directory, installed package or URL in the container (a headless test runner with --until done)",
+            discussion: """
+                TARGET is one of:
+                  DIR                   a directory, served through the custom scheme hybrid-app://local/
+                                        (never file://) as an ad-hoc package
+                  URL                   a page from the network (http://127.0.0.1:8000/, https://…)
+                  PACKAGE_ID            an offline package installed in --store by 'hybrid update': its
+                                        active version, served through app://HOST/PATH/ (the manifest's
+                                        origin with the custom scheme), the network for what it lacks
+                The page gets the bridge (hybrid.js) with the device, storage and test modules. The test
+                module: done { ok, details } ends the run (--until done); screenshot writes --screenshot now;
+                log { level, message } prints with --verbose; crash kills the page's web content process, so
+                a page can test its white-screen recovery (the container reloads it once; another crash
+                soon after is unrecoverable: exit 2).
+                """,
+            arguments: [target],
+            options: [engine, entry, headless, screenshot, report, until, timeout, allow, cookies, store, repo, config, key,
+                      installID, size, verbose],
+            epilogue: """
+                EXIT STATUS: 0 loaded / page reported ok, 1 page reported failure, 2 timeout, crash the
+                container could not recover from, HTTP error on the document, or a TARGET/--config that
+                cannot be used.
+                """)
+    }
 
-        OPTIONS:
-          --engine webkit|blink the engine (default webkit: WebKitGTK). blink runs headless Chromium
-                                (no window shell; the run ends on load, done or timeout) and, since
-                                Blink cannot navigate to a custom scheme, serves a directory TARGET at
-                                https://local.hybrid-run.invalid/ instead of hybrid-app://local/ (every
-                                https request of the page is then answered from the directory)
-          --entry FILE          the directory's entry page (default index.html)
-          --headless            run on a private Xvfb display even when DISPLAY is set; without it and
-                                with a display, the page opens in a window (back, forward, reload/stop,
-                                title, spinner, the container's progress bar) and the run lasts until
-                                the window is closed
-          --screenshot PATH     write a PNG of the page when the run ends (or when the page calls
-                                hybrid.call('test', 'screenshot'))
-          --report PATH         write the outcome as JSON (exit code, summary, details, url, title,
-                                and health: the page's timing, script errors, white screens)
-          --until load|done     end after the page loaded (default), or wait for the page to call
-                                hybrid.call('test', 'done', { ok, details })
-          --timeout SECONDS     give up after this long (default 30): exit 2
-          --allow ORIGIN        allow bridge modules for this origin too (repeatable)
-          --cookies FILE        load a Netscape cookies.txt (curl, wget) into the session first
-          --store DIR           the package store a PACKAGE_ID target is served from
-                                (default: $HYBRID_STORE). Before it opens, the active version's
-                                files are checked against its signed manifest (launch integrity);
-                                a damaged file is never served: it is removed, fetched again from
-                                --repo when given, else the previous version is restored when it
-                                is intact, else the network answers for it. Each finding is printed
-          --repo URL            the repository 'hybrid update' installed from: where damaged
-                                files of a PACKAGE_ID target are fetched from again (each verified
-                                against the manifest's SHA-256)
-          --config FILE         a remote-config document (the JSON of 'hybrid config template'):
-                                its decision for the target URL picks the engine (webkit|blink) and
-                                turns on cookie sync (the jar, seeded by --cookies, is the source of
-                                truth), the request proxy (every http(s) request of the page through
-                                native), URL interception (system and payment schemes handed to the
-                                app, unknown schemes blocked) and the offline package (a PACKAGE_ID
-                                target it does not name opens from the network). A kill switch or an
-                                expired document gives safe defaults. Prints the decision (the rule
-                                trace with --verbose). A file that cannot be read, parsed, validated
-                                or verified stops the run with exit 2.
-          --key PUB             verify FILE.sig (detached Ed25519) with this public key before using
-                                --config, as an app's client does; without --key the document is
-                                used unsigned (a draft) and the run says so
-          --install-id ID       the install whose rollout buckets --config decides for
-                                (default hybrid-run)
-          --size WxH            viewport size (default 1024x768)
-          --verbose             print bridge traffic, engine events, policy decisions and page logs
-
-        EXIT STATUS: 0 loaded / page reported ok, 1 page reported failure, 2 timeout, crash the
-        container could not recover from, HTTP error on the document, or a TARGET/--config that
-        cannot be used.
-        """
-
-    static func run(_ arguments: Arguments) throws -> Int32 {
-        var arguments = arguments
-        let headless = arguments.flag("--headless")
-        let verbose = arguments.flag("--verbose")
-        let entry = try arguments.option("--entry")
-        let screenshot = try arguments.option("--screenshot").map { URL(fileURLWithPath: $0) }
-        let report = try arguments.option("--report").map { URL(fileURLWithPath: $0) }
-        let until = try arguments.option("--until")
-        let timeout = try arguments.double("--timeout")
-        let allow = try arguments.values("--allow")
-        let size = try arguments.option("--size")
-        let cookiesFile = try arguments.option("--cookies")
-        let engine = try arguments.option("--engine")
-        let store = try arguments.option("--store") ?? ProcessInfo.processInfo.environment["HYBRID_STORE"]
-        let repo = try arguments.option("--repo")
-        let configPath = try arguments.option("--config")
-        let key = try arguments.option("--key")
-        let installID = try arguments.option("--install-id") ?? "hybrid-run"
-        let positionals = try arguments.finish(maxPositionals: 1)
-        guard let target = positionals.first else { throw Arguments.Error.missingRequired("TARGET") }
+    static func run(_ arguments: ParsedArguments) throws -> Int32 {
+        let headless = arguments[Self.headless]
+        let verbose = arguments[Self.verbose]
+        let entry = arguments[Self.entry]
+        let screenshot = arguments[Self.screenshot].map { URL(fileURLWithPath: $0) }
+        let report = arguments[Self.report].map { URL(fileURLWithPath: $0) }
+        let until = arguments[Self.until]
+        let timeout = arguments[Self.timeout]
+        let allow = arguments[Self.allow]
+        let size = arguments[Self.size]
+        let cookiesFile = arguments[Self.cookies]
+        let engine = arguments[Self.engine]
+        let store = arguments[Self.store] ?? ProcessInfo.processInfo.environment["HYBRID_STORE"]
+        let repo = arguments[Self.repo]
+        let configPath = arguments[Self.config]
+        let key = arguments[Self.key]
+        let installID = arguments[Self.installID]
+        let target = arguments[Self.target]
         var options = RunOptions(target: target)
         if let entry { options.entry = entry }
         if let engine {
-            guard let value = RunOptions.Engine(rawValue: engine) else {
-                throw Arguments.Error.invalid(option: "--engine", value: engine, expected: "webkit or blink")
-            }
-            options.engine = value
+            options.engine = RunOptions.Engine(rawValue: engine) ?? options.engine
         }
         options.screenshot = screenshot
         options.store = store.map { URL(fileURLWithPath: $0, isDirectory: true) }
         if let repo {
             guard let url = URL(string: repo), url.scheme != nil else {
-                throw Arguments.Error.invalid(option: "--repo", value: repo, expected: "a URL (https://…/repo/)")
+                throw CommandLineError.invalid(option: "--repo", value: repo, expected: "a URL (https://…/repo/)")
             }
             options.repository = url
         }
@@ -121,7 +125,7 @@ enum RunCommand: HybridCommand {
                 return 2
             }
         } else if key != nil {
-            throw Arguments.Error.invalid(option: "--key", value: key ?? "", expected: "--config FILE to verify")
+            throw CommandLineError.invalid(option: "--key", value: key ?? "", expected: "--config FILE to verify")
         }
         options.report = report
         options.verbose = verbose
@@ -131,14 +135,11 @@ enum RunCommand: HybridCommand {
             options.cookies = try NetscapeCookieFile.parse(String(contentsOfFile: cookiesFile, encoding: .utf8))
         }
         if let until {
-            guard let value = RunOptions.Until(rawValue: until) else {
-                throw Arguments.Error.invalid(option: "--until", value: until, expected: "load or done")
-            }
-            options.until = value
+            options.until = RunOptions.Until(rawValue: until) ?? options.until
         }
         if let size {
             let parts = size.split(separator: "x").compactMap { Int($0) }
-            guard parts.count == 2 else { throw Arguments.Error.invalid(option: "--size", value: size, expected: "WxH") }
+            guard parts.count == 2 else { throw CommandLineError.invalid(option: "--size", value: size, expected: "WxH") }
             options.viewport = ViewportSize(width: parts[0], height: parts[1])
         }
         #if os(Linux)

@@ -6,38 +6,42 @@ import HybridServer
 #endif
 
 enum ServeCommand: HybridCommand {
-    static let name = "serve"
-    static let summary = "Serve a package repository (and its config) or any static directory over HTTP"
-    static let usage = """
-        USAGE: hybrid serve REPO [--port 8080] [--host 127.0.0.1] [--header-timeout 60] [--quiet]
+    static let repo: CommandArgument<String> = .required("REPO", help: "the directory to serve")
+    static let port: CommandOption<Int> = .int("--port", "N", default: 8080, in: 0...65_535, help: "the port; 0 picks a free one")
+    static let host: CommandOption<String> = .text("--host", "HOST", default: "127.0.0.1",
+                                                   help: "the address to bind to (anything but loopback lets other machines fetch the files)")
+    static let headerTimeout: CommandOption<Double> = .double("--header-timeout", "SECONDS", default: 60,
+        help: "close a connection that does not send its headers within this long, or idles this long between requests")
+    static let quiet: CommandOption<Bool> = .flag("--quiet", help: "no access-log lines")
 
-        Serves the directory REPO read-only: content types, ETag/If-None-Match → 304,
-        Last-Modified, gzip for text when the client accepts it, single byte ranges (206/416),
-        index.html for directories, and 404 for anything outside REPO (.., encoded dots and
-        slashes, symbolic links leading out); 414/431 for request targets over 8 KB and header
-        blocks over 16 KB; connections that do not send their headers within --header-timeout
-        seconds (default 60), or idle that long between requests, are closed. One access-log
-        line per request on standard output (--quiet turns it off). Binds to loopback unless --host says otherwise; --port 0 picks a
-        free port. Prints the URL and then 'ready' once it accepts connections; SIGINT or SIGTERM
-        close every connection and exit 0.
+    static var table: CommandTable {
+        CommandTable(
+            name: "serve", summary: "Serve a package repository (and its config) or any static directory over HTTP",
+            discussion: """
+                Serves the directory REPO read-only: content types, ETag/If-None-Match → 304,
+                Last-Modified, gzip for text when the client accepts it, single byte ranges (206/416),
+                index.html for directories, and 404 for anything outside REPO (.., encoded dots and
+                slashes, symbolic links leading out); 414/431 for request targets over 8 KB and header
+                blocks over 16 KB; connections that do not send their headers within --header-timeout
+                seconds, or idle that long between requests, are closed. One access-log line per request
+                on standard output (--quiet turns it off). Binds to loopback unless --host says otherwise;
+                --port 0 picks a free port. Prints the URL and then 'ready' once it accepts connections;
+                SIGINT or SIGTERM close every connection and exit 0.
 
-        Everything a HybridKit client fetches is a static file, so nginx or any CDN serves the
-        same repository equally well; this is the embedded default.
-        """
+                Everything a HybridKit client fetches is a static file, so nginx or any CDN serves the
+                same repository equally well; this is the embedded default.
+                """,
+            arguments: [repo], options: [port, host, headerTimeout, quiet])
+    }
 
-    static func run(_ arguments: Arguments) throws -> Int32 {
-        var arguments = arguments
-        let port = try arguments.int("--port") ?? 8080
-        let host = try arguments.option("--host") ?? "127.0.0.1"
-        let quiet = arguments.flag("--quiet")
-        let headerTimeout = try arguments.double("--header-timeout") ?? 60
-        let positionals = try arguments.finish(maxPositionals: 1)
-        guard let repo = positionals.first else { throw Arguments.Error.missingRequired("REPO") }
-        guard (0...65_535).contains(port) else {
-            throw Arguments.Error.invalid(option: "--port", value: "\(port)", expected: "0–65535")
-        }
+    static func run(_ arguments: ParsedArguments) throws -> Int32 {
+        let repo = arguments[Self.repo]
+        let port = arguments[Self.port]
+        let host = arguments[Self.host]
+        let quiet = arguments[Self.quiet]
+        let headerTimeout = arguments[Self.headerTimeout]
         guard headerTimeout > 0 else {
-            throw Arguments.Error.invalid(option: "--header-timeout", value: "\(headerTimeout)", expected: "seconds above 0")
+            throw CommandLineError.invalid(option: "--header-timeout", value: "\(headerTimeout)", expected: "seconds above 0")
         }
         #if os(Linux)
         return try serve(root: URL(fileURLWithPath: repo), host: host, port: port, headerTimeout: headerTimeout, quiet: quiet)

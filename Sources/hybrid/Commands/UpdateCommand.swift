@@ -4,38 +4,49 @@ import HybridCore
 import HybridCrypto
 
 enum UpdateCommand: HybridCommand {
-    static let name = "update"
-    static let summary = "Install or update offline packages from a repository into a local store"
-    static let usage = """
-        USAGE: hybrid update --repo URL --key PUB --store DIR [--id ID] [--parallel 4]
-                      [--deadline 120] [--stall 20]
+    static let repo: CommandOption<String> = .required("--repo", "URL", help: "the repository (https://…/repo/)")
+    static let key: CommandOption<String> = .required("--key", "PUB", help: "the root public key, saved in the store")
+    static let store: CommandOption<String> = .required("--store", "DIR", help: "the package store")
+    static let id: CommandOption<String?> = .text("--id", "ID", defaultText: "every package in the repository's index.json",
+                                                  help: "update this package only")
+    static let parallel: CommandOption<Int> = .int("--parallel", "N", default: 4, help: "downloads at once")
+    static let deadline: CommandOption<Int?> = .int("--deadline", "SECONDS",
+                                                    defaultText: String(Int(DownloadDeadlines.standard.overall)),
+                                                    help: "abandon a document after this long in all ([timeout])")
+    static let stall: CommandOption<Int?> = .int("--stall", "SECONDS",
+                                                 defaultText: String(Int(DownloadDeadlines.standard.stall)),
+                                                 help: "abandon a document after this long without a byte ([stalled])")
 
-        Fetches each package's signed pointer and manifest from the repository at URL, refuses a
-        bad signature, a downgrade or an expired manifest (following the repository's key rotations
-        from the root key PUB, saved in the store), downloads only the blobs the store
-        lacks, each the cheapest way that works (a byte-level patch from content the store holds,
-        else the full blob, resuming partial ones; a patch that fails falls back to the full blob),
-        and activates the new version atomically. Prints the way each fetched file took. Without --id,
-        every package in the repository's index.json is updated. Exits 1 if any update failed;
-        the previously active version keeps serving.
+    static var table: CommandTable {
+        CommandTable(
+            name: "update", summary: "Install or update offline packages from a repository into a local store",
+            discussion: """
+                Fetches each package's signed pointer and manifest from the repository at URL, refuses a
+                bad signature, a downgrade or an expired manifest (following the repository's key rotations
+                from the root key PUB, saved in the store), downloads only the blobs the store
+                lacks, each the cheapest way that works (a byte-level patch from content the store holds,
+                else the full blob, resuming partial ones; a patch that fails falls back to the full blob),
+                and activates the new version atomically. Prints the way each fetched file took. Without --id,
+                every package in the repository's index.json is updated. Exits 1 if any update failed;
+                the previously active version keeps serving.
 
-        Every document stops at its size limit as it arrives (a declared Content-Length over it
-        is refused before reading: [too_large]), is abandoned after --stall seconds without a
-        byte ([stalled]) and after --deadline seconds in all ([timeout]).
-        """
+                Every document stops at its size limit as it arrives (a declared Content-Length over it
+                is refused before reading: [too_large]), is abandoned after --stall seconds without a
+                byte ([stalled]) and after --deadline seconds in all ([timeout]).
+                """,
+            options: [repo, key, store, id, parallel, deadline, stall])
+    }
 
-    static func run(_ arguments: Arguments) throws -> Int32 {
-        var arguments = arguments
-        let repo = try arguments.required("--repo")
-        let key = try arguments.required("--key")
-        let storePath = try arguments.required("--store")
-        let onlyID = try arguments.option("--id")
-        let parallel = try arguments.int("--parallel") ?? 4
-        let deadline = try arguments.int("--deadline").map(TimeInterval.init) ?? DownloadDeadlines.standard.overall
-        let stall = try arguments.int("--stall").map(TimeInterval.init) ?? DownloadDeadlines.standard.stall
-        _ = try arguments.finish(maxPositionals: 0)
+    static func run(_ arguments: ParsedArguments) throws -> Int32 {
+        let repo = arguments[Self.repo]
+        let key = arguments[Self.key]
+        let storePath = arguments[Self.store]
+        let onlyID = arguments[Self.id]
+        let parallel = arguments[Self.parallel]
+        let deadline = arguments[Self.deadline].map(TimeInterval.init) ?? DownloadDeadlines.standard.overall
+        let stall = arguments[Self.stall].map(TimeInterval.init) ?? DownloadDeadlines.standard.stall
         guard let repository = URL(string: repo), repository.scheme != nil else {
-            throw Arguments.Error.invalid(option: "--repo", value: repo, expected: "a URL (https://…/repo/)")
+            throw CommandLineError.invalid(option: "--repo", value: repo, expected: "a URL (https://…/repo/)")
         }
         let root = try Ed25519KeyFiles.verifier(at: URL(fileURLWithPath: key))
         let store = PackageStore(root: URL(fileURLWithPath: storePath))

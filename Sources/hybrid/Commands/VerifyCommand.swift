@@ -4,24 +4,26 @@ import HybridCore
 import HybridCrypto
 
 enum VerifyCommand: HybridCommand {
-    static let name = "verify"
-    static let summary = "Check every pointer, manifest, signature and blob of a package repository"
-    static let usage = """
-        USAGE: hybrid verify REPO --key PUB
+    static let repo: CommandArgument<String> = .required("REPO", help: "the repository directory")
+    static let key: CommandOption<String> = .required("--key", "PUB", help: "the root public key: a key file or a key directory")
 
-        Verifies, with the public key PUB (a key file or a key directory) moved along the
-        repository's key rotations (keys/rotation-N.json, each checked), each package's signed
-        pointer and every version's signed manifest, then re-hashes every blob (stored bytes and
-        decoded contents), the compressed manifest copies, and every patch (stored bytes, then
-        applied to its base where the repository still holds it: the result must be the file the
-        manifest describes). Prints each problem; exits 1 when there is any.
-        """
+    static var table: CommandTable {
+        CommandTable(
+            name: "verify", summary: "Check every pointer, manifest, signature and blob of a package repository",
+            discussion: """
+                Verifies, with the public key PUB (a key file or a key directory) moved along the
+                repository's key rotations (keys/rotation-N.json, each checked), each package's signed
+                pointer and every version's signed manifest, then re-hashes every blob (stored bytes and
+                decoded contents), the compressed manifest copies, and every patch (stored bytes, then
+                applied to its base where the repository still holds it: the result must be the file the
+                manifest describes). Prints each problem; exits 1 when there is any.
+                """,
+            arguments: [repo], options: [key])
+    }
 
-    static func run(_ arguments: Arguments) throws -> Int32 {
-        var arguments = arguments
-        let key = try arguments.required("--key")
-        let positionals = try arguments.finish(maxPositionals: 1)
-        guard let repo = positionals.first else { throw Arguments.Error.missingRequired("REPO") }
+    static func run(_ arguments: ParsedArguments) throws -> Int32 {
+        let key = arguments[Self.key]
+        let repo = arguments[Self.repo]
         // The root key, moved along the repository's key rotations (each checked as a client would).
         let root = try Ed25519KeyFiles.verifier(at: URL(fileURLWithPath: key))
         let keys = TrustedKeySet.ed25519(roots: [TrustedKey(publicKey: root.publicKey)])

@@ -3,9 +3,9 @@ import HybridCore
 
 /// What `hybrid run` was asked to do.
 struct RunOptions: Sendable {
-    enum Until: String, Sendable { case load, done }
+    enum Until: String, Sendable, CaseIterable { case load, done }
     /// The engine the page opens on (`--engine`) unless `--config` picks another.
-    enum Engine: String, Sendable { case webkit, blink }
+    enum Engine: String, Sendable, CaseIterable { case webkit, blink }
     var target: String
     var engine: Engine = .webkit
     var entry = "index.html"
