@@ -146,6 +146,8 @@ var targets: [Target] = [
     .testTarget(name: "HybridFuzzTests", dependencies: ["HybridCore", "HybridCrypto", "HybridServer"]),
     // Remote config (rollout, signatures, cache) and static serving: hybrid serve and nginx, same clients.
     .testTarget(name: "HybridConfigTests", dependencies: ["HybridCore", "HybridCrypto", "HybridServer", "HybridFixtures"]),
+    // The command-line layer's parsing rules, and every tool's tables against --help and docs/cli.md.
+    .testTarget(name: "HybridCommandLineTests", dependencies: ["HybridCommandLine", "hybrid", "hybrid-bench", "hybrid-demo"]),
     // The end-to-end suite on the real engine. An executable, not a test bundle: the Swift test
     // runner keeps the main thread to itself and drains the main queue on whichever worker thread
     // is free, but WebKit must stay on one thread. Here GLib owns the main thread and runs the
