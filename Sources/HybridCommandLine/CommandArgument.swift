@@ -38,13 +38,20 @@ public struct ArgumentDeclaration: Sendable, Equatable {
         }
     }
 
-    /// `REPO`, `[DIR]`, `FILE…`, as a synopsis writes it.
+    /// How help and docs write it: its name, or the word itself when it accepts only one
+    /// (`hybrid key rotate`).
+    public var displayName: String {
+        guard let choices, choices.count == 1 else { return name }
+        return choices[0]
+    }
+
+    /// `REPO`, `[DIR]`, `FILE …`, `rotate`, as a synopsis writes it.
     public var signature: String {
         switch count {
-        case .one: name
-        case .optional: "[\(name)]"
-        case .atLeast(0): "[\(name) …]"
-        case .atLeast: "\(name) …"
+        case .one: displayName
+        case .optional: "[\(displayName)]"
+        case .atLeast(0): "[\(displayName) …]"
+        case .atLeast: "\(displayName) …"
         }
     }
 }

@@ -14,10 +14,7 @@ extension CommandTable {
     /// - Returns: The synopsis, without `USAGE:`.
     public func synopsis(tool: String) -> String {
         if !subcommands.isEmpty { return "\(tool) SUBCOMMAND [OPTIONS]" }
-        let words = arguments.map { argument in
-            argument.choices.map { $0.count == 1 ? $0[0] : argument.name }.map { argument.count == .optional ? "[\($0)]" : $0 }
-                ?? argument.signature
-        }
+        let words = arguments.map(\.signature)
         let required = options.filter(\.isRequired).map(\.signature)
         let optional = options.filter { !$0.isRequired }.map { "[\($0.signature)]" }
         let long = ([tool] + words + required + optional).joined(separator: " ")
@@ -40,7 +37,7 @@ extension CommandTable {
         }
         if !arguments.isEmpty {
             lines += ["", "ARGUMENTS:"]
-            for argument in arguments { lines += Self.entry(argument.name, Self.describe(argument)) }
+            for argument in arguments { lines += Self.entry(argument.displayName, Self.describe(argument)) }
         }
         lines += ["", "OPTIONS:"]
         for option in options { lines += Self.entry(option.signature, Self.describe(option)) }

@@ -40,7 +40,7 @@ public enum CommandReference {
         }
         var rows: [String] = []
         for argument in table.arguments {
-            rows.append("| `\(cell(argument.name))` | \(cell(CommandTable.describe(argument))) |")
+            rows.append("| `\(cell(argument.displayName))` | \(cell(CommandTable.describe(argument))) |")
         }
         for option in table.options {
             rows.append("| `\(cell(option.signature))` | \(cell(CommandTable.describe(option))) |")

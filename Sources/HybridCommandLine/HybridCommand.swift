@@ -6,8 +6,8 @@ import Foundation
 public protocol HybridCommand {
     /// Its name, options, arguments, subcommands and prose: everything parsing and help need.
     static var table: CommandTable { get }
-    /// Runs the command on its parsed words; returns the process exit code. A group command
-    /// (one with subcommands) need not implement it: its subcommands run instead.
+    /// Runs the command on its parsed words; returns the process exit code. (A ``CommandGroup``
+    /// has it already: its subcommands run instead.)
     /// - Parameter arguments: The command line, parsed by ``table``.
     /// - Returns: The exit code.
     /// - Throws: ``CommandLineError`` for a usage error (exit 64); anything else exits 1.
@@ -30,14 +30,6 @@ extension HybridCommand {
     /// - Parameter tool: How the synopsis names it (`hybrid pack`).
     /// - Returns: The help text.
     public static func help(tool: String) -> String { table.help(tool: tool) }
-
-    /// A group's ``run(_:)``: not reached, since ``main(_:tool:)`` hands its words to a subcommand.
-    /// - Parameter arguments: Unused.
-    /// - Returns: Never.
-    /// - Throws: ``CommandLineError/unknownSubcommand(given:expected:)``.
-    public static func run(_ arguments: ParsedArguments) throws -> Int32 {
-        throw CommandLineError.unknownSubcommand(given: nil, expected: table.subcommands.map { $0.name })
-    }
 
     /// Runs the command on `argv` (its words, the command's name not included) as `tool`
     /// reports it (`hybrid pack`): `--help` or `-h` before any `--` prints the help; a group hands
@@ -75,5 +67,19 @@ extension HybridCommand {
             FileHandle.standardError.write(Data("\(tool): \(error)\n".utf8))
             return 1
         }
+    }
+}
+
+/// A command that only groups subcommands (`hybrid config`): its table lists them, and
+/// ``HybridCommand/main(_:tool:)`` hands every word after the group's name to the one the first word names.
+public protocol CommandGroup: HybridCommand {}
+
+extension CommandGroup {
+    /// Not reached: ``HybridCommand/main(_:tool:)`` runs a subcommand instead.
+    /// - Parameter arguments: Unused.
+    /// - Returns: Never.
+    /// - Throws: ``CommandLineError/unknownSubcommand(given:expected:)``.
+    public static func run(_ arguments: ParsedArguments) throws -> Int32 {
+        throw CommandLineError.unknownSubcommand(given: nil, expected: table.subcommands.map { $0.name })
     }
 }

@@ -143,7 +143,9 @@ public struct ParsedArguments {
             let more = min(extra, max(spare, 0))
             take += more
             spare -= more
-            guard rest.count >= argument.minimum else { throw CommandLineError.missingRequired(argument.name) }
+            guard rest.count >= argument.minimum else {
+                throw CommandLineError.missingRequired(argument.choices.map { "\(argument.name) (\($0.joined(separator: "|")))" } ?? argument.name)
+            }
             let mine = Array(rest.prefix(take))
             rest = rest.dropFirst(mine.count)
             if let choices = argument.choices {

@@ -49,7 +49,7 @@ struct CLIReferenceTests {
                 #expect(help.contains("  \(option.signature)"), "\(tool) --help lacks \(option.name)")
             }
             for argument in table.arguments {
-                #expect(help.contains("  \(argument.name)"), "\(tool) --help lacks \(argument.name)")
+                #expect(help.contains("  \(argument.displayName)"), "\(tool) --help lacks \(argument.name)")
             }
             checked += table.options.count
         }

@@ -10,7 +10,7 @@ private enum Leaf: HybridCommand {
     static func run(_ arguments: ParsedArguments) throws -> Int32 { arguments[force] ? 3 : 0 }
 }
 
-private enum Group: HybridCommand {
+private enum Group: CommandGroup {
     static var table: CommandTable { CommandTable(name: "group", summary: "A group", subcommands: [Leaf.self]) }
 }
 

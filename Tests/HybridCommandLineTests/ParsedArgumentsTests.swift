@@ -130,6 +130,6 @@ struct ParsedArgumentsTests {
         #expect(throws: CommandLineError.invalid(option: "ACTION", value: "drop", expected: "prune")) {
             try ParsedArguments(parsing: ["drop", "a"], by: table)
         }
-        #expect(throws: CommandLineError.missingRequired("ACTION")) { try ParsedArguments(parsing: [], by: table) }
+        #expect(throws: CommandLineError.missingRequired("ACTION (prune)")) { try ParsedArguments(parsing: [], by: table) }
     }
 }

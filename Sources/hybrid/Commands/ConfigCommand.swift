@@ -5,7 +5,7 @@ import HybridCrypto
 
 /// `hybrid config SUBCOMMAND`: write, sign, inspect and explain remote-config documents.
 /// Each subcommand lives in its own `Config*Command.swift` and is listed in ``subcommands``.
-enum ConfigCommand: HybridCommand {
+enum ConfigCommand: CommandGroup {
     /// Its subcommands, in the order its help lists them.
     static var subcommands: [any HybridCommand.Type] { [
         ConfigTemplateCommand.self,

@@ -21,6 +21,11 @@ extension ForwardedCommand {
         forward(argv)
     }
 
+    /// Not reached (``main(_:tool:)`` forwards before anything is parsed); forwards nothing.
+    static func run(_ arguments: ParsedArguments) throws -> Int32 {
+        forward([])
+    }
+
     /// Replaces this process with the executable (exit 69 when it is not built).
     private static func forward(_ argv: [String]) -> Int32 {
         let path = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
