@@ -83,3 +83,22 @@ extension CommandGroup {
         throw CommandLineError.unknownSubcommand(given: nil, expected: table.subcommands.map { $0.name })
     }
 }
+
+/// How a tool that `hybrid` runs for one of its commands names itself: `hybrid bench` runs
+/// `hybrid-bench` with ``variable`` set to `hybrid bench`, so its help and messages say what the
+/// user typed.
+public enum ForwardedInvocation {
+    /// The environment variable `hybrid` sets before it runs the tool.
+    public static let variable = "HYBRID_FORWARDED_AS"
+
+    /// The name the running tool was invoked by. Removes ``variable`` from the environment, so
+    /// a process the tool starts is not taken for a forwarded one.
+    /// - Parameter name: Its own name, when it was run directly (`hybrid-bench`).
+    /// - Returns: `hybrid bench` when `hybrid` ran it, else `name`.
+    public static func toolName(else name: String) -> String {
+        let forwarded = ProcessInfo.processInfo.environment[variable]
+        unsetenv(variable)
+        guard let forwarded, !forwarded.isEmpty else { return name }
+        return forwarded
+    }
+}

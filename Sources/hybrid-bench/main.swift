@@ -8,4 +8,4 @@ import HybridGTK
 #if os(Linux)
 GLibMainLoop.resetSignalMask()
 #endif
-exit(BenchCommand.main(Array(CommandLine.arguments.dropFirst()), tool: "hybrid-bench"))
+exit(BenchCommand.main(Array(CommandLine.arguments.dropFirst()), tool: ForwardedInvocation.toolName(else: "hybrid-bench")))

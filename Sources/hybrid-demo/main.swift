@@ -8,4 +8,4 @@ import HybridGTK
 #if os(Linux)
 GLibMainLoop.resetSignalMask()
 #endif
-exit(DemoCommand.main(Array(CommandLine.arguments.dropFirst()), tool: "hybrid-demo"))
+exit(DemoCommand.main(Array(CommandLine.arguments.dropFirst()), tool: ForwardedInvocation.toolName(else: "hybrid-demo")))

@@ -23,8 +23,7 @@ enum CommandLineTool {
         guard let name = argv.first, name != "--help", name != "-h", name != "help" else {
             // `hybrid help COMMAND` is `hybrid COMMAND --help`.
             if argv.first == "help", argv.count > 1, let command = commands.first(where: { $0.name == argv[1] }) {
-                print(command.help(tool: "hybrid \(command.name)"))
-                return 0
+                return command.main(["--help"], tool: "hybrid \(command.name)")
             }
             print(helpText)
             return argv.isEmpty ? 64 : 0

@@ -35,6 +35,7 @@ extension ForwardedCommand {
             return 69
         }
         let arguments = ([path] + argv).map { strdup($0) } + [nil]
+        setenv(ForwardedInvocation.variable, "hybrid \(name)", 1)
         execv(path, arguments)
         FileHandle.standardError.write(Data("hybrid \(name): cannot run \(path): \(String(cString: strerror(errno)))\n".utf8))
         return 69
