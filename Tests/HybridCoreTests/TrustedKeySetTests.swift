@@ -61,6 +61,17 @@ import Testing
         #expect(keys.currentKeys == [next.publicKey])
     }
 
+    /// Dates are four-digit years that encode back as the same instant: a 98-digit year decoded
+    /// to an instant that encoded as another (found by the key-rotation fuzz target's round trip).
+    @Test func aDateWithAnAbsurdYearMakesTheStatementMalformed() throws {
+        let good = #"{"created":"2026-12-03T13:40:51Z","format":1,"next":{"publicKey":"gTl2Dqh9F19Wo1Rmw0x+zMuNipG07jeiXfYPW4/Js5Q="},"previous":"iojj3XQJ8ZX9UtstPLpdcspnCb8dlBIb83SIAbQPb1w=","previousValidUntil":"YEAR-12-10T13:40:51Z","revokesPrevious":false,"sequence":1}"#
+        let rotation = try KeyRotation.decode(Data(good.replacingOccurrences(of: "YEAR", with: "2026").utf8))
+        #expect(try KeyRotation.decode(rotation.encoded()) == rotation)
+        for year in [String(repeating: "3", count: 98), "20260", "26"] {
+            #expect(throws: HybridError.self) { try KeyRotation.decode(Data(good.replacingOccurrences(of: "YEAR", with: year).utf8)) }
+        }
+    }
+
     @Test func rotationsSignedByTheWrongKeyOrOutOfOrderAreRefused() throws {
         let root = try Ed25519Signer.generate(), next = try Ed25519Signer.generate(), third = try Ed25519Signer.generate()
         let stranger = try Ed25519Signer.generate()

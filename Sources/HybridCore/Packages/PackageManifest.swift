@@ -194,7 +194,12 @@ enum PackageDates {
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()
             let text = try container.decode(String.self)
-            guard let date = ISO8601DateFormatter().date(from: text) else {
+            // Four-digit years only, and only dates that are written back as the same instant:
+            // the formatter also reads years of any length, and a 98-digit one decoded to an
+            // instant that encoded as another (found by the key-rotation fuzz target's round trip).
+            let formatter = ISO8601DateFormatter()
+            guard text.utf8.prefix(while: { (0x30...0x39).contains($0) }).count == 4, let date = formatter.date(from: text),
+                  formatter.date(from: formatter.string(from: date)) == date else {
                 throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an ISO 8601 date: \(text)")
             }
             return date
