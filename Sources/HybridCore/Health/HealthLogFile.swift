@@ -133,7 +133,8 @@ public final class HealthLogFile: HealthSink {
 /// read from a log line that said so — must not trap while being logged.
 func unixNanos(_ date: Date) -> UInt64 {
     let seconds = max(0, date.timeIntervalSince1970)
-    guard seconds < Double(UInt64.max / 1_000_000_000) else { return .max }
+    // Whole seconds up to 18446744073 fit; the fraction of the last one is the overflow check's.
+    guard seconds < Double(UInt64.max / 1_000_000_000 + 1) else { return .max }
     let whole = seconds.rounded(.down)
     let (nanos, overflow) = (UInt64(whole) * 1_000_000_000).addingReportingOverflow(UInt64(((seconds - whole) * 1_000_000_000).rounded()))
     return overflow ? .max : nanos
