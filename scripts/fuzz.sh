@@ -94,7 +94,7 @@ PY
 # Fuzzes one target for $1 seconds; a crash is minimised into Fuzz/regressions/<target>/.
 run_one() {
   local seconds=$1 name=$2
-  local work=$scratch/corpus/$name artifacts=$scratch/artifacts/$name
+  local work=$scratch/corpus/$name artifacts=$scratch/crashes/$name
   mkdir -p "$work" "$artifacts"
   local dict=()
   [[ -f Fuzz/dict/$name.dict ]] && dict=(-dict="Fuzz/dict/$name.dict")
