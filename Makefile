@@ -1,7 +1,7 @@
 # HybridKit: `make demo` runs the demo tour in the container; `make test` runs every test.
 # Both install what they need first (scripts/bootstrap.sh; a no-op when all is present).
 
-.PHONY: all bootstrap build lint test unit-tests engine-tests example quickstart-check demo clean fuzz fuzz-smoke runtime js-tests
+.PHONY: all bootstrap build lint test unit-tests engine-tests example quickstart-check demo clean fuzz fuzz-smoke runtime js-tests tsan asan
 
 all: build
 
@@ -55,6 +55,16 @@ fuzz: bootstrap
 
 fuzz-smoke: bootstrap
 	FUZZ_JOBS=2 bash scripts/fuzz.sh run 10
+
+# The unit suite under ThreadSanitizer (`tsan`) and AddressSanitizer + UBSan for the C shims
+# (`asan`), each a full build in a scratch path of its own (.build/tsan, .build/asan); any report
+# fails the run (docs/sanitizers.md, suppressions with their reasons in scripts/sanitizers/).
+# Not part of `make test`: each takes longer than its budget allows.
+tsan: bootstrap
+	bash scripts/sanitize.sh tsan
+
+asan: bootstrap
+	bash scripts/sanitize.sh asan
 
 # The app outside the package (docs/adopting.md): Examples/QuickStart depends on HybridKit by path
 # and links its products only, so a missing product or an internal symbol fails its build. Its
