@@ -93,7 +93,8 @@ public struct PackageManifest: Codable, Sendable, Equatable {
     public func encoded() throws -> Data { try PackageDates.encoder.encode(self) }
 
     /// Decodes and validates manifest bytes (call only after their signature has verified).
-    /// - Throws: ``PackageFailure/invalidManifest(_:)`` and the errors of ``validate()``.
+    /// - Throws: ``PackageFailure/invalidManifest(_:)``, ``PackageFailure/invalidPath(path:reason:)`` for a file
+    ///   path not in normal form, and the errors of ``validate()``.
     public static func decode(_ data: Data) throws -> PackageManifest {
         let manifest: PackageManifest
         do {
