@@ -28,6 +28,15 @@ struct NetscapeCookieFileTests {
         #expect(try NetscapeCookieFile.parse(windows).count == 2)
     }
 
+    /// A control character in a field is a malformed line: a value ending in a bare "\r" cannot be
+    /// written back apart from a CRLF line end (found by the cookie-file fuzz target's round trip).
+    @Test func aControlCharacterInAFieldIsAMalformedLine() {
+        #expect(throws: NetscapeCookieFile.LineError(line: 1, reason: "a field holds a control character")) {
+            try NetscapeCookieFile.parse("m\tFALSE\t/\tFALSE\t0\ti\t\r\r\n")
+        }
+        #expect(throws: NetscapeCookieFile.LineError.self) { try NetscapeCookieFile.parse("m\tFALSE\t/\tFALSE\t0\ti\ta\u{1}b\n") }
+    }
+
     /// The domain's leading dot is a byte: `.` with a combining mark after it still goes.
     @Test func aLeadingDotIsAScalar() throws {
         let cookies = try NetscapeCookieFile.parse(".\u{59A}\tTRUE\t/\tFALSE\t0\ta\t\n")

@@ -43,6 +43,12 @@ public enum NetscapeCookieFile {
             guard fields.count == 7 else {
                 throw LineError(line: index + 1, reason: "expected 7 tab-separated fields, found \(fields.count)")
             }
+            // No control character in any field, as in a Set-Cookie header: a value ending in a bare
+            // "\r" could not be written back apart from a CRLF line end (found by the cookie-file
+            // fuzz target's round trip).
+            guard !line.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }) else {
+                throw LineError(line: index + 1, reason: "a field holds a control character")
+            }
             guard let expiry = Int64(fields[4]), expiry >= 0 else {
                 throw LineError(line: index + 1, reason: "expiry '\(fields[4])' is not Unix seconds")
             }

@@ -18,7 +18,7 @@ enum CookieChecks {
         let forbidden = { (s: Unicode.Scalar) in (s.value < 0x20 && s.value != 0x09) || s.value == 0x7F }
         try require(!(cookie.name + cookie.value).unicodeScalars.contains(where: forbidden), "a control character was accepted")
         try require(cookie.name.utf8.count + cookie.value.utf8.count <= SetCookieParser.maximumNameValueBytes, "an oversized pair was accepted")
-        if let path = cookie.path { try require(path.hasPrefix("/"), "path '\(path)' does not start with /") }
+        if let path = cookie.path { try require(path.unicodeScalars.first == "/", "path '\(path)' does not start with /") }
         if let domain = cookie.domain { try require(domain == domain.lowercased(), "domain '\(domain)' is not lower-case") }
         let written = Self.header(for: cookie)
         try require(SetCookieParser.parse(written) == cookie, "round trip changed the cookie: \(written.prefix(300))")
