@@ -14,10 +14,16 @@ enum CurlStream {
         guard let url = request.url else { throw HTTPStream.Failure.transport("no URL") }
         let transfer = CurlTransfer(url: url, sink: sink, deadlines: deadlines)
         let lines = (request.allHTTPHeaderFields ?? [:]).map { "\($0.key): \($0.value)" }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+        // The thread's end is handed over under a lock, not only through the continuation: the
+        // caller reads what the sink wrote on that thread, and ThreadSanitizer does not see a
+        // continuation resumed from a thread of our own as ordering the two (docs/sanitizers.md).
+        let outcome = LockedState<Result<Void, any Error>>(.success(()))
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let thread = Thread {
-                    continuation.resume(with: Result { try transfer.perform(headers: lines, refusingOver: limit) })
+                    let result = Result { try transfer.perform(headers: lines, refusingOver: limit) }
+                    outcome.withLock { $0 = result }
+                    continuation.resume()
                 }
                 thread.name = "HybridKit download"
                 thread.start()
@@ -25,6 +31,7 @@ enum CurlStream {
         } onCancel: {
             transfer.cancel()
         }
+        try outcome.withLock { $0 }.get()
     }
 }
 
