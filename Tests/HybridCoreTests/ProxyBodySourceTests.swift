@@ -23,6 +23,10 @@ struct ProxyBodySourceTests {
 
     static let origin = BridgeOrigin(url: URL(string: "https://m.example.com/")!)
 
+    /// The read deadline of tests that are not about it: megabytes made and checked byte by byte
+    /// take 20 s in a debug build under AddressSanitizer and over 30 s under ThreadSanitizer.
+    static let patient: TimeInterval = 600
+
     static func source(size: Int64, pulls: Pulls) -> ProxyBodySource {
         ProxyBodySource(size: size, origin: origin, document: 1) { pulls.add($0) }
     }
@@ -84,13 +88,16 @@ struct ProxyBodySourceTests {
         let pulls = Pulls()
         let size = Int64(ProxyBodySource.sliceBytes * 5 + 123)
         let source = Self.source(size: size, pulls: pulls)
-        let stream = source.makeStream(deadline: .now + 30)
+        let stream = source.makeStream(deadline: .now + Self.patient)
         // Asked at once: the window, no more.
         #expect(pulls.all.count == ProxyBodySource.window)
         let answers = Self.answering(source, pulls)
         defer { answers.cancel() }
         let (data, _) = await Self.readAll(stream)
-        #expect(data == Self.bytes(Int(size), from: 0))
+        // Compared as one Bool: a failing `==` on megabytes of Data makes Swift Testing diff them
+        // (under ThreadSanitizer that diff ran for over 20 minutes).
+        let whole = data == Self.bytes(Int(size), from: 0)
+        #expect(whole, "read \(data.count) of \(size) bytes, or the wrong ones")
         #expect(pulls.all.map(\.offset) == (0..<6).map { Int64($0 * ProxyBodySource.sliceBytes) })
         #expect(pulls.all.last?.length == 123)
         #expect(source.failure == nil)
@@ -100,9 +107,9 @@ struct ProxyBodySourceTests {
         let pulls = Pulls()
         let size = Int64(ProxyBodySource.sliceBytes * 3)
         let source = Self.source(size: size, pulls: pulls)
-        _ = source.makeStream(deadline: .now + 30)
+        _ = source.makeStream(deadline: .now + Self.patient)
         let stale = pulls.all
-        let stream = source.makeStream(deadline: .now + 30)
+        let stream = source.makeStream(deadline: .now + Self.patient)
         #expect(pulls.all.count == stale.count * 2)
         #expect(pulls.all[stale.count].offset == 0)
         // Answers to the first stream's pulls are no longer wanted, and are no error.
@@ -110,7 +117,8 @@ struct ProxyBodySourceTests {
         let answers = Self.answering(source, pulls)
         defer { answers.cancel() }
         let (data, _) = await Self.readAll(stream)
-        #expect(data == Self.bytes(Int(size), from: 0))
+        let whole = data == Self.bytes(Int(size), from: 0)
+        #expect(whole, "read \(data.count) of \(size) bytes, or the wrong ones")
         #expect(source.failure == nil)
     }
 
@@ -121,7 +129,7 @@ struct ProxyBodySourceTests {
         let pulls = Pulls()
         let size = Int64(ProxyBodySource.sliceBytes * 2 + 10)
         let source = Self.source(size: size, pulls: pulls)
-        let stream = source.makeStream(deadline: .now + 30)
+        let stream = source.makeStream(deadline: .now + Self.patient)
         let answers = Self.answering(source, pulls) { slice in
             // The last slice is the wrong one: everything before it was sent.
             guard slice.offset == Int64(ProxyBodySource.sliceBytes * 2) else { return slice }
@@ -175,7 +183,7 @@ struct ProxyBodySourceTests {
         let pulls = Pulls()
         let source = Self.source(size: 10, pulls: pulls)
         registry.add(source)
-        _ = source.makeStream(deadline: .now + 30)
+        _ = source.makeStream(deadline: .now + Self.patient)
         let slice = Self.answer(pulls.all[0])
         let other = BridgeOrigin(url: URL(string: "https://evil.example/")!)
         for (origin, document) in [(other, 1), (Self.origin, 2), (Self.origin, nil)] as [(BridgeOrigin?, Int?)] {
