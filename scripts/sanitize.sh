@@ -6,7 +6,7 @@
 #   scripts/sanitize.sh tsan-engine ARGS...  the end-to-end suite from the TSan build (not in make tsan)
 #
 # Each sanitizer builds in a scratch path of its own (.build/tsan, .build/asan), so the normal
-# .build is untouched. Reports are written to .build/<san>/reports/ and any report fails the run:
+# .build is untouched. Reports are written to .build/<san>/reports-<mode>/ and any report fails the run:
 # TSan and UBSan report and go on (so one run lists them all), ASan stops at its first error.
 # Suppressions, each with its reason, are in scripts/sanitizers/.
 set -uo pipefail
@@ -29,7 +29,7 @@ case "$mode" in
   *) echo "sanitize.sh: unknown mode $mode (tsan, asan, tsan-engine)" >&2; exit 2 ;;
 esac
 
-reports=$PWD/$scratch/reports
+reports=$PWD/$scratch/reports-$mode
 rm -rf "$reports"
 mkdir -p "$reports"
 
