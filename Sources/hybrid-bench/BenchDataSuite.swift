@@ -205,6 +205,7 @@ enum DataBenchSuite: BenchSuite {
         const sides = (rounds, run) => turns(rounds, () => run('native'), () => run('proxied'));
         const uploads = (body, rounds) => sides(rounds, (side) => put(`/sink/${side}.bin`, body));
         window.dataBench = {
+          nativeBase64,
           upload: (mb, rounds) => uploads(filled(mb), rounds),
           uploadBlob: (mb, rounds) => uploads(new Blob([filled(mb)], { type: 'application/octet-stream' }), rounds),
           async put(mb, rounds, proxied) {
