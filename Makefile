@@ -5,11 +5,16 @@
 
 all: build
 
+# A target that imports a module of this package it does not declare as a dependency fails the
+# build (SwiftPM otherwise finds any built module on the search path): the edges between
+# HybridKit's modules in Package.swift are the ones the code can use (docs/architecture.md).
+SWIFT_BUILD := swift build --explicit-target-dependency-import-check error
+
 bootstrap:
 	@bash scripts/bootstrap.sh
 
 build: bootstrap
-	swift build
+	$(SWIFT_BUILD)
 
 # Every public declaration of HybridCore and of each product has a doc comment (swift-format's
 # AllPublicDeclarationsHaveDocumentation, configured in .swift-format; see scripts/lint-docs.sh).
@@ -23,8 +28,8 @@ lint: bootstrap
 # is the `hybrid-engine-tests` executable (WebKit must own the main thread: see docs/architecture-notes.md).
 test: bootstrap
 	$(MAKE) --no-print-directory lint quickstart-check js-tests
-	swift build --build-tests
-	swift build --product hybrid-engine-tests
+	$(SWIFT_BUILD) --build-tests
+	$(SWIFT_BUILD) --product hybrid-engine-tests
 	$(MAKE) --no-print-directory unit-tests engine-tests
 	$(MAKE) --no-print-directory fuzz-smoke
 	$(MAKE) --no-print-directory example

@@ -12,7 +12,15 @@ let linux = TargetDependencyCondition.when(platforms: [.linux])
 
 var targets: [Target] = [
     // Policy and protocols: Foundation + Dispatch only, compiles on Linux and Apple.
-    .target(name: "HybridCore", dependencies: [.target(name: "CHybridCurl", condition: linux)],
+    // The modules below the container, each kept apart by the compiler (docs/architecture.md):
+    // values and errors every layer speaks; bounded HTTP downloads; health events and sinks;
+    // the engine contract; offline packages (which know no engine and no view).
+    .target(name: "HybridBase"),
+    .target(name: "HybridHTTP", dependencies: ["HybridBase", .target(name: "CHybridCurl", condition: linux)]),
+    .target(name: "HybridHealth", dependencies: ["HybridBase"]),
+    .target(name: "HybridEngine", dependencies: ["HybridBase"]),
+    .target(name: "HybridPackages", dependencies: ["HybridBase", "HybridHTTP", "HybridHealth"]),
+    .target(name: "HybridCore", dependencies: ["HybridBase", "HybridHTTP", "HybridHealth", "HybridEngine", "HybridPackages"],
             resources: [.copy("Resources/hybrid.js"), .copy("Resources/hybrid.d.ts"), .copy("Resources/hybrid-proxy.js"),
                                             .copy("Resources/hybrid-prefetch.js"), .copy("Resources/hybrid-transport.js"),
                                             .copy("Resources/hybrid-health.js")]),
@@ -70,7 +78,7 @@ var targets: [Target] = [
     .target(
         name: "HybridServer",
         dependencies: [
-            "HybridCore",
+            "HybridBase",
             .target(name: "CSoup", condition: linux),
         ]
     ),
@@ -79,7 +87,7 @@ var targets: [Target] = [
     // fall back to full blobs, or plug in their own `DeltaCodec` (docs/offline-packages.md).
     .target(
         name: "HybridCrypto",
-        dependencies: ["HybridCore", .target(name: "CSodium", condition: linux), .target(name: "CZstd", condition: linux)]
+        dependencies: ["HybridBase", "HybridPackages", .target(name: "CSodium", condition: linux), .target(name: "CZstd", condition: linux)]
     ),
     // HybridKit's own test fixtures (engine harness, pages, images, routes, the nginx runner):
     // not a product, never linked by one. (`HybridTesting`, the product, is the fake engine an

@@ -1,7 +1,8 @@
 #if !canImport(CSodium) && canImport(CryptoKit)
 import CryptoKit
 import Foundation
-import HybridCore
+import HybridBase
+import HybridPackages
 
 // Apple platforms: the same public types as the libsodium backend, on CryptoKit. The bytes are
 // identical: a seed, public key or signature made by one verifies with the other.

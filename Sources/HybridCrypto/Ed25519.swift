@@ -1,6 +1,7 @@
 #if canImport(CSodium)
 import CSodium
-import HybridCore
+import HybridBase
+import HybridPackages
 import Foundation
 
 /// Ed25519 signing with libsodium. Signatures are the 64-byte RFC 8032 form, which CryptoKit's

@@ -1,5 +1,6 @@
 import Foundation
-import HybridCore
+import HybridBase
+import HybridPackages
 
 /// Ed25519 keys on disk, in a form CryptoKit reads directly.
 ///

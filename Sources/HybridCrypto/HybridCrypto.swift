@@ -1,4 +1,5 @@
-import HybridCore
+import HybridBase
+import HybridPackages
 
 // HybridCrypto implements HybridCore's `Signer`, `SignatureVerifier`, `DigestFactory` and
 // `BlobCompressor` with libsodium and zlib, so HybridCore stays Foundation-only. Apple builds

@@ -1,4 +1,5 @@
-import HybridCore
+import HybridBase
+import HybridPackages
 
 extension PackagePlatform {
     /// This platform's primitives: libsodium's SHA-256 on Linux, CryptoKit's on Apple, zlib

@@ -1,6 +1,7 @@
 #if canImport(CSodium)
 import CSodium
-import HybridCore
+import HybridBase
+import HybridPackages
 import Foundation
 
 /// libsodium, initialised once per process (`sodium_init` is idempotent but not free).

@@ -1,5 +1,6 @@
 import Foundation
-import HybridCore
+import HybridBase
+import HybridPackages
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,7 +1,8 @@
 #if canImport(CZstd)
 import CZstd
 import Foundation
-import HybridCore
+import HybridBase
+import HybridPackages
 
 /// The zstd delta codec on libzstd (Debian's `libzstd-dev`, through the `CZstd` system library):
 /// the new file compressed with the old one as a raw prefix, as `zstd --patch-from` does.

@@ -1,7 +1,7 @@
 #if canImport(CSoup)
 import CSoup
 import Foundation
-import HybridCore
+import HybridBase
 
 /// A real HTTP server on libsoup 3's `SoupServer`, running on its own thread with its own
 /// GLib main context, so it never depends on the UI main loop: tests, the CLI and benchmarks

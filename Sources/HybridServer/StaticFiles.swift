@@ -1,5 +1,5 @@
 import Foundation
-import HybridCore
+import HybridBase
 
 /// Serves a directory read-only: correct content types, `ETag`/`If-None-Match` → 304,
 /// `Last-Modified`/`If-Modified-Since`, single `Range` → 206/416, `HEAD`, `index.html` for

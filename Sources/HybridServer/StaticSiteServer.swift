@@ -1,6 +1,6 @@
 #if canImport(CSoup)
 import Foundation
-import HybridCore
+import HybridBase
 
 /// What `hybrid serve` runs: one directory — a package repository with its `config/`, or any
 /// static site — served read-only by ``StaticFiles`` on a ``LoopbackServer``, with one access-log

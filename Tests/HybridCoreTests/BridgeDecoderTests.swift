@@ -1,6 +1,11 @@
 import Foundation
 import Testing
 @testable import HybridCore
+@testable import HybridBase
+@testable import HybridEngine
+@testable import HybridHTTP
+@testable import HybridHealth
+@testable import HybridPackages
 
 @Suite("Bridge decoder refuses bad messages with typed errors")
 struct BridgeDecoderTests {

@@ -2,6 +2,11 @@ import Foundation
 import HybridFixtures
 import Testing
 @testable import HybridCore
+@testable import HybridBase
+@testable import HybridEngine
+@testable import HybridHTTP
+@testable import HybridHealth
+@testable import HybridPackages
 
 /// Random and mutated bridge messages.
 struct MessageFuzzer {

@@ -2,6 +2,11 @@ import Foundation
 import HybridTesting
 import Testing
 @testable import HybridCore
+@testable import HybridBase
+@testable import HybridEngine
+@testable import HybridHTTP
+@testable import HybridHealth
+@testable import HybridPackages
 
 @Suite("Bridge host wires the router to any engine through the seam")
 @MainActor

@@ -2,6 +2,11 @@ import Foundation
 import HybridTesting
 import Testing
 @testable import HybridCore
+@testable import HybridBase
+@testable import HybridEngine
+@testable import HybridHTTP
+@testable import HybridHealth
+@testable import HybridPackages
 
 /// Actions declared `immediate` are answered inside the message callback, with every policy
 /// the router applies to other calls.

@@ -1,6 +1,11 @@
 import Foundation
 import Testing
 @testable import HybridCore
+@testable import HybridBase
+@testable import HybridEngine
+@testable import HybridHTTP
+@testable import HybridHealth
+@testable import HybridPackages
 
 @Suite("Bridge JSON fast paths write what JSONDecoder reads back")
 struct BridgeJSONTests {

@@ -1,6 +1,11 @@
 import Foundation
 import Testing
 @testable import HybridCore
+@testable import HybridBase
+@testable import HybridEngine
+@testable import HybridHTTP
+@testable import HybridHealth
+@testable import HybridPackages
 
 @Suite("Origin patterns match exact, normalised origins and deny by default")
 struct BridgeOriginPatternTests {

@@ -1,6 +1,11 @@
 import Foundation
 import Testing
 @testable import HybridCore
+@testable import HybridBase
+@testable import HybridEngine
+@testable import HybridHTTP
+@testable import HybridHealth
+@testable import HybridPackages
 
 @Suite("Bridge router answers calls and enforces its policies")
 @MainActor

@@ -1,5 +1,10 @@
 import Foundation
 @testable import HybridCore
+@testable import HybridBase
+@testable import HybridEngine
+@testable import HybridHTTP
+@testable import HybridHealth
+@testable import HybridPackages
 
 // Compile-time checks only: the bridge's values cross tasks and actors. If one of these stops
 // being Sendable, this file stops compiling.

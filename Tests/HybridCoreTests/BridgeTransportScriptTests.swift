@@ -1,6 +1,11 @@
 import Foundation
 import Testing
 @testable import HybridCore
+@testable import HybridBase
+@testable import HybridEngine
+@testable import HybridHTTP
+@testable import HybridHealth
+@testable import HybridPackages
 
 /// The transport ships as `hybrid-transport.js` beside `hybrid.js`; the container fills in its
 /// configuration (the end-to-end suites run it on both engines).

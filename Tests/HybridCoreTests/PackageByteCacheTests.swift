@@ -1,5 +1,10 @@
 import Foundation
 @testable import HybridCore
+@testable import HybridBase
+@testable import HybridEngine
+@testable import HybridHTTP
+@testable import HybridHealth
+@testable import HybridPackages
 import Testing
 
 /// The package handler's memory: a file read once is answered again without the disk, and never

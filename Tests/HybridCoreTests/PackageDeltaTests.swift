@@ -1,5 +1,10 @@
 import Foundation
 @testable import HybridCore
+@testable import HybridBase
+@testable import HybridEngine
+@testable import HybridHTTP
+@testable import HybridHealth
+@testable import HybridPackages
 import HybridCrypto
 import Testing
 

@@ -1,5 +1,10 @@
 import Foundation
 @testable import HybridCore
+@testable import HybridBase
+@testable import HybridEngine
+@testable import HybridHTTP
+@testable import HybridHealth
+@testable import HybridPackages
 import Testing
 
 /// The engine's CORS protocol as the proxy models it (``ProxyCORS``): pure policy, no network.

@@ -3,6 +3,11 @@ import Foundation
 import FoundationNetworking
 #endif
 @testable import HybridCore
+@testable import HybridBase
+@testable import HybridEngine
+@testable import HybridHTTP
+@testable import HybridHealth
+@testable import HybridPackages
 import HybridFixtures
 import Testing
 

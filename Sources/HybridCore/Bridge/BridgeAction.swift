@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// One action of a ``BridgeModule``: a name, typed params, a typed result and an async handler.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// The bridge's byte channel: a custom scheme, `hybrid-bytes://<store>/<token>`, through which the
 /// page runtime moves large byte values as request and response bodies instead of base64 text in
@@ -12,7 +13,7 @@ import Foundation
 /// ``EngineCapabilities/byteChannel``.
 public struct BridgeByteChannel: URLSchemeHandler {
     /// The channel's URL scheme.
-    public static let scheme = "hybrid-bytes"
+    public static let scheme = ContainerSchemes.byteChannel
     /// Byte values of at least this many bytes take the channel; smaller ones stay inline as
     /// `$bytes` (below it a request costs more than base64 saves).
     public static let defaultThreshold = 64 << 10

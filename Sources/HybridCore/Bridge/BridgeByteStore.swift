@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// Bytes waiting to cross between a page and the app outside a script message: one store per
 /// view, each entry keyed by a 128-bit random token and taken at most once.

@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// Binary data crossing the bridge.
 ///

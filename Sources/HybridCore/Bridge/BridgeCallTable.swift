@@ -1,4 +1,5 @@
 import Foundation
+import HybridEngine
 
 /// The calls a router has accepted and not yet answered, with the bookkeeping that bounds them.
 ///

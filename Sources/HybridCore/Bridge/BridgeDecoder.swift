@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// Turns message text from the page into a ``BridgeMessage``, or a typed failure. Never traps.
 ///

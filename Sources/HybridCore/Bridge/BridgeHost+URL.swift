@@ -1,4 +1,5 @@
 import Foundation
+import HybridEngine
 
 extension BridgeHost {
     /// Offers a navigation to the bridge. Call it from the container's navigation delegate

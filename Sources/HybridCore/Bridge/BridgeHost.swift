@@ -1,4 +1,6 @@
 import Foundation
+import HybridEngine
+import HybridBase
 
 /// Glues a ``BridgeRouter`` to any ``WebEngine`` through the seam only.
 ///

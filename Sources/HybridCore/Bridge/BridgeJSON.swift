@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// JSON text for replies, progress and events, with fast paths for the common result types.
 ///

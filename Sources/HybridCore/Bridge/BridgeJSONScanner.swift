@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// A strict JSON reader over UTF-8 bytes, for the bridge's hot path.
 ///

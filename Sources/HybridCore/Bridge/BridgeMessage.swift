@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// A message from the page, decoded and type-checked.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// A native module the page can call: `hybrid.call(name, action, params)`.
 ///

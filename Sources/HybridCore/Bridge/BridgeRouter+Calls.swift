@@ -1,4 +1,6 @@
 import Foundation
+import HybridBase
+import HybridEngine
 
 extension BridgeRouter {
     /// Handles one message from the page and returns what to answer.

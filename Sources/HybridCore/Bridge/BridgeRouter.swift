@@ -1,4 +1,6 @@
 import Foundation
+import HybridBase
+import HybridEngine
 
 /// Routes page messages to modules for one container, and owns every policy on the way:
 /// size, format, document nonce, origin allowlist, in-flight bound, timeouts, cancellation.

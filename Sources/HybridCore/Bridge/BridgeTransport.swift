@@ -1,4 +1,6 @@
 import Foundation
+import HybridBase
+import HybridEngine
 
 /// How messages travel between the page runtime and the router. Chosen from the engine's
 /// capabilities; the page API is the same over all of them.

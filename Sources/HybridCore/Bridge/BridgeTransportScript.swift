@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// The scripts the bridge injects: the transport `hybrid-transport.js` (beside the native message
 /// handler) and the page runtime `hybrid.js` (in the page's world), both package resources.

@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// Message text native sends to the page: replies, progress and events (JSON, version 1).
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// A URL pattern a config rule matches navigations with.
 ///

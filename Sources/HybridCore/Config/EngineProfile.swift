@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// A named engine configuration in a config's registry (the "dual-core" idea: the server picks,
 /// per URL, which engine a page gets).

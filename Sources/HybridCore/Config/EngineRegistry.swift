@@ -1,4 +1,5 @@
 import Foundation
+import HybridEngine
 
 /// The app's side of remote config's engine choice: which ``WebEngineProvider`` builds each
 /// ``EngineProfile`` kind.

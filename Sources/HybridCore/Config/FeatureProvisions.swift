@@ -1,4 +1,6 @@
 import Foundation
+import HybridEngine
+import HybridBase
 
 /// What an app provides for the features remote config may turn on for a page: the decision
 /// chooses, these say how. One instance serves every view an app makes.

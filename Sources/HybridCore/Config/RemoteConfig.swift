@@ -1,4 +1,6 @@
 import Foundation
+import HybridBase
+import HybridPackages
 
 /// A signed remote-config document: which container features apply to which pages, for which
 /// share of installs, on which engine — plus a global kill switch.

@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// The last good config on disk, so an app that starts offline still gets its rules.
 ///

@@ -2,6 +2,9 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import HybridBase
+import HybridHTTP
+import HybridPackages
 
 /// Keeps an app's remote config current and answers, per navigation, which features apply.
 ///

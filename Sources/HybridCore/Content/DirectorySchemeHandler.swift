@@ -1,4 +1,6 @@
 import Foundation
+import HybridBase
+import HybridPackages
 
 /// Serves an app directory (or bundle resource folder) through a custom scheme — never `file://`
 /// — so local pages get a real origin, relative URLs, fetch/XHR and a secure context.

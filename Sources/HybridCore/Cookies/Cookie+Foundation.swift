@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import HybridEngine
 
 /// Conversions at the edges, for apps whose networking uses `HTTPCookieStorage`. The jar never
 /// parses through `HTTPCookie`; these only move already-judged cookies across.

@@ -1,4 +1,5 @@
 import Foundation
+import HybridHealth
 
 /// The cookie-date algorithm of RFC 6265 §5.1.1: the forgiving parser browsers use for
 /// `Expires`, which accepts every date format servers have sent over the years

@@ -1,4 +1,5 @@
 import Foundation
+import HybridEngine
 
 extension CookieJar {
     /// One change to the jar.

@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// Persistence: persistent cookies (those with an expiry) survive a restart; session cookies,
 /// by definition, do not. The file is JSON, written atomically after every change.

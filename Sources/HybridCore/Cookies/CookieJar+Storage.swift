@@ -1,4 +1,6 @@
 import Foundation
+import HybridBase
+import HybridEngine
 
 /// The storage model (RFC 6265 §5.3) and its RFC 6265bis refinements.
 extension CookieJar {

@@ -1,4 +1,6 @@
 import Foundation
+import HybridBase
+import HybridEngine
 
 /// The app's cookie store, implementing the storage model of RFC 6265 §5.3 and the retrieval
 /// rules of §5.4 without Foundation's `HTTPCookie` (which on Linux splits headers on commas,

@@ -1,4 +1,5 @@
 import Foundation
+import HybridEngine
 
 /// The matching rules of RFC 6265 §5.1: canonical hosts, domain-match (§5.1.3), default-path and
 /// path-match (§5.1.4). Pure functions, shared by the jar, the sync policy and the tests.

@@ -1,4 +1,6 @@
 import Foundation
+import HybridEngine
+import HybridHealth
 
 /// Keeps the app's ``CookieJar`` — the single source of truth — and an engine's cookie store in
 /// step, both ways, so every request the engine makes itself (first load, redirects to other

@@ -1,4 +1,6 @@
 import Foundation
+import HybridEngine
+import HybridHealth
 
 /// The document-start script that makes a document's cookies visible to `document.cookie`
 /// before any page script runs — for engines whose cookie store may lag behind the app's jar.

@@ -1,4 +1,5 @@
 import Foundation
+import HybridEngine
 
 /// Reads the Netscape `cookies.txt` format that curl, wget and browser extensions write: one
 /// cookie per line, seven tab-separated fields (domain, include-subdomains, path, secure,

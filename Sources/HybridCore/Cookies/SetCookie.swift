@@ -1,4 +1,5 @@
 import Foundation
+import HybridEngine
 
 /// One parsed `Set-Cookie` header (or `document.cookie` assignment): the name-value pair and
 /// the attributes that RFC 6265 §5.2 keeps, before the storage model (§5.3) judges it.

@@ -1,4 +1,5 @@
 import Foundation
+import HybridHealth
 
 /// The `Set-Cookie` parsing algorithm of RFC 6265 §5.2, exactly: one header is one cookie (a
 /// comma never splits it — `Expires` dates contain commas), attribute names are matched

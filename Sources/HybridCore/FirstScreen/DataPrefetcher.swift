@@ -1,4 +1,6 @@
 import Foundation
+import HybridBase
+import HybridEngine
 
 /// A data request a page makes as soon as it runs, declared by the app (or a remote-config
 /// rule) so the container can start it when the app *opens* the page, in parallel with handing

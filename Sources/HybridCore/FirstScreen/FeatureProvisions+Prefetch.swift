@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 extension FeatureProvisions {
     /// The prefetcher rules for a decision's declarations: those whose target is one of

@@ -1,4 +1,6 @@
 import Foundation
+import HybridBase
+import HybridEngine
 
 extension HybridWebView {
     /// Pushes what ``HybridWebViewConfiguration/prefetcher`` started for `url` into the page's

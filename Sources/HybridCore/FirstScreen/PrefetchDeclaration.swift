@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// A data request declared in a remote-config rule (`features.prefetch`): the container starts it
 /// when the app opens one of the rule's pages and hands it to that page once (see ``DataPrefetcher``).

@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// The bridge side of data prefetch: `hybrid.prefetched(key)` (and the page script's transparent
 /// `fetch`) take a response ``DataPrefetcher`` started when the app opened the page.

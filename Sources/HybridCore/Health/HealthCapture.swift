@@ -1,4 +1,7 @@
 import Foundation
+import HybridBase
+import HybridEngine
+import HybridHealth
 
 /// The page side of health recording and the container's one script-error capture:
 /// `hybrid-health.js`, run at document start in every frame in the container's own script world

@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// The streamed request bodies of a ``RequestProxy`` that are being sent, by their random name,
 /// so that the page's `proxy.slice` answers reach the right one.

@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// A request body that stays in the page and is pulled from it by offset, a slice at a time,
 /// while `URLSession` sends it (``ProxyRequest/bodySize``).

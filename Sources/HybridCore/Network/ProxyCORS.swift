@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// The engine's CORS protocol for one proxied request: what the engine would send, check and
 /// hide, hop by hop (the Fetch standard's main fetch, HTTP fetch and CORS-preflight fetch).

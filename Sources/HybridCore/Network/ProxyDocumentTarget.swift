@@ -1,4 +1,6 @@
 import Foundation
+import HybridBase
+import HybridEngine
 
 /// Where a proxied form POST's response is shown: the container's engine, as a new document.
 ///

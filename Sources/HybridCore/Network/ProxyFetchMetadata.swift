@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// The `Sec-Fetch-*` request headers the engine sends (Fetch Metadata), so a server that
 /// decides by them treats a proxied request as it treats the engine's.

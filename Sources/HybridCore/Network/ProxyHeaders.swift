@@ -2,6 +2,8 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import HybridEngine
+import HybridHealth
 
 /// Header rules of the request proxy: what a page may not set, and how responses read.
 enum ProxyHeaders {

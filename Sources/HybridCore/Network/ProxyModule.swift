@@ -1,4 +1,6 @@
 import Foundation
+import HybridBase
+import HybridEngine
 
 /// The bridge side of the request proxy: `hybrid.call('proxy', 'request', request, {onProgress})`.
 ///

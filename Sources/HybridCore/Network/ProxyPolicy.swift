@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// Which page requests the ``RequestProxy`` carries, on which pages, and within which limits.
 ///

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import HybridBase
 
 /// One `URLSession` for a ``RequestProxy`` and the delegate that runs its single-hop transfers.
 ///

@@ -2,6 +2,8 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import HybridBase
+import HybridEngine
 
 /// Performs page requests natively (`URLSession`) with the app's ``CookieJar``.
 ///

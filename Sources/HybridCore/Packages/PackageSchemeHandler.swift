@@ -2,6 +2,8 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import HybridBase
+import HybridPackages
 
 /// Serves the active version of one package through a custom URL scheme, falling back to the
 /// network at the package's real origin for anything the package lacks.

@@ -1,5 +1,10 @@
 import Foundation
 @testable import HybridCore
+@testable import HybridBase
+@testable import HybridEngine
+@testable import HybridHTTP
+@testable import HybridHealth
+@testable import HybridPackages
 
 /// `Content-Disposition` (RFC 6266, RFC 5987 `filename*`) and the download name made from it.
 ///

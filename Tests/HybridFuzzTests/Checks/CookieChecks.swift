@@ -1,5 +1,10 @@
 import Foundation
 @testable import HybridCore
+@testable import HybridBase
+@testable import HybridEngine
+@testable import HybridHTTP
+@testable import HybridHealth
+@testable import HybridPackages
 
 /// `Set-Cookie` (RFC 6265 §5.2), cookie dates (§5.1.1) and Netscape `cookies.txt` files.
 ///

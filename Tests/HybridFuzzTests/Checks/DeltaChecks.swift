@@ -1,5 +1,10 @@
 import Foundation
 @testable import HybridCore
+@testable import HybridBase
+@testable import HybridEngine
+@testable import HybridHTTP
+@testable import HybridHealth
+@testable import HybridPackages
 import HybridCrypto
 
 /// `dcz` patches (RFC 9842 framing around a zstd frame with the base as its prefix).

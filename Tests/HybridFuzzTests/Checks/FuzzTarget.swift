@@ -1,5 +1,10 @@
 import Foundation
 @testable import HybridCore
+@testable import HybridBase
+@testable import HybridEngine
+@testable import HybridHTTP
+@testable import HybridHealth
+@testable import HybridPackages
 
 // The property checks behind every fuzz target. The same files compile into two places: the
 // `HybridFuzzTests` test target, which replays Fuzz/corpus and Fuzz/regressions through them, and

@@ -1,5 +1,10 @@
 import Foundation
 @testable import HybridCore
+@testable import HybridBase
+@testable import HybridEngine
+@testable import HybridHTTP
+@testable import HybridHealth
+@testable import HybridPackages
 import HybridCrypto
 
 /// Package manifests, `latest.json` pointers and key rotation statements: the JSON documents a

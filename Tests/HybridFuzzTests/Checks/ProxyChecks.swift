@@ -1,5 +1,10 @@
 import Foundation
 @testable import HybridCore
+@testable import HybridBase
+@testable import HybridEngine
+@testable import HybridHTTP
+@testable import HybridHealth
+@testable import HybridPackages
 
 /// The request proxy's header handling: page request headers (CORS safelisting, forbidden
 /// names), response headers (CORS checks, preflight, exposure) and `Set-Cookie` fields that

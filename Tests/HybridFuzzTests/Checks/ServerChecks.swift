@@ -1,5 +1,10 @@
 import Foundation
 @testable import HybridCore
+@testable import HybridBase
+@testable import HybridEngine
+@testable import HybridHTTP
+@testable import HybridHealth
+@testable import HybridPackages
 @testable import HybridServer
 
 /// What `hybrid serve` reads from a request: path, query, `Host`, `Range`, validators and

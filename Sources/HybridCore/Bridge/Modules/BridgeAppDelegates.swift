@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// What the `navigation` module asks of the app: the container's navigation.
 @MainActor

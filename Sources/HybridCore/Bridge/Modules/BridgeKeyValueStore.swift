@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// Persistent key-value storage for pages, one JSON file per origin, written atomically.
 ///

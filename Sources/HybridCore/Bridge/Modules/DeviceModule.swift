@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// The `device` module: where the page is running.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// The `hybrid` module: what the runtime reports about the container.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// The `navigation` module: the container's navigation, routed to a ``BridgeNavigationDelegate``.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// The `storage` module: persistent key-value storage, namespaced by the caller's origin.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// The `ui` module: native toasts and dialogs, routed to a ``BridgeUIDelegate``.
 ///

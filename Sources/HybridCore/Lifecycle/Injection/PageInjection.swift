@@ -1,4 +1,6 @@
 import Foundation
+import HybridBase
+import HybridEngine
 
 /// Content the container adds to pages: a style sheet, a script, or an HTML fragment placed
 /// relative to an element (for example a like/share footer after an article), scoped by URL

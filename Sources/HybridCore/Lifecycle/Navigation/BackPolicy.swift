@@ -1,4 +1,5 @@
 import Foundation
+import HybridEngine
 
 /// What the app's back button does: go back in the page while it has somewhere to go, else
 /// close the container.

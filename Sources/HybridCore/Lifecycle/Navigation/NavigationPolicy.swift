@@ -1,4 +1,5 @@
 import Foundation
+import HybridEngine
 
 /// The container's navigation rules: URL interception into bridge modules, token parameters
 /// and headers for the app's own hosts, system and payment schemes handed to the app, the

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import HybridEngine
 
 /// A page's HTML fetched natively, ready to be shown as the response for its URL.
 public struct PreloadedPage: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import HybridEngine
 
 /// Warm ``HybridWebView``s ready to show a page at once.
 ///

@@ -1,4 +1,6 @@
 import Foundation
+import HybridBase
+import HybridPackages
 
 /// A launch of a package version on trial in one view (``BootHealthPolicy``).
 struct BootTrialSession {

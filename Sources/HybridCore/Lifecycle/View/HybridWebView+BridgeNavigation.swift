@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// The container serves the bridge's `navigation` module for its own page
 /// (``HybridWebViewConfiguration/navigationModuleOrigins``): the page asks, the app's delegate

@@ -1,4 +1,5 @@
 import Foundation
+import HybridEngine
 
 /// Permissions go through the configuration's ``PermissionPolicy`` (deny for an origin it does
 /// not list, the delegate only for an ``PermissionRule/ask`` rule not yet remembered); downloads

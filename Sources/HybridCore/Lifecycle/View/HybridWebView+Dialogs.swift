@@ -1,4 +1,5 @@
 import Foundation
+import HybridEngine
 
 /// Dialogs reach the app's delegate only while the view can show them; whatever is open when
 /// it is hidden, enters a transition, is pooled, closed or destroyed gets its safe default.

@@ -1,4 +1,5 @@
 import Foundation
+import HybridEngine
 
 /// Remote config's engine choice where a container is made: the page's URL asks the config,
 /// the decision names an engine, the app's ``EngineRegistry`` has the provider for it.

@@ -1,4 +1,7 @@
 import Foundation
+import HybridBase
+import HybridEngine
+import HybridPackages
 
 /// The view is its engine's delegate: navigation decisions are chained (container, bridge,
 /// new windows, app) and dialogs go through the view's exactly-once guard.

@@ -1,4 +1,5 @@
 import Foundation
+import HybridEngine
 
 extension HybridWebView {
     /// The schemes this container serves itself (custom scheme handlers, its package, the bridge).

@@ -1,4 +1,5 @@
 import Foundation
+import HybridEngine
 
 /// The container's one capture of what happens in the page (`hybrid-health.js`, ``HealthCapture``):
 /// its script errors feed both boot health's trial and health recording, its timing the recording.

@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// The ready mark of network pages (``HybridWebViewConfiguration/readyOrigins``): recorded by
 /// health, never part of a package's boot trial.

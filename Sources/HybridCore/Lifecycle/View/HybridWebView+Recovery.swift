@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// White-screen recovery: reload with backoff, then an error page with a retry; the probes run
 /// when the view becomes visible again, followed by the page's `resume` event.

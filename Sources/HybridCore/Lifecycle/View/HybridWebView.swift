@@ -1,4 +1,6 @@
 import Foundation
+import HybridBase
+import HybridEngine
 
 /// The container app developers use: one engine view with the bridge, cookie sync, an optional
 /// offline package, injected content and the lifecycle handled — progress, dialogs, white

@@ -1,4 +1,8 @@
 import Foundation
+import HybridEngine
+import HybridHealth
+import HybridPackages
+import HybridBase
 
 /// An offline package a container serves from its custom scheme, and confirms or rolls back
 /// as its pages load or fail.

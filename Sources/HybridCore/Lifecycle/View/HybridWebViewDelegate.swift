@@ -1,4 +1,6 @@
 import Foundation
+import HybridEngine
+import HybridPackages
 
 /// A page asked for a new window (`target=_blank`, `window.open`): the app opens a new
 /// container for it (the engine never creates windows itself).

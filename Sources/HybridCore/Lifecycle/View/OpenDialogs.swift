@@ -1,4 +1,5 @@
 import Foundation
+import HybridEngine
 
 /// The script dialogs a view has handed to its delegate and not seen answered, held weakly (a
 /// dropped one answers itself), so that hiding, pooling or closing the view answers them all.

@@ -1,4 +1,7 @@
 import Foundation
+import HybridEngine
+import HybridHealth
+import HybridBase
 
 /// One view's health recording (``HybridWebViewConfiguration/health``): the launch in progress,
 /// the page's own reports (timing, errors, drops) from the container's capture

@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// One view's recovery from white screens: the policy with its memory of recent ones, the reload
 /// it scheduled, the reason owed for a termination the view caused itself, and the error page it

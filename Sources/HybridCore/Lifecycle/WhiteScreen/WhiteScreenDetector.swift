@@ -1,4 +1,5 @@
 import Foundation
+import HybridEngine
 
 /// Finds white screens that no engine event reports: a page whose main thread no longer
 /// answers, and a page that went blank (its title gone where it had one, and no visible content).

@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// Why a container showed (or was about to show) a white screen.
 public enum WhiteScreenReason: Sendable, Equatable, CustomStringConvertible {
