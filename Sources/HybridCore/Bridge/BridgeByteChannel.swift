@@ -2,7 +2,11 @@ import Foundation
 
 /// The bridge's byte channel: a custom scheme, `hybrid-bytes://<store>/<token>`, through which the
 /// page runtime moves large byte values as request and response bodies instead of base64 text in
-/// script messages (docs/bridge.md, "Bytes without base64").
+/// script messages (docs/bridge.md, "Bytes without base64"). An engine that cannot serve a custom
+/// scheme to `fetch` serves the same handler at a loopback HTTP endpoint of its own instead
+/// (``WebEngineProvider/byteChannelOrigin``, Blink): the page then reaches it at
+/// `<endpoint>/<store>/<token>`, and the engine hands each request to ``respond(to:)`` at its
+/// `hybrid-bytes:` URL.
 ///
 /// `POST` with a token the runtime made keeps the body in the view's ``BridgeByteStore`` (a call
 /// then names it as `{"$blob": token, "size": N}`); `GET` takes the bytes of a reply, once. Only
@@ -21,18 +25,35 @@ public struct BridgeByteChannel: URLSchemeHandler {
     public let store: BridgeByteStore
     /// The host part of the channel's URLs: a random name for this store.
     public let storeID: String
+    /// The loopback origin the engine serves the channel at (`http://127.0.0.1:PORT`), or `nil`
+    /// for the channel's own scheme.
+    public let endpoint: String?
     let origin: @MainActor @Sendable () -> BridgeOrigin?
 
     /// A channel over `store`, answering only the origin `origin()` returns at each request.
-    public init(store: BridgeByteStore, storeID: String = BridgeByteStore.makeToken(),
+    /// - Parameters:
+    ///   - store: The view's byte store.
+    ///   - storeID: The store's random name (the capability in the channel's URLs).
+    ///   - endpoint: Where the engine serves the channel (``WebEngineProvider/byteChannelOrigin``);
+    ///     `nil`: at `hybrid-bytes://`, through the engine's custom-scheme handling.
+    ///   - origin: The only page origin answered, asked at each request.
+    public init(store: BridgeByteStore, storeID: String = BridgeByteStore.makeToken(), endpoint: String? = nil,
                 origin: @escaping @MainActor @Sendable () -> BridgeOrigin?) {
         self.store = store
         self.storeID = storeID
+        self.endpoint = endpoint
         self.origin = origin
     }
 
-    /// The URL prefix the page runtime posts to and fetches from: `hybrid-bytes://<store>/`.
-    public var baseURL: String { "\(Self.scheme)://\(storeID)/" }
+    /// The URL prefix the page runtime posts to and fetches from: `hybrid-bytes://<store>/`, or
+    /// `<endpoint>/<store>/` where the engine serves the channel at a loopback endpoint.
+    public var baseURL: String { endpoint.map { "\($0)/\(storeID)/" } ?? "\(Self.scheme)://\(storeID)/" }
+
+    /// The URL prefix the page runtime fetches a reply's bytes from: ``baseURL``, or at a loopback
+    /// endpoint `<endpoint>/<store>/read/`, a path of its own so the engine can single out the
+    /// page's reads (Blink pauses them to add the view's key; it cannot pause a POST without its body
+    /// crossing the DevTools pipe).
+    public var readURL: String { endpoint == nil ? baseURL : baseURL + "read/" }
 
     /// Answers a `POST` (keep the body under the URL's token), a `GET` (take the token's bytes)
     /// or an `OPTIONS` preflight, for the origin `origin()` returns only; everything else gets
@@ -46,10 +67,21 @@ public struct BridgeByteChannel: URLSchemeHandler {
         let token = String(request.url.path.dropFirst())
         switch request.method.uppercased() {
         case "OPTIONS":
-            return SchemeResponse(status: 204, headers: Self.corsHeaders(cors) + [
+            // A loopback endpoint asked from a page of another address space: Chromium's Private
+            // Network Access preflight wants the permission said in so many words.
+            let network: [(name: String, value: String)] =
+                request.header("Access-Control-Request-Private-Network")?.lowercased() == "true"
+                    ? [("Access-Control-Allow-Private-Network", "true")] : []
+            return SchemeResponse(status: 204, headers: Self.corsHeaders(cors) + network + [
                 ("Access-Control-Allow-Methods", "GET, POST"), ("Access-Control-Max-Age", "600")], body: .data(Data()))
         case "POST":
-            guard let body = request.body else { return Self.refusal(400, "no body", cors: cors) }
+            guard let body = request.body else {
+                // An endpoint that read no body because its declared length is over the limit.
+                if let declared = request.header("Content-Length").flatMap(Int.init), declared > store.limits.maxEntryBytes {
+                    return Self.refusal(413, "\(BridgeByteStore.Refusal.tooLarge(size: declared, limit: store.limits.maxEntryBytes))", cors: cors)
+                }
+                return Self.refusal(400, "no body", cors: cors)
+            }
             do {
                 try store.put(body, token: token)
             } catch {

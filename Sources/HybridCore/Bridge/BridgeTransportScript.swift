@@ -55,13 +55,16 @@ public enum BridgeTransportScript {
     ///     (its Blobs unread) before the handshake too; `nil`: checked from the handshake on.
     ///   - byteChannel: The byte channel's URL prefix and the size from which byte values take it
     ///     (``BridgeByteChannel``); `nil`: every byte value travels as base64.
+    ///   - byteChannelReads: The URL prefix the channel's bytes are fetched from, when it is not
+    ///     the channel's own (``BridgeByteChannel/readURL``).
     public static func runtime(transport: String, urlScheme: String, maxMessageBytes: Int? = nil,
-                               byteChannel: (url: String, threshold: Int)? = nil) -> String {
+                               byteChannel: (url: String, threshold: Int)? = nil, byteChannelReads: String? = nil) -> String {
         var boot: [String: JSONValue] = ["transport": .string(transport), "urlScheme": .string(urlScheme)]
         if let maxMessageBytes { boot["maxMessageBytes"] = .number(Double(maxMessageBytes)) }
         if let byteChannel {
             boot["byteChannel"] = .string(byteChannel.url)
             boot["byteThreshold"] = .number(Double(byteChannel.threshold))
+            if let byteChannelReads, byteChannelReads != byteChannel.url { boot["byteChannelReads"] = .string(byteChannelReads) }
         }
         return "window.__hybridkitBoot = \(JSONValue.object(boot).jsonText);\n" + runtimeSource
     }

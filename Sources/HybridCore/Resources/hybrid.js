@@ -61,6 +61,8 @@
   var byteChannel = typeof boot.byteChannel === 'string' && typeof window.fetch === 'function' ? boot.byteChannel : null;
   var byteThreshold = boot.byteThreshold || 65536;
   var channelFetch = byteChannel ? window.fetch.bind(window) : null;
+  // Where a loopback endpoint (Blink) serves the channel, reads have a path of their own.
+  var byteChannelReads = byteChannel && typeof boot.byteChannelReads === 'string' ? boot.byteChannelReads : byteChannel;
 
   var nonce = null;
   var info = null;
@@ -194,7 +196,7 @@
 
   // Fetches the bytes a received `$blob` names into its place ({holder, key, token, size}).
   function fetchBytes(ref) {
-    return channelFetch(byteChannel + ref.token, { mode: 'cors', credentials: 'omit', cache: 'no-store' }).then(function (response) {
+    return channelFetch(byteChannelReads + ref.token, { mode: 'cors', credentials: 'omit', cache: 'no-store' }).then(function (response) {
       if (!response.ok) return channelError(response, 'the bytes of an answer could not be fetched');
       return response.arrayBuffer();
     }).then(function (buffer) {

@@ -46,7 +46,7 @@ function postBytesThenSend(entry, items) {
 
 // Fetches the bytes a received `$blob` names into its place ({holder, key, token, size}).
 function fetchBytes(ref) {
-  return channelFetch(byteChannel + ref.token, { mode: 'cors', credentials: 'omit', cache: 'no-store' }).then(function (response) {
+  return channelFetch(byteChannelReads + ref.token, { mode: 'cors', credentials: 'omit', cache: 'no-store' }).then(function (response) {
     if (!response.ok) return channelError(response, 'the bytes of an answer could not be fetched');
     return response.arrayBuffer();
   }).then(function (buffer) {
