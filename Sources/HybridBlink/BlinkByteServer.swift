@@ -175,9 +175,17 @@ final class BlinkByteServer: @unchecked Sendable {
         var data = Data()
     }
 
-    /// The channel's answer (it runs on the main actor); this connection's thread waits for it.
+    /// The channel's answer: on this connection's thread when its host has published the page's
+    /// origin (the usual case: no hop to the main actor, which is busy with the DevTools pipe), else
+    /// from the main actor, which this thread waits for.
     private static func respond(_ channel: BridgeByteChannel, _ request: SchemeRequest) -> Answer {
         let answer = Answer()
+        if let response = channel.respondWithPublishedOrigin(to: request), case .data(let data) = response.body {
+            answer.status = response.status
+            answer.headers = response.headers
+            answer.data = data
+            return answer
+        }
         let done = DispatchSemaphore(value: 0)
         Task { @MainActor in
             if let response = try? await channel.respond(to: request) {

@@ -29,6 +29,7 @@ public struct BridgeByteChannel: URLSchemeHandler {
     /// for the channel's own scheme.
     public let endpoint: String?
     let origin: @MainActor @Sendable () -> BridgeOrigin?
+    private let published = LockedState<BridgeOrigin?>(nil)
 
     /// A channel over `store`, answering only the origin `origin()` returns at each request.
     /// - Parameters:
@@ -59,7 +60,26 @@ public struct BridgeByteChannel: URLSchemeHandler {
     /// or an `OPTIONS` preflight, for the origin `origin()` returns only; everything else gets
     /// a 4xx without CORS headers, so the page cannot read it.
     @MainActor public func respond(to request: SchemeRequest) async throws -> SchemeResponse {
-        guard let allowed = origin(), let sent = request.header("Origin"), let url = URL(string: sent),
+        answer(request, allowing: origin())
+    }
+
+    /// What ``respond(to:)`` answers, decided on the calling thread with the origin the host last
+    /// published (``publishOrigin(_:)``), for an endpoint that serves requests on threads of its
+    /// own; `nil` when none is published (ask ``respond(to:)`` on the main actor then).
+    public func respondWithPublishedOrigin(to request: SchemeRequest) -> SchemeResponse? {
+        guard let published = published.withLock({ $0 }) else { return nil }
+        return answer(request, allowing: published)
+    }
+
+    /// Publishes the origin the channel answers, for ``respondWithPublishedOrigin(to:)``; `nil`
+    /// withdraws it (requests then ask ``respond(to:)``). The host publishes the same origin its
+    /// `origin` closure returns, each time that changes.
+    public func publishOrigin(_ origin: BridgeOrigin?) {
+        published.withLock { $0 = origin }
+    }
+
+    private func answer(_ request: SchemeRequest, allowing allowed: BridgeOrigin?) -> SchemeResponse {
+        guard let allowed, let sent = request.header("Origin"), let url = URL(string: sent),
               BridgeOrigin(url: url) == allowed
         else { return Self.refusal(403, "not the page's origin", cors: nil) }
         let cors = sent

@@ -129,7 +129,7 @@ public final class BridgeHost {
             source: BridgeTransportScript.runtime(transport: transport == .url ? "url" : "event", urlScheme: options.urlScheme,
                                                   maxMessageBytes: router.limits.maxMessageBytes,
                                                   byteChannel: byteChannel.map { ($0.baseURL, BridgeByteChannel.defaultThreshold) },
-                                                  byteChannelReads: byteChannel?.readURL),
+                                                  byteChannelReads: byteChannel?.readURL, byteChannelBlobs: byteChannel?.endpoint != nil),
             injectionTime: .documentStart, frames: .mainFrameOnly, world: .page))
         return scripts
     }
@@ -173,6 +173,7 @@ public final class BridgeHost {
     /// Stops serving the engine: pending calls fail with `cancelled`, nothing more is evaluated.
     public func detach() {
         origin = nil
+        byteChannel?.publishOrigin(nil)
         observation?.cancel()
         observation = nil
         router.failAll(.cancelled)
@@ -186,6 +187,7 @@ public final class BridgeHost {
         case .loadCommitted(let url):
             origin = url.flatMap(BridgeOrigin.init(url:))
             committedOrigin = origin
+            byteChannel?.publishOrigin(committedOrigin)
             byteChannel?.store.removeAll()
             let document = router.beginDocument()
             if let nonce = document.nonce, let engine {
