@@ -20,6 +20,12 @@ final class BlinkByteServer: @unchecked Sendable {
     static let keyHeader = "X-HybridKit-Channel"
     /// The request head (request line and header fields) is at most this long.
     static let maxHeadBytes = 32 << 10
+    /// Connections served at once; one more is closed at once (a thread each: a local process
+    /// opening thousands must not make thousands of threads).
+    static let maxConnections = 64
+    /// A connection that sends nothing (or takes nothing) for this long is closed (the engine opens
+    /// a new one).
+    static let idleSeconds = 120
 
     /// The server of this process, started on first use; `nil` when no socket could be bound.
     static let shared: BlinkByteServer? = try? BlinkByteServer()
@@ -35,6 +41,7 @@ final class BlinkByteServer: @unchecked Sendable {
 
     private let lock = NSLock()
     private var routes: [String: Route] = [:]
+    private var connections = 0
 
     private init() throws {
         let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -98,9 +105,24 @@ final class BlinkByteServer: @unchecked Sendable {
                 return
             }
             _ = fcntl(client, F_SETFD, FD_CLOEXEC)   // never inherited by a browser we spawn
+            let admitted = lock.withLock { () -> Bool in
+                guard connections < Self.maxConnections else { return false }
+                connections += 1
+                return true
+            }
+            guard admitted else {
+                close(client)
+                continue
+            }
             var one: Int32 = 1
             setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-            let thread = Thread { [self] in serve(client) }
+            var idle = timeval(tv_sec: Self.idleSeconds, tv_usec: 0)
+            setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &idle, socklen_t(MemoryLayout<timeval>.size))
+            setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &idle, socklen_t(MemoryLayout<timeval>.size))
+            let thread = Thread { [self] in
+                serve(client)
+                lock.withLock { connections -= 1 }
+            }
             thread.name = "hybridkit-byte-connection"
             thread.start()
         }
