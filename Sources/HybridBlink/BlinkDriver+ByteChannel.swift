@@ -38,9 +38,12 @@ extension BlinkDriver {
     /// `loopbackNetwork` or `localNetworkAccess` with `Browser.grantPermissions` is accepted and
     /// changes nothing; `Browser.setPermission` of `loopback-network` works). Granted once per origin
     /// in the browser context (so for every view of the browser), loopback only (not the local
-    /// network), and only to origins a view's main frame loads while it serves a route.
+    /// network), and only to origins a view's main frame loads while it serves a route and whose
+    /// pages may call the bridge's modules (``BridgeByteChannel/pageOrigins``): a foreign page the
+    /// view shows gets no loopback access from it.
     func grantByteRouteAccess(to url: URL) {
-        guard byteRoute != nil, let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+        guard byteRoute != nil, let channel = servedByteChannel, channel.admitsPage(at: url),
+              let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
               let origin = BridgeOrigin(url: url)?.description, !BlinkByteServer.isLoopback(url)
         else { return }
         guard browser.loopbackGrants.insert(origin).inserted else { return }

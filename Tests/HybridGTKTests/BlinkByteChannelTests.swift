@@ -118,6 +118,21 @@ struct BlinkByteChannelTests {
         #expect(try channel.store.take(kept) == Data([7, 7]), "no other view consumed the token")
     }
 
+    /// Chromium lets only pages that may call the bridge reach the loopback endpoint at all: a page
+    /// of an origin no module allows gets no Local Network Access grant from the view, so even an
+    /// opaque `no-cors` request to the endpoint fails there, while the app's page gets its response.
+    @Test func onlyPagesThatMayCallTheBridgeReachTheEndpoint() async throws {
+        let rig = try await opened()
+        defer { rig.close() }
+        let channel = try channel(rig)
+        let probe = "try { const r = await fetch(url, { mode: 'no-cors' }); return r.type; } catch (e) { return e.name; }"
+        let arguments: [String: JSONValue] = ["url": .string((channel.endpoint ?? "") + "/anything")]
+        #expect(try await rig.page(probe, arguments: arguments) == "opaque")
+        let foreign = try await opened(host: "evil")
+        defer { foreign.close() }
+        #expect(try await foreign.page(probe, arguments: arguments) == "TypeError")
+    }
+
     /// A capability dies with its view: while the view is open its page posts and reads through it,
     /// and once it closes the same requests — from a page of the same origin in another view, or from
     /// a local process with the page's origin — get nothing.

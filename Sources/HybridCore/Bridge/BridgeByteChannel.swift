@@ -28,6 +28,10 @@ public struct BridgeByteChannel: URLSchemeHandler {
     /// The loopback origin the engine serves the channel at (`http://127.0.0.1:PORT`), or `nil`
     /// for the channel's own scheme.
     public let endpoint: String?
+    /// The origins whose pages may call a module of the bridge (the union of the modules'
+    /// allowlists): an engine that must let a page reach its loopback endpoint explicitly (Blink's
+    /// Local Network Access permission) does so for these only.
+    public let pageOrigins: [OriginPattern]
     let origin: @MainActor @Sendable () -> BridgeOrigin?
     private let published = LockedState<BridgeOrigin?>(nil)
 
@@ -37,18 +41,24 @@ public struct BridgeByteChannel: URLSchemeHandler {
     ///   - storeID: The store's random name (the capability in the channel's URLs).
     ///   - endpoint: Where the engine serves the channel (``WebEngineProvider/byteChannelOrigin``);
     ///     `nil`: at `hybrid-bytes://`, through the engine's custom-scheme handling.
+    ///   - pageOrigins: The origins whose pages may call the bridge's modules (``pageOrigins``).
     ///   - origin: The only page origin answered, asked at each request.
     public init(store: BridgeByteStore, storeID: String = BridgeByteStore.makeToken(), endpoint: String? = nil,
-                origin: @escaping @MainActor @Sendable () -> BridgeOrigin?) {
+                pageOrigins: [OriginPattern] = [.any], origin: @escaping @MainActor @Sendable () -> BridgeOrigin?) {
         self.store = store
         self.storeID = storeID
         self.endpoint = endpoint
+        self.pageOrigins = pageOrigins
         self.origin = origin
     }
 
     /// The URL prefix the page runtime posts to and fetches from: `hybrid-bytes://<store>/`, or
     /// `<endpoint>/<store>/` where the engine serves the channel at a loopback endpoint.
     public var baseURL: String { endpoint.map { "\($0)/\(storeID)/" } ?? "\(Self.scheme)://\(storeID)/" }
+
+    /// Whether a page at `url` may call a module of the bridge, so an engine should let it reach
+    /// the channel's loopback endpoint (``pageOrigins``).
+    public func admitsPage(at url: URL) -> Bool { pageOrigins.admits(BridgeOrigin(url: url)) }
 
     /// The URL prefix the page runtime fetches a reply's bytes from: ``baseURL``, or at a loopback
     /// endpoint `<endpoint>/<store>/read/`, a path of its own so the engine can single out the

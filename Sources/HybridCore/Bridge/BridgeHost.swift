@@ -97,7 +97,8 @@ public final class BridgeHost {
                                                       maxTotalBytes: max(64 << 20, 2 * limits.maxMessageBytes)))
             // The channel answers the origin of the document that committed last: the view's URL
             // changes as a navigation starts (WebKitGTK), while the leaving document still runs.
-            byteChannel = BridgeByteChannel(store: store, endpoint: byteChannelOrigin) { [weak self] in
+            byteChannel = BridgeByteChannel(store: store, endpoint: byteChannelOrigin,
+                                            pageOrigins: modules.flatMap(\.allowedOrigins)) { [weak self] in
                 self?.committedOrigin ?? self?.currentOrigin
             }
             router.byteBinding = .init(store: store, threshold: BridgeByteChannel.defaultThreshold)
