@@ -154,6 +154,9 @@ public struct ProxyProgress: Codable, Sendable, Hashable {
     public var text: String?
     /// The slice of a streamed request body the page is asked for (phase `pull`).
     public var pull: ProxyPull?
+    /// A report-only Content Security Policy's violation (phase `violation`): the page fires its
+    /// `securitypolicyviolation` event; the request goes on.
+    public var violation: ContentSecurityPolicy.Violation?
 
     /// A progress report.
     public init(phase: String, loaded: Int64, total: Int64, head: ProxyResponse? = nil, chunk: BridgeBytes? = nil, text: String? = nil,

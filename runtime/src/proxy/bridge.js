@@ -70,6 +70,7 @@ function transmit(request, events, signal, action) {
     userAgent: navigator.userAgent, quirks: quirks.native };
   var budget = Math.min((request.timeout || config.timeout) + 2000, 600000);
   var headSeen = false;
+  flushMetaPolicies();
   window.hybrid.call('proxy', action || 'request', params, { signal: signal, timeout: budget, onProgress: function (p) {
     if (!p) return;
     if (p.phase === 'pull') {
@@ -82,12 +83,15 @@ function transmit(request, events, signal, action) {
       if (typeof p.text === 'string' || p.chunk) events.chunk(replyBytes(p));
     } else if (p.phase === 'data') {
       events.chunk(replyBytes(p));
+    } else if (p.phase === 'violation') {
+      reportViolation(p.violation);
     }
   } }).then(function (reply) {
     if (!headSeen && reply && reply.status !== undefined) events.head(reply, true);
     events.end(reply || {});
   }, function (error) {
     if (signal && signal.aborted) return;
+    if (error && error.code === 'csp_denied') ((error.data && error.data.violations) || []).forEach(reportViolation);
     events.fail(error);
   });
 }

@@ -9,6 +9,7 @@ function abortError(signal) {
   return signal.reason;
 }
 function fetchError(error) {
+  if (isPolicyRefusal(error)) return new TypeError(quirks.networkErrorMessage);
   var typeError = new TypeError('Load failed: ' + (error && error.code ? error.code + ': ' : '') +
     (error && error.message || error));
   if (error && error.code) typeError.code = error.code;
