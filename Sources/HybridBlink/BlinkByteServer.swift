@@ -280,18 +280,22 @@ struct BlinkByteConnection {
     /// Reads exactly `count` body bytes; `nil` when the peer closes first.
     mutating func readBody(_ count: Int) -> Data? {
         if buffer.count < count {
-            var body = Data(capacity: count)
-            body.append(buffer)
+            // Read straight into the body's own storage: no chunk copied after the kernel's.
+            var body = Data(count: count)
+            var filled = buffer.count
+            body.replaceSubrange(0..<filled, with: buffer)
             buffer = Data()
-            var chunk = [UInt8](repeating: 0, count: 256 << 10)
-            while body.count < count {
-                let wanted = min(chunk.count, count - body.count)
-                let got = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, wanted) }
-                if got < 0 && errno == EINTR { continue }
-                guard got > 0 else { return nil }
-                body.append(contentsOf: chunk[0..<got])
+            let fd = fd
+            let complete = body.withUnsafeMutableBytes { raw -> Bool in
+                while filled < count {
+                    let got = read(fd, raw.baseAddress! + filled, count - filled)
+                    if got < 0 && errno == EINTR { continue }
+                    guard got > 0 else { return false }
+                    filled += got
+                }
+                return true
             }
-            return body
+            return complete ? body : nil
         }
         let body = buffer.prefix(count)
         buffer.removeFirst(count)
