@@ -138,14 +138,16 @@ public struct ContentSecurityPolicy: Sendable, Hashable {
 
     /// Checks `url` against every policy: each enforced one must allow it (CSP3 §4.2: a request is
     /// blocked when any enforced policy blocks it); report-only ones only add violations.
+    /// - Parameter initialURL: For a redirected hop, the URL the request started with: a violation
+    ///   names it, not where the redirect went (CSP3 §5.4; both engines do so, measured).
     public static func check(_ url: URL, directive: FetchDirective, policies: [ContentSecurityPolicy], origin: BridgeOrigin?,
-                             redirected: Bool = false) -> Verdict {
+                             redirected: Bool = false, initialURL: URL? = nil) -> Verdict {
         var verdict = Verdict(allowed: true, violations: [])
         for policy in policies {
             guard let found = policy.effective(directive),
                   !matches(url, sourceList: found.value, origin: origin, redirected: redirected) else { continue }
             if policy.disposition == .enforce { verdict.allowed = false }
-            verdict.violations.append(Violation(blockedURI: reportable(url), violatedDirective: found.name,
+            verdict.violations.append(Violation(blockedURI: reportable(redirected ? initialURL ?? url : url), violatedDirective: found.name,
                                                 effectiveDirective: directive.rawValue, originalPolicy: policy.serialized,
                                                 disposition: policy.disposition))
         }

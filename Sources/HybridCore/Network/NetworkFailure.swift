@@ -38,6 +38,9 @@ public enum NetworkFailure: HybridFailureReason {
     /// A secure page (https, an offline package) asked for a plain-http URL that is not loopback
     /// and not an app exception (``ProxyMixedContent``): blocked as the engine blocks it, unsent.
     case mixedContent(String)
+    /// The response body did not match the request's `integrity` metadata
+    /// (``SubresourceIntegrity``): the page gets the engine's network error and none of the body.
+    case integrityMismatch(String)
 
     /// The stable code pages and logs switch on (`timeout`, `cors_denied`, …).
     public var code: String {
@@ -56,6 +59,7 @@ public enum NetworkFailure: HybridFailureReason {
         case .invalidBody: "invalid_body"
         case .cspDenied: "csp_denied"
         case .mixedContent: "mixed_content"
+        case .integrityMismatch: "integrity_mismatch"
         }
     }
 
@@ -76,6 +80,7 @@ public enum NetworkFailure: HybridFailureReason {
         case .invalidBody(let message): "request body: \(message)"
         case .cspDenied(let violation):
             "Refused to connect to '\(violation.blockedURI)' because it violates the Content Security Policy directive \(violation.violatedDirective)"
+        case .integrityMismatch(let url): "Failed integrity metadata check for '\(url)'"
         case .mixedContent(let url): "Mixed Content: the secure page requested the insecure resource '\(url)'; blocked"
         }
     }

@@ -49,6 +49,9 @@ public struct ProxyRequest: Codable, Sendable, Hashable {
     /// (through ``ProxyModule``) can answer; bigger than ``ProxyPolicy/maxBodyBytes`` fails with
     /// `payload_too_large` before anything is asked for.
     public var bodySize: Int64?
+    /// `fetch`'s `integrity` metadata (`sha384-…`): the whole body is checked before anything of
+    /// the response reaches the page (``SubresourceIntegrity``); the response does not stream.
+    public var integrity: String?
 
     /// A request.
     /// - Parameters:

@@ -83,8 +83,11 @@ public struct ProxyModule: BridgeModule {
         // with the failure, report-only ones as progress (the page fires their events either way).
         let policies = await documents.policies(for: context.document)
         let blocked = ViolationList()
-        let rules = RequestProxy.PageRules(policies: policies) { violation in
-            if violation.disposition == .report { stream.violation(violation) } else { blocked.append(violation) }
+        // An allowed hop's report-only violations go as progress; a refused hop's, with its enforced
+        // ones, travel with the failure in the policies' order (each engine fires a report-only
+        // event again when its second check of an allowed request runs; see quirks.js).
+        let rules = RequestProxy.PageRules(policies: policies) { verdict in
+            if verdict.allowed { verdict.violations.forEach(stream.violation) } else { verdict.violations.forEach(blocked.append) }
         }
         let streamed = request.stream == true && context.action == "request"
         let upload: (@Sendable (ProxyProgress) -> Void)? = request.uploadProgress == false ? nil : { @Sendable report in stream.upload(report) }

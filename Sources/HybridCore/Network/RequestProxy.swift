@@ -46,8 +46,8 @@ public final class RequestProxy: Sendable {
     struct PageRules: Sendable {
         /// The document's policies, enforced and report-only.
         var policies: [ContentSecurityPolicy]
-        /// Every violation, in order, before the request fails for an enforced one.
-        var violated: @Sendable (ContentSecurityPolicy.Violation) -> Void
+        /// Each hop's verdict when it has violations, before the request fails for an enforced one.
+        var violated: @Sendable (ContentSecurityPolicy.Verdict) -> Void
     }
 
     /// A proxy.
@@ -100,7 +100,9 @@ public final class RequestProxy: Sendable {
                                  requestBodyBytes: 0, hops: [], status: nil, responseHeaders: [], responseBodyBytes: 0,
                                  failure: nil, duration: 0)
         let streamed = ByteCount()
-        var relay = events
+        // With integrity metadata the body is checked whole before the page sees any of it, so the
+        // head is not reported early and the body does not stream (the engine buffers it too).
+        var relay = (request.integrity ?? "").isEmpty ? events : nil
         relay?.data = { [events] data in
             streamed.add(data.count)
             events?.data(data)
@@ -164,7 +166,7 @@ public final class RequestProxy: Sendable {
         var crossSite = false
         while true {
             record.hops.append(url)
-            try check(url, origin: origin, rules: rules, redirected: record.hops.count > 1)
+            try check(url, origin: origin, rules: rules, initialURL: record.hops[0])
             let hopURL = url
             let remaining = deadline.timeIntervalSinceNow
             guard remaining > 0 else { throw HybridError.network(.timedOut(milliseconds: Int(timeout * 1000))) }
@@ -237,6 +239,10 @@ public final class RequestProxy: Sendable {
             record.responseHeaders = ProxyHeaders.pairs(response).map { ($0[0], $0[1]) }
             record.responseBodyBytes = data.count
             let masked = head.type == "opaque" || head.type == "opaqueredirect"
+            if let integrity = original.integrity, !integrity.isEmpty,
+               masked || !SubresourceIntegrity.matches(data, metadata: integrity) {
+                throw HybridError.network(.integrityMismatch(ContentSecurityPolicy.reportable(url)))
+            }
             if events != nil {
                 // The head went out already; what is left of the body is what was collected (none when streamed).
                 var rest = head
@@ -251,14 +257,14 @@ public final class RequestProxy: Sendable {
 
     /// What the engine checks before it sends a request, at every hop (the Fetch standard's main
     /// fetch, step 7): mixed content first, then the document's Content Security Policy.
-    private func check(_ url: URL, origin: BridgeOrigin?, rules: PageRules?, redirected: Bool) throws {
+    private func check(_ url: URL, origin: BridgeOrigin?, rules: PageRules?, initialURL: URL) throws {
         if ProxyMixedContent.blocks(url, origin: origin, exceptions: policy.mixedContentExceptions) {
             throw HybridError.network(.mixedContent(ContentSecurityPolicy.reportable(url)))
         }
         guard let rules, !rules.policies.isEmpty else { return }
         let verdict = ContentSecurityPolicy.check(url, directive: .connect, policies: rules.policies, origin: origin,
-                                                  redirected: redirected)
-        verdict.violations.forEach(rules.violated)
+                                                  redirected: url != initialURL, initialURL: initialURL)
+        if !verdict.violations.isEmpty { rules.violated(verdict) }
         if !verdict.allowed, let blocked = verdict.violations.first(where: { $0.disposition == .enforce }) {
             throw HybridError.network(.cspDenied(blocked))
         }

@@ -66,7 +66,7 @@ function transmit(request, events, signal, action) {
     redirect: request.redirect || 'follow', mode: request.mode || 'cors',
     credentials: request.credentials || 'same-origin', referrer: request.referrer || null,
     referrerPolicy: request.referrerPolicy || null, preflight: !!request.preflight, stream: true,
-    uploadProgress: !!events.upload,
+    uploadProgress: !!events.upload, integrity: request.integrity || null,
     userAgent: navigator.userAgent, quirks: quirks.native };
   var budget = Math.min((request.timeout || config.timeout) + 2000, 600000);
   var headSeen = false;
@@ -84,7 +84,7 @@ function transmit(request, events, signal, action) {
     } else if (p.phase === 'data') {
       events.chunk(replyBytes(p));
     } else if (p.phase === 'violation') {
-      reportViolation(p.violation);
+      for (var n = 0; n < quirks.reportOnlyEvents; n++) reportViolation(p.violation);
     }
   } }).then(function (reply) {
     if (!headSeen && reply && reply.status !== undefined) events.head(reply, true);

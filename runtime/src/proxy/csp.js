@@ -40,6 +40,8 @@ function reportViolation(v) {
   }
   document.dispatchEvent(event);
 }
-// A request the document's policy (or mixed-content blocking) refused: the engine's own network
-// error, which says nothing more (its message is the engine's for any network failure).
-function isPolicyRefusal(error) { return !!error && (error.code === 'csp_denied' || error.code === 'mixed_content'); }
+// A request the document's policy or mixed-content blocking refused, or a body that failed its
+// integrity check: the engine's own network error, which says nothing more.
+function isPolicyRefusal(error) {
+  return !!error && (error.code === 'csp_denied' || error.code === 'mixed_content' || error.code === 'integrity_mismatch');
+}
