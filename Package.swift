@@ -20,7 +20,8 @@ var targets: [Target] = [
     .target(name: "HybridHealth", dependencies: ["HybridBase"]),
     .target(name: "HybridEngine", dependencies: ["HybridBase"]),
     .target(name: "HybridPackages", dependencies: ["HybridBase", "HybridHTTP", "HybridHealth"]),
-    .target(name: "HybridCore", dependencies: ["HybridBase", "HybridHTTP", "HybridHealth", "HybridEngine", "HybridPackages"],
+    .target(name: "HybridCore", dependencies: ["HybridBase", "HybridHTTP", "HybridHealth", "HybridEngine", "HybridPackages",
+                                          .target(name: "CCrypto", condition: linux)],
             resources: [.copy("Resources/hybrid.js"), .copy("Resources/hybrid.d.ts"), .copy("Resources/hybrid-proxy.js"),
                                             .copy("Resources/hybrid-prefetch.js"), .copy("Resources/hybrid-transport.js"),
                                             .copy("Resources/hybrid-health.js")]),
@@ -35,6 +36,13 @@ var targets: [Target] = [
         name: "CWebKitGTK",
         pkgConfig: "webkitgtk-6.0",
         providers: [.apt(["libwebkitgtk-6.0-dev"])]
+    ),
+    // OpenSSL's libcrypto: SHA-256/384/512 for subresource integrity on proxied requests (libsodium
+    // has no SHA-384; libcurl already loads libcrypto.so.3). Apple platforms use CryptoKit.
+    .systemLibrary(
+        name: "CCrypto",
+        pkgConfig: "libcrypto",
+        providers: [.apt(["libssl-dev"])]
     ),
     // libsodium: Ed25519 signatures and SHA-256.
     .systemLibrary(

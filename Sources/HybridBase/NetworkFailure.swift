@@ -32,6 +32,15 @@ public enum NetworkFailure: HybridFailureReason {
     /// it: a slice at the wrong offset, of the wrong length, not base64, the page could not read
     /// its body, or the body ended early. Nothing more of the body is sent; `message` says what.
     case invalidBody(String)
+    /// The document's Content Security Policy refuses the request (its `connect-src`, or the
+    /// `default-src` it falls back to), as the engine would have refused it: nothing was sent.
+    case cspDenied(ContentSecurityPolicy.Violation)
+    /// A secure page (https, an offline package) asked for a plain-http URL that is not loopback
+    /// and not an app exception (``ProxyMixedContent``): blocked as the engine blocks it, unsent.
+    case mixedContent(String)
+    /// The response body did not match the request's `integrity` metadata
+    /// (``SubresourceIntegrity``): the page gets the engine's network error and none of the body.
+    case integrityMismatch(String)
 
     /// The stable code pages and logs switch on (`timeout`, `cors_denied`, …).
     public var code: String {
@@ -48,6 +57,9 @@ public enum NetworkFailure: HybridFailureReason {
         case .proxyDenied: "proxy_denied"
         case .corsDenied: "cors_denied"
         case .invalidBody: "invalid_body"
+        case .cspDenied: "csp_denied"
+        case .mixedContent: "mixed_content"
+        case .integrityMismatch: "integrity_mismatch"
         }
     }
 
@@ -66,6 +78,10 @@ public enum NetworkFailure: HybridFailureReason {
         case .proxyDenied(let message): "not proxied: \(message)"
         case .corsDenied(let message): "CORS: \(message)"
         case .invalidBody(let message): "request body: \(message)"
+        case .cspDenied(let violation):
+            "Refused to connect to '\(violation.blockedURI)' because it violates the Content Security Policy directive \(violation.violatedDirective)"
+        case .integrityMismatch(let url): "Failed integrity metadata check for '\(url)'"
+        case .mixedContent(let url): "Mixed Content: the secure page requested the insecure resource '\(url)'; blocked"
         }
     }
 }

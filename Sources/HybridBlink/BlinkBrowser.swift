@@ -25,6 +25,8 @@ final class BlinkBrowser {
     var onExit: (@MainActor () -> Void)?
     /// The process id of the browser.
     var pid: Int32 { process.pid }
+    /// Origins granted Local Network Access for the byte channel (BlinkDriver+ByteChannel.swift).
+    var loopbackGrants: Set<String> = []
     /// Receives the browser-wide download events (`Browser.downloadWillBegin`, `downloadProgress`).
     var downloadEvents: (@MainActor (String, JSONValue) -> Void)?
 
@@ -71,7 +73,7 @@ final class BlinkBrowser {
         if let session { message["sessionId"] = .string(session) }
         replies[nextID] = (method, reply)
         let data = DevToolsJSON.data(.object(message))
-        if Self.tracing { Self.trace("→ " + String(decoding: data.prefix(300), as: UTF8.self)) }
+        if Self.tracing { Self.trace("→ [\(data.count)] " + String(decoding: data.prefix(300), as: UTF8.self)) }
         process.send(data)
     }
 
@@ -96,7 +98,7 @@ final class BlinkBrowser {
 
     private func receive(_ batch: [JSONValue]) {
         for message in batch {
-            if Self.tracing { Self.trace("← " + String(message.jsonText.prefix(300))) }
+            if Self.tracing { let text = message.jsonText; Self.trace("← [\(text.utf8.count)] " + String(text.prefix(300))) }
             if let id = message.int("id") {
                 guard let pending = replies.removeValue(forKey: id) else { continue }
                 if let error = message["error"] {
@@ -137,7 +139,7 @@ final class BlinkBrowser {
         onExit?()
     }
 
-    /// `HYBRID_BLINK_TRACE=1` prints protocol traffic (truncated) to standard error.
+    /// `HYBRID_BLINK_TRACE=1` prints protocol traffic (each message truncated, after its size in bytes) to standard error.
     private static let tracing = ProcessInfo.processInfo.environment["HYBRID_BLINK_TRACE"] != nil
     private static func trace(_ line: String) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
 

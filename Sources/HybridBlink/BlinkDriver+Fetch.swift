@@ -10,6 +10,7 @@ extension BlinkDriver {
         guard let id = params.string("requestId"), let request = params["request"],
               let url = request.string("url").flatMap(URL.init(string:))
         else { return }
+        if continueByteRouteRequest(id, url: url, headers: request["headers"]) { return }
         let isMainFrame = params.string("frameId") == targetID
         if params["responseStatusCode"] != nil || params["responseErrorReason"] != nil {
             responseArrived(id, url: url, params: params, isMainFrame: isMainFrame)
@@ -28,6 +29,7 @@ extension BlinkDriver {
             serveOrContinue(id, schemeRequest)
             return
         }
+        if isMainFrame { grantByteRouteAccess(to: url) }
         let reason = navigationReasons.removeValue(forKey: url.absoluteString)
         var type: NavigationType = switch reason {
         case "anchorClick": .linkActivated

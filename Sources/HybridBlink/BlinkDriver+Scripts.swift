@@ -27,9 +27,10 @@ extension BlinkDriver {
             // Chromium's own favicon requests are of this type; they are answered in requestPaused.
             ["urlPattern": "*", "resourceType": "Other", "requestStage": "Request"],
         ]
-        for scheme in configuration.schemeHandlers.keys.sorted() {
+        for scheme in configuration.schemeHandlers.keys.sorted() where !(scheme == BridgeByteChannel.scheme && byteRoute != nil) {
             patterns.append(["urlPattern": .string("\(scheme):*"), "requestStage": "Request"])
         }
+        if let byteRoutePattern { patterns.append(byteRoutePattern) }
         send("Fetch.enable", ["patterns": .array(patterns)])
         send("Runtime.addBinding", ["name": .string(BlinkUserContent.titleBinding), "executionContextName": .string(BlinkUserContent.titleWorld)])
         addDocumentScript(BlinkUserContent.titleWatcher, world: BlinkUserContent.titleWorld, send: send)

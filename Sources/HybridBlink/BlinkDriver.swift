@@ -16,7 +16,7 @@ public final class BlinkDriver: EngineDriver {
     /// schemes to the OS); they are served for http(s) URLs instead (`interceptsHTTP`).
     public static let capabilities: EngineCapabilities = [
         .scriptWorlds, .messageReplies, .schemeRequestBodies, .interceptsHTTP, .clearsHistory, .consoleMessages,
-        .requestBodyLoads, .secureCookiesOnLoopbackHTTP, .amendsNavigationRequests, .downloads, .fileChoosers,
+        .requestBodyLoads, .secureCookiesOnLoopbackHTTP, .amendsNavigationRequests, .downloads, .fileChoosers, .byteChannel,
     ]
 
     /// Why Blink lacks what it lacks (``WebEngineProvider/limitations``).
@@ -35,9 +35,8 @@ public final class BlinkDriver: EngineDriver {
         .scriptErrorsInContainerWorld: "Chromium dispatches a page's error events only in the page's world; the driver reports errors from "
             + "Runtime.exceptionThrown, which is not sent for an error the page cancelled (onerror returning true, preventDefault) "
             + "nor for a cross-origin iframe (a target of its own)",
-        .binaryMessages: "a Runtime.addBinding payload is a string and everything on the DevTools pipe is JSON: bytes cross as base64",
-        .byteChannel: "Chromium hands custom schemes to the OS, and a body Fetch intercepts crosses the DevTools pipe as base64 "
-            + "(postDataEntries, fulfillRequest) either way: no path avoids base64, so byte values stay in the message as base64",
+        .binaryMessages: "a Runtime.addBinding payload is a string and everything on the DevTools pipe is JSON: small byte values "
+            + "cross as base64 and large ones take the byte channel (byteChannel: a loopback HTTP endpoint, BlinkByteServer)",
     ]
 
     /// `blink`.
@@ -104,11 +103,14 @@ public final class BlinkDriver: EngineDriver {
     var heldNavigations: [(method: String, params: [String: JSONValue])] = []
     var holdGeneration = 0
     var doomedGeneration = 0
+    /// The byte channel's route at the byte server, while the view lives (BlinkDriver+ByteChannel.swift).
+    var byteRoute: (baseURL: String, key: String, storeID: String)?
 
     init(provider: BlinkEngineProvider, browser: BlinkBrowser, configuration: EngineConfiguration) {
         self.provider = provider
         self.browser = browser
         self.configuration = configuration
+        openByteRoute()
         start()
     }
 
@@ -274,6 +276,7 @@ public final class BlinkDriver: EngineDriver {
         guard !isTornDown else { return }
         isTornDown = true
         host = nil
+        closeByteRoute()
         giveUpAttaching()
         if let targetID { browser.send("Target.closeTarget", ["targetId": .string(targetID)]) }
         browser.forget(session: sessionID, target: targetID)

@@ -54,6 +54,11 @@ public final class BlinkEngineProvider: WebEngineProvider {
     /// The browser's cookie store, shared by every view.
     public var cookieStore: any EngineCookieStore { sharedCookieStore }
 
+    /// The loopback origin of this process's byte server (``BlinkByteServer``), where every Blink
+    /// view serves its bridge's byte channel; `nil` when no loopback socket could be opened (bytes
+    /// then stay in messages as base64).
+    public var byteChannelOrigin: String? { BlinkByteServer.shared?.origin }
+
     /// A new view: a page target in this provider's browser, which is started (or restarted) first
     /// if it is not running.
     /// - Throws: `HybridError.engine(.unavailable)` when Chromium cannot be started.

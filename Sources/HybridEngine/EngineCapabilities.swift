@@ -81,10 +81,11 @@ public struct EngineCapabilities: OptionSet, Sendable, Hashable {
     /// the bridge carries bytes as `{"$bytes": base64}` (``BridgeBytes``), or large ones through
     /// the ``byteChannel`` where the engine has that.
     public static let binaryMessages = EngineCapabilities(rawValue: 1 << 23)
-    /// The page can `fetch` a custom scheme the view serves, with an `ArrayBuffer` request body
-    /// and a byte response body, from any secure page origin (the scheme registered secure and
-    /// CORS-enabled, each request routed to its own view's handler): the bridge's byte channel
-    /// (``BridgeByteChannel``) carries large byte values that way instead of as base64.
+    /// The page can `fetch` a byte channel the view serves, with a byte request body and a byte
+    /// response body that never become base64, each request reaching its own view's handler only:
+    /// a custom scheme registered secure and CORS-enabled (WebKitGTK), or a loopback HTTP endpoint
+    /// the provider names (``WebEngineProvider/byteChannelOrigin``, Blink). The bridge's byte
+    /// channel (``BridgeByteChannel``) carries large byte values that way instead of as base64.
     public static let byteChannel = EngineCapabilities(rawValue: 1 << 24)
 
     /// Every capability with its name, in declaration order (reports, docs, skip messages).

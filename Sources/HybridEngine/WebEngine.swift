@@ -181,11 +181,18 @@ public protocol WebEngineProvider: AnyObject {
     /// - Throws: `HybridError.engine(.unavailable)` when the engine cannot create a view (its
     ///   browser cannot be started, for example).
     func makeEngine(_ configuration: EngineConfiguration) throws -> any WebEngine
+    /// The loopback origin (`http://127.0.0.1:PORT`) at which this provider's views serve the
+    /// bridge's byte channel (``BridgeByteChannel``) to their pages, for an engine that cannot serve
+    /// its custom scheme to `fetch`; `nil` (the default): the channel's custom scheme, or none.
+    var byteChannelOrigin: String? { get }
 }
 
 extension WebEngineProvider {
     /// No entries: an engine that lists none gets a generic reason for every missing capability.
     public var limitations: [EngineCapabilities: String] { [:] }
+
+    /// `nil`: the byte channel, where there is one, is the engine's custom scheme.
+    public var byteChannelOrigin: String? { nil }
 
     /// `nil` when the engine has every capability in `capability`, else why it lacks them.
     public func limitation(_ capability: EngineCapabilities) -> String? {

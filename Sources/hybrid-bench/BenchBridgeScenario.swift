@@ -40,7 +40,7 @@ final class BridgeBenchmark {
 
     func run() async throws -> BenchReport {
         let provider: any WebEngineProvider = engineName == "blink" ? try BlinkEngineProvider() : try GTKEngineProvider(session: .ephemeral)
-        let host = BridgeHost(capabilities: provider.capabilities, modules: [BenchModule()])
+        let host = BridgeHost(capabilities: provider.capabilities, modules: [BenchModule()], byteChannelOrigin: provider.byteChannelOrigin)
         var configuration = EngineConfiguration()
         host.configure(&configuration)
         // The floor: a reply handler in the page's world that answers with what it got.

@@ -23,7 +23,8 @@ final class BridgeRig {
          options: BridgeHost.Options = .init()) throws {
         self.kind = kind
         let provider = try kind.provider()
-        host = BridgeHost(capabilities: provider.capabilities, modules: modules ?? [RigModule(kind)], limits: limits, options: options)
+        host = BridgeHost(capabilities: provider.capabilities, modules: modules ?? [RigModule(kind)], limits: limits, options: options,
+                          byteChannelOrigin: provider.byteChannelOrigin)
         let origins = try NSRegularExpression(pattern: "hybrid-test://([a-z0-9-]+)")
         let rewritten = pages.mapValues { text in
             var text = text

@@ -3,7 +3,11 @@ import HybridBase
 
 /// The bridge's byte channel: a custom scheme, `hybrid-bytes://<store>/<token>`, through which the
 /// page runtime moves large byte values as request and response bodies instead of base64 text in
-/// script messages (docs/bridge.md, "Bytes without base64").
+/// script messages (docs/bridge.md, "Bytes without base64"). An engine that cannot serve a custom
+/// scheme to `fetch` serves the same handler at a loopback HTTP endpoint of its own instead
+/// (``WebEngineProvider/byteChannelOrigin``, Blink): the page then reaches it at
+/// `<endpoint>/<store>/<token>`, and the engine hands each request to ``respond(to:)`` at its
+/// `hybrid-bytes:` URL.
 ///
 /// `POST` with a token the runtime made keeps the body in the view's ``BridgeByteStore`` (a call
 /// then names it as `{"$blob": token, "size": N}`); `GET` takes the bytes of a reply, once. Only
@@ -22,24 +26,71 @@ public struct BridgeByteChannel: URLSchemeHandler {
     public let store: BridgeByteStore
     /// The host part of the channel's URLs: a random name for this store.
     public let storeID: String
+    /// The loopback origin the engine serves the channel at (`http://127.0.0.1:PORT`), or `nil`
+    /// for the channel's own scheme.
+    public let endpoint: String?
+    /// The origins whose pages may call a module of the bridge (the union of the modules'
+    /// allowlists): an engine that must let a page reach its loopback endpoint explicitly (Blink's
+    /// Local Network Access permission) does so for these only.
+    public let pageOrigins: [OriginPattern]
     let origin: @MainActor @Sendable () -> BridgeOrigin?
+    private let published = LockedState<BridgeOrigin?>(nil)
 
     /// A channel over `store`, answering only the origin `origin()` returns at each request.
-    public init(store: BridgeByteStore, storeID: String = BridgeByteStore.makeToken(),
-                origin: @escaping @MainActor @Sendable () -> BridgeOrigin?) {
+    /// - Parameters:
+    ///   - store: The view's byte store.
+    ///   - storeID: The store's random name (the capability in the channel's URLs).
+    ///   - endpoint: Where the engine serves the channel (``WebEngineProvider/byteChannelOrigin``);
+    ///     `nil`: at `hybrid-bytes://`, through the engine's custom-scheme handling.
+    ///   - pageOrigins: The origins whose pages may call the bridge's modules (``pageOrigins``).
+    ///   - origin: The only page origin answered, asked at each request.
+    public init(store: BridgeByteStore, storeID: String = BridgeByteStore.makeToken(), endpoint: String? = nil,
+                pageOrigins: [OriginPattern] = [.any], origin: @escaping @MainActor @Sendable () -> BridgeOrigin?) {
         self.store = store
         self.storeID = storeID
+        self.endpoint = endpoint
+        self.pageOrigins = pageOrigins
         self.origin = origin
     }
 
-    /// The URL prefix the page runtime posts to and fetches from: `hybrid-bytes://<store>/`.
-    public var baseURL: String { "\(Self.scheme)://\(storeID)/" }
+    /// The URL prefix the page runtime posts to and fetches from: `hybrid-bytes://<store>/`, or
+    /// `<endpoint>/<store>/` where the engine serves the channel at a loopback endpoint.
+    public var baseURL: String { endpoint.map { "\($0)/\(storeID)/" } ?? "\(Self.scheme)://\(storeID)/" }
+
+    /// Whether a page at `url` may call a module of the bridge, so an engine should let it reach
+    /// the channel's loopback endpoint (``pageOrigins``).
+    public func admitsPage(at url: URL) -> Bool { pageOrigins.admits(BridgeOrigin(url: url)) }
+
+    /// The URL prefix the page runtime fetches a reply's bytes from: ``baseURL``, or at a loopback
+    /// endpoint `<endpoint>/<store>/read/`, a path of its own so the engine can single out the
+    /// page's reads (Blink pauses them to add the view's key; it cannot pause a POST without its body
+    /// crossing the DevTools pipe).
+    public var readURL: String { endpoint == nil ? baseURL : baseURL + "read/" }
 
     /// Answers a `POST` (keep the body under the URL's token), a `GET` (take the token's bytes)
     /// or an `OPTIONS` preflight, for the origin `origin()` returns only; everything else gets
     /// a 4xx without CORS headers, so the page cannot read it.
     @MainActor public func respond(to request: SchemeRequest) async throws -> SchemeResponse {
-        guard let allowed = origin(), let sent = request.header("Origin"), let url = URL(string: sent),
+        answer(request, allowing: origin())
+    }
+
+    /// What ``respond(to:)`` answers, decided on the calling thread with the origin the host last
+    /// published (``publishOrigin(_:)``), for an endpoint that serves requests on threads of its
+    /// own; `nil` when none is published (ask ``respond(to:)`` on the main actor then).
+    public func respondWithPublishedOrigin(to request: SchemeRequest) -> SchemeResponse? {
+        guard let published = published.withLock({ $0 }) else { return nil }
+        return answer(request, allowing: published)
+    }
+
+    /// Publishes the origin the channel answers, for ``respondWithPublishedOrigin(to:)``; `nil`
+    /// withdraws it (requests then ask ``respond(to:)``). The host publishes the same origin its
+    /// `origin` closure returns, each time that changes.
+    public func publishOrigin(_ origin: BridgeOrigin?) {
+        published.withLock { $0 = origin }
+    }
+
+    private func answer(_ request: SchemeRequest, allowing allowed: BridgeOrigin?) -> SchemeResponse {
+        guard let allowed, let sent = request.header("Origin"), let url = URL(string: sent),
               BridgeOrigin(url: url) == allowed
         else { return Self.refusal(403, "not the page's origin", cors: nil) }
         let cors = sent
@@ -47,10 +98,21 @@ public struct BridgeByteChannel: URLSchemeHandler {
         let token = String(request.url.path.dropFirst())
         switch request.method.uppercased() {
         case "OPTIONS":
-            return SchemeResponse(status: 204, headers: Self.corsHeaders(cors) + [
+            // A loopback endpoint asked from a page of another address space: Chromium's Private
+            // Network Access preflight wants the permission said in so many words.
+            let network: [(name: String, value: String)] =
+                request.header("Access-Control-Request-Private-Network")?.lowercased() == "true"
+                    ? [("Access-Control-Allow-Private-Network", "true")] : []
+            return SchemeResponse(status: 204, headers: Self.corsHeaders(cors) + network + [
                 ("Access-Control-Allow-Methods", "GET, POST"), ("Access-Control-Max-Age", "600")], body: .data(Data()))
         case "POST":
-            guard let body = request.body else { return Self.refusal(400, "no body", cors: cors) }
+            guard let body = request.body else {
+                // An endpoint that read no body because its declared length is over the limit.
+                if let declared = request.header("Content-Length").flatMap(Int.init), declared > store.limits.maxEntryBytes {
+                    return Self.refusal(413, "\(BridgeByteStore.Refusal.tooLarge(size: declared, limit: store.limits.maxEntryBytes))", cors: cors)
+                }
+                return Self.refusal(400, "no body", cors: cors)
+            }
             do {
                 try store.put(body, token: token)
             } catch {

@@ -71,8 +71,13 @@ public final class BridgeHost {
 
     /// A host for an engine with `capabilities`, with `modules` registered on a new router.
     /// The `hybrid` module (version, capabilities, module list) is added unless one is given.
+    /// - Parameter byteChannelOrigin: Where the engine serves the byte channel
+    ///   (``WebEngineProvider/byteChannelOrigin``); `nil`: at its custom scheme, which only an engine
+    ///   with ``EngineCapabilities/customSchemeNavigation`` serves to `fetch`: elsewhere there is no
+    ///   channel then, and byte values stay in the message as base64.
     public init(capabilities: EngineCapabilities, modules: [any BridgeModule] = [],
-                limits: BridgeRouter.Limits = BridgeRouter.Limits(), options: Options = Options()) {
+                limits: BridgeRouter.Limits = BridgeRouter.Limits(), options: Options = Options(),
+                byteChannelOrigin: String? = nil) {
         let transport = options.transport ?? BridgeTransport.best(for: capabilities)
         self.transport = transport
         self.options = options
@@ -87,12 +92,17 @@ public final class BridgeHost {
             "urlTransport": true,
             "binary": "base64",
         ]
-        if options.usesByteChannel, capabilities.contains(.byteChannel), transport == .isolatedReply || transport == .isolatedCallback {
+        let reachable = byteChannelOrigin != nil || capabilities.contains(.customSchemeNavigation)
+        if options.usesByteChannel, capabilities.contains(.byteChannel), reachable,
+           transport == .isolatedReply || transport == .isolatedCallback {
             let store = BridgeByteStore(limits: .init(maxEntryBytes: limits.maxMessageBytes,
                                                       maxTotalBytes: max(64 << 20, 2 * limits.maxMessageBytes)))
             // The channel answers the origin of the document that committed last: the view's URL
             // changes as a navigation starts (WebKitGTK), while the leaving document still runs.
-            byteChannel = BridgeByteChannel(store: store) { [weak self] in self?.committedOrigin ?? self?.currentOrigin }
+            byteChannel = BridgeByteChannel(store: store, endpoint: byteChannelOrigin,
+                                            pageOrigins: modules.flatMap(\.allowedOrigins)) { [weak self] in
+                self?.committedOrigin ?? self?.currentOrigin
+            }
             router.byteBinding = .init(store: store, threshold: BridgeByteChannel.defaultThreshold)
             router.capabilities = .object((router.capabilities.objectValue ?? [:]).merging(["binary": "channel"]) { $1 })
         }
@@ -121,7 +131,8 @@ public final class BridgeHost {
         scripts.append(UserScript(
             source: BridgeTransportScript.runtime(transport: transport == .url ? "url" : "event", urlScheme: options.urlScheme,
                                                   maxMessageBytes: router.limits.maxMessageBytes,
-                                                  byteChannel: byteChannel.map { ($0.baseURL, BridgeByteChannel.defaultThreshold) }),
+                                                  byteChannel: byteChannel.map { ($0.baseURL, BridgeByteChannel.defaultThreshold) },
+                                                  byteChannelReads: byteChannel?.readURL, byteChannelBlobs: byteChannel?.endpoint != nil),
             injectionTime: .documentStart, frames: .mainFrameOnly, world: .page))
         return scripts
     }
@@ -165,6 +176,7 @@ public final class BridgeHost {
     /// Stops serving the engine: pending calls fail with `cancelled`, nothing more is evaluated.
     public func detach() {
         origin = nil
+        byteChannel?.publishOrigin(nil)
         observation?.cancel()
         observation = nil
         router.failAll(.cancelled)
@@ -178,6 +190,7 @@ public final class BridgeHost {
         case .loadCommitted(let url):
             origin = url.flatMap(BridgeOrigin.init(url:))
             committedOrigin = origin
+            byteChannel?.publishOrigin(committedOrigin)
             byteChannel?.store.removeAll()
             let document = router.beginDocument()
             if let nonce = document.nonce, let engine {

@@ -56,13 +56,21 @@ public enum BridgeTransportScript {
     ///     (its Blobs unread) before the handshake too; `nil`: checked from the handshake on.
     ///   - byteChannel: The byte channel's URL prefix and the size from which byte values take it
     ///     (``BridgeByteChannel``); `nil`: every byte value travels as base64.
+    ///   - byteChannelReads: The URL prefix the channel's bytes are fetched from, when it is not
+    ///     the channel's own (``BridgeByteChannel/readURL``).
+    ///   - byteChannelBlobs: Post the channel's bodies wrapped in a `Blob` (a loopback endpoint, where
+    ///     Chromium then streams them); `false`: as bytes (a custom scheme: a Blob body there crashes
+    ///     WebKitGTK 2.50).
     public static func runtime(transport: String, urlScheme: String, maxMessageBytes: Int? = nil,
-                               byteChannel: (url: String, threshold: Int)? = nil) -> String {
+                               byteChannel: (url: String, threshold: Int)? = nil, byteChannelReads: String? = nil,
+                               byteChannelBlobs: Bool = false) -> String {
         var boot: [String: JSONValue] = ["transport": .string(transport), "urlScheme": .string(urlScheme)]
         if let maxMessageBytes { boot["maxMessageBytes"] = .number(Double(maxMessageBytes)) }
         if let byteChannel {
             boot["byteChannel"] = .string(byteChannel.url)
             boot["byteThreshold"] = .number(Double(byteChannel.threshold))
+            if let byteChannelReads, byteChannelReads != byteChannel.url { boot["byteChannelReads"] = .string(byteChannelReads) }
+            if byteChannelBlobs { boot["byteChannelBlobs"] = true }
         }
         return "window.__hybridkitBoot = \(JSONValue.object(boot).jsonText);\n" + runtimeSource
     }

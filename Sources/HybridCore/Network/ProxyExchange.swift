@@ -49,6 +49,9 @@ public struct ProxyRequest: Codable, Sendable, Hashable {
     /// (through ``ProxyModule``) can answer; bigger than ``ProxyPolicy/maxBodyBytes`` fails with
     /// `payload_too_large` before anything is asked for.
     public var bodySize: Int64?
+    /// `fetch`'s `integrity` metadata (`sha384-…`): the whole body is checked before anything of
+    /// the response reaches the page (``SubresourceIntegrity``); the response does not stream.
+    public var integrity: String?
 
     /// A request.
     /// - Parameters:
@@ -154,6 +157,9 @@ public struct ProxyProgress: Codable, Sendable, Hashable {
     public var text: String?
     /// The slice of a streamed request body the page is asked for (phase `pull`).
     public var pull: ProxyPull?
+    /// A report-only Content Security Policy's violation (phase `violation`): the page fires its
+    /// `securitypolicyviolation` event; the request goes on.
+    public var violation: ContentSecurityPolicy.Violation?
 
     /// A progress report.
     public init(phase: String, loaded: Int64, total: Int64, head: ProxyResponse? = nil, chunk: BridgeBytes? = nil, text: String? = nil,

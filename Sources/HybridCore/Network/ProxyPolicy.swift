@@ -60,6 +60,12 @@ public struct ProxyPolicy: Sendable, Hashable {
     /// `https://*.example.com`); only the scheme, host and port of a request are meant to be
     /// matched, so leave the path out.
     public var trustedHosts: [ConfigURLPattern]
+    /// Plain-http hosts a secure page (https, or an offline package's scheme) may still reach
+    /// through the proxy: the app's explicit exception to mixed-content blocking
+    /// (``ProxyMixedContent``). Empty by default, so the proxy blocks what the engine blocks;
+    /// patterns as in ``trustedHosts`` (`http://intranet.example.com:8080`). Set it in code, never
+    /// from remote config: it weakens every hooked page.
+    public var mixedContentExceptions: [ConfigURLPattern] = []
 
     /// A policy.
     /// - Parameters:

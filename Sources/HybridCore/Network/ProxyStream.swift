@@ -55,6 +55,17 @@ final class ProxyStream: @unchecked Sendable {
         wake()
     }
 
+    /// A report-only policy's violation, for the page to fire as an event (never dropped).
+    func violation(_ violation: ContentSecurityPolicy.Violation) {
+        lock.withLock {
+            guard !finished else { return }
+            var report = ProxyProgress(phase: "violation", loaded: 0, total: -1)
+            report.violation = violation
+            reports.append(report)
+        }
+        wake()
+    }
+
     /// Asks the page for a slice of the request's streamed body (never dropped or coalesced).
     func pull(_ request: ProxyPull) {
         lock.withLock {

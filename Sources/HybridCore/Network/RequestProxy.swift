@@ -43,6 +43,15 @@ public final class RequestProxy: Sendable {
         var data: @Sendable (Data) -> Void
     }
 
+    /// The rules of the document a request comes from, checked at every hop before anything of
+    /// that hop is sent: its Content Security Policies (``ContentSecurityPolicy``, `connect-src`).
+    struct PageRules: Sendable {
+        /// The document's policies, enforced and report-only.
+        var policies: [ContentSecurityPolicy]
+        /// Each hop's verdict when it has violations, before the request fails for an enforced one.
+        var violated: @Sendable (ContentSecurityPolicy.Verdict) -> Void
+    }
+
     /// A proxy.
     /// - Parameters:
     ///   - policy: What is proxied, limits, extra headers.
@@ -86,21 +95,23 @@ public final class RequestProxy: Sendable {
     /// they arrive and the returned response carries no body. `body` is the page's streamed body
     /// when the request declares one (``ProxyRequest/bodySize``).
     func perform(_ request: ProxyRequest, origin: BridgeOrigin?, progress: (@Sendable (ProxyProgress) -> Void)?,
-                 events: Events?, body source: ProxyBodySource?) async throws -> ProxyResponse {
+                 events: Events?, body source: ProxyBodySource?, rules: PageRules? = nil) async throws -> ProxyResponse {
         let started = Date()
         var record = ProxyRecord(method: request.method.uppercased(), url: URL(string: request.url) ?? URL(fileURLWithPath: "/"),
                                  requestHeaders: request.headers.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil },
                                  requestBodyBytes: 0, hops: [], status: nil, responseHeaders: [], responseBodyBytes: 0,
                                  failure: nil, duration: 0)
         let streamed = ByteCount()
-        var relay = events
+        // With integrity metadata the body is checked whole before the page sees any of it, so the
+        // head is not reported early and the body does not stream (the engine buffers it too).
+        var relay = (request.integrity ?? "").isEmpty ? events : nil
         relay?.data = { [events] data in
             streamed.add(data.count)
             events?.data(data)
         }
         do {
             let response = try await follow(request, origin: origin, record: &record,
-                                            upload: events?.upload ?? progress, events: relay, source: source)
+                                            upload: events?.upload ?? progress, events: relay, source: source, rules: rules)
             record.responseBodyBytes += streamed.value
             record.duration = Date().timeIntervalSince(started)
             observer?(record)
@@ -115,7 +126,7 @@ public final class RequestProxy: Sendable {
 
     private func follow(_ original: ProxyRequest, origin: BridgeOrigin?, record: inout ProxyRecord,
                         upload: (@Sendable (ProxyProgress) -> Void)?, events: Events?,
-                        source: ProxyBodySource?) async throws -> ProxyResponse {
+                        source: ProxyBodySource?, rules: PageRules?) async throws -> ProxyResponse {
         guard var url = URL(string: original.url), policy.proxies(url) else {
             throw HybridError.network(.proxyDenied(String(original.url.prefix(200))))
         }
@@ -157,6 +168,7 @@ public final class RequestProxy: Sendable {
         var crossSite = false
         while true {
             record.hops.append(url)
+            try check(url, origin: origin, rules: rules, initialURL: record.hops[0])
             let hopURL = url
             let remaining = deadline.timeIntervalSinceNow
             guard remaining > 0 else { throw HybridError.network(.timedOut(milliseconds: Int(timeout * 1000))) }
@@ -229,6 +241,10 @@ public final class RequestProxy: Sendable {
             record.responseHeaders = ProxyHeaders.pairs(response).map { ($0[0], $0[1]) }
             record.responseBodyBytes = data.count
             let masked = head.type == "opaque" || head.type == "opaqueredirect"
+            if let integrity = original.integrity, !integrity.isEmpty,
+               masked || !SubresourceIntegrity.matches(data, metadata: integrity) {
+                throw HybridError.network(.integrityMismatch(ContentSecurityPolicy.reportable(url)))
+            }
             if events != nil {
                 // The head went out already; what is left of the body is what was collected (none when streamed).
                 var rest = head
@@ -238,6 +254,21 @@ public final class RequestProxy: Sendable {
             var full = head
             full.setBody(masked ? Data() : data)
             return full
+        }
+    }
+
+    /// What the engine checks before it sends a request, at every hop (the Fetch standard's main
+    /// fetch, step 7): mixed content first, then the document's Content Security Policy.
+    private func check(_ url: URL, origin: BridgeOrigin?, rules: PageRules?, initialURL: URL) throws {
+        if ProxyMixedContent.blocks(url, origin: origin, exceptions: policy.mixedContentExceptions) {
+            throw HybridError.network(.mixedContent(ContentSecurityPolicy.reportable(url)))
+        }
+        guard let rules, !rules.policies.isEmpty else { return }
+        let verdict = ContentSecurityPolicy.check(url, directive: .connect, policies: rules.policies, origin: origin,
+                                                  redirected: url != initialURL, initialURL: initialURL)
+        if !verdict.violations.isEmpty { rules.violated(verdict) }
+        if !verdict.allowed, let blocked = verdict.violations.first(where: { $0.disposition == .enforce }) {
+            throw HybridError.network(.cspDenied(blocked))
         }
     }
 

@@ -1,6 +1,6 @@
 // GENERATED FILE, do not edit: scripts/build-runtime.mjs assembled it from these modules of
 //   proxy/main.js, shared/globals.js, proxy/patterns.js, proxy/quirks.js, proxy/bytes.js,
-//   shared/base64.js, proxy/bodies.js, proxy/mime.js, proxy/bridge.js, proxy/fetch.js,
+//   shared/base64.js, proxy/bodies.js, proxy/mime.js, proxy/csp.js, proxy/bridge.js, proxy/fetch.js,
 //   shared/response.js, proxy/xhr.js, proxy/forms.js.
 // Edit them and run `make runtime` (docs/page-runtime.md).
 // HybridKit request proxy: the page side.
@@ -106,6 +106,12 @@
     abortIgnoresReason: !blink,
     // WebKit takes an XHR's timeout at send(); Blink, as the standard says, also one set later.
     timeoutAtSend: !blink,
+    // Both engines fire a report-only policy's securitypolicyviolation event twice for a request
+    // that is allowed, once for one an enforced policy refuses (measured, WebKitGTK 2.50 and
+    // Chromium 156: each checks a request twice, the second time only when the first let it go).
+    reportOnlyEvents: 2,
+    // The TypeError a fetch the engine refused (CSP, mixed content, a network error) rejects with.
+    networkErrorMessage: blink ? 'Failed to fetch' : 'Load failed',
     // Native rules (ProxyRequest.quirks): Blink decides at the first hop whether a request has
     // an Origin header, so a same-origin GET redirected to another origin has none.
     native: blink ? ['origin-from-first-hop'] : []
@@ -345,6 +351,54 @@
     return (decoderFor(bomEncoding(bytes) || label) || new TextDecoder()).decode(bytes);
   }
 
+  // ---- the document's Content Security Policy --------------------------------------------
+  // The decision is native (ContentSecurityPolicy.swift): it has the policies of the document's
+  // response headers, and this script hands it the `<meta http-equiv="Content-Security-Policy">`
+  // policies as they appear (a meta policy only adds restrictions, so each is sent once and never
+  // withdrawn). What comes back is reported as the engine reports it: a
+  // `securitypolicyviolation` event on the document for every violation, enforced or report-only.
+  var sentMeta = [];
+  function flushMetaPolicies() {
+    if (!window.hybrid || !document.head) return;
+    var found = [];
+    var metas = document.head.querySelectorAll('meta[http-equiv]');
+    for (var i = 0; i < metas.length; i++) {
+      var meta = metas[i];
+      // CSP3 §3.3: only a meta child of head, with a content attribute, makes a policy.
+      if (meta.parentNode !== document.head || String(meta.httpEquiv).toLowerCase() !== 'content-security-policy') continue;
+      var content = meta.getAttribute('content');
+      if (!content || sentMeta.indexOf(content) >= 0) continue;
+      sentMeta.push(content);
+      found.push(content);
+    }
+    if (found.length) window.hybrid.call('proxy', 'csp', { policies: found }).catch(function () { /* reported natively */ });
+  }
+  try {
+    new MutationObserver(flushMetaPolicies).observe(document, { childList: true, subtree: true });
+  } catch (e) { /* no observer: every request flushes */ }
+  document.addEventListener('DOMContentLoaded', flushMetaPolicies);
+
+  function reportViolation(v) {
+    if (!v) return;
+    var init = { bubbles: true, composed: true, cancelable: false, documentURI: document.URL,
+      referrer: document.referrer, blockedURI: v.blockedURI, violatedDirective: v.violatedDirective,
+      effectiveDirective: v.effectiveDirective, originalPolicy: v.originalPolicy, disposition: v.disposition,
+      sourceFile: '', sample: '', statusCode: 200, lineNumber: 0, columnNumber: 0 };
+    var event;
+    try {
+      event = new SecurityPolicyViolationEvent('securitypolicyviolation', init);
+    } catch (e) {
+      event = new Event('securitypolicyviolation', { bubbles: true, composed: true });
+      Object.keys(init).forEach(function (name) { if (!(name in event)) event[name] = init[name]; });
+    }
+    document.dispatchEvent(event);
+  }
+  // A request the document's policy or mixed-content blocking refused, or a body that failed its
+  // integrity check: the engine's own network error, which says nothing more.
+  function isPolicyRefusal(error) {
+    return !!error && (error.code === 'csp_denied' || error.code === 'mixed_content' || error.code === 'integrity_mismatch');
+  }
+
   // ---- the bridge ------------------------------------------------------------------------
   function failure(code, message) {
     var error = new Error(message);
@@ -413,10 +467,11 @@
       redirect: request.redirect || 'follow', mode: request.mode || 'cors',
       credentials: request.credentials || 'same-origin', referrer: request.referrer || null,
       referrerPolicy: request.referrerPolicy || null, preflight: !!request.preflight, stream: true,
-      uploadProgress: !!events.upload,
+      uploadProgress: !!events.upload, integrity: request.integrity || null,
       userAgent: navigator.userAgent, quirks: quirks.native };
     var budget = Math.min((request.timeout || config.timeout) + 2000, 600000);
     var headSeen = false;
+    flushMetaPolicies();
     window.hybrid.call('proxy', action || 'request', params, { signal: signal, timeout: budget, onProgress: function (p) {
       if (!p) return;
       if (p.phase === 'pull') {
@@ -429,12 +484,15 @@
         if (typeof p.text === 'string' || p.chunk) events.chunk(replyBytes(p));
       } else if (p.phase === 'data') {
         events.chunk(replyBytes(p));
+      } else if (p.phase === 'violation') {
+        for (var n = 0; n < quirks.reportOnlyEvents; n++) reportViolation(p.violation);
       }
     } }).then(function (reply) {
       if (!headSeen && reply && reply.status !== undefined) events.head(reply, true);
       events.end(reply || {});
     }, function (error) {
       if (signal && signal.aborted) return;
+      if (error && error.code === 'csp_denied') ((error.data && error.data.violations) || []).forEach(reportViolation);
       events.fail(error);
     });
   }
@@ -458,6 +516,7 @@
     return signal.reason;
   }
   function fetchError(error) {
+    if (isPolicyRefusal(error)) return new TypeError(quirks.networkErrorMessage);
     var typeError = new TypeError('Load failed: ' + (error && error.code ? error.code + ': ' : '') +
       (error && error.message || error));
     if (error && error.code) typeError.code = error.code;
@@ -697,7 +756,8 @@
         transmit({ url: url.href, method: request.method, headers: headerPairs(request.headers),
           body: body.bytes && body.bytes.byteLength ? body.bytes : null, source: body.source || null,
           redirect: request.redirect, mode: request.mode,
-          credentials: request.credentials, referrer: referrerSource(request.referrer), referrerPolicy: request.referrerPolicy }, {
+          credentials: request.credentials, referrer: referrerSource(request.referrer), referrerPolicy: request.referrerPolicy,
+          integrity: request.integrity }, {
           head: function (head, whole) {
             if (settled) return;
             var made;

@@ -91,6 +91,17 @@ export type ProxyErrorCode =
   | 'proxy_denied'
   /** A cross-origin request failed the CORS check the engine would have made (its own fetch fails the same way). */
   | 'cors_denied'
+  /**
+   * The document's Content Security Policy (`connect-src`, or `default-src`) refuses the request;
+   * nothing was sent. A hooked `fetch`/XHR shows it as the engine does (a plain `TypeError` or an
+   * `error` event, and a `securitypolicyviolation` event); a direct bridge call sees this code and
+   * `error.data.violations`.
+   */
+  | 'csp_denied'
+  /** A secure page (https, an offline package) asked for plain http that is not loopback; nothing was sent. */
+  | 'mixed_content'
+  /** The response body did not match the request's `integrity` metadata; none of it reaches the page. */
+  | 'integrity_mismatch'
   /** The page has no bridge (`window.hybrid` is missing). */
   | 'unavailable'
   /**

@@ -38,6 +38,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case serverRequest = "server-request"
     case proxyHeaders = "proxy-headers"
     case responseHeaders = "response-headers"
+    case csp
 
     /// Runs every property of this target on one input; throws the first one broken.
     func check(_ bytes: [UInt8]) throws {
@@ -56,6 +57,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .serverRequest: try ServerChecks.check(bytes)
         case .proxyHeaders: try ProxyChecks.check(bytes)
         case .responseHeaders: try ResponseHeaderChecks.check(bytes)
+        case .csp: try CSPChecks.check(bytes)
         }
     }
 }

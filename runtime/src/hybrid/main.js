@@ -25,6 +25,10 @@
   var byteChannel = typeof boot.byteChannel === 'string' && typeof window.fetch === 'function' ? boot.byteChannel : null;
   var byteThreshold = boot.byteThreshold || 65536;
   var channelFetch = byteChannel ? window.fetch.bind(window) : null;
+  // Where a loopback endpoint (Blink) serves the channel, reads have a path of their own and posts
+  // are Blobs (the constructor kept at document start too).
+  var byteChannelReads = byteChannel && typeof boot.byteChannelReads === 'string' ? boot.byteChannelReads : byteChannel;
+  var channelBlob = byteChannel && boot.byteChannelBlobs === true && typeof window.Blob === 'function' ? window.Blob : null;
 
   var nonce = null;
   var info = null;

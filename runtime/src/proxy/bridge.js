@@ -66,10 +66,11 @@ function transmit(request, events, signal, action) {
     redirect: request.redirect || 'follow', mode: request.mode || 'cors',
     credentials: request.credentials || 'same-origin', referrer: request.referrer || null,
     referrerPolicy: request.referrerPolicy || null, preflight: !!request.preflight, stream: true,
-    uploadProgress: !!events.upload,
+    uploadProgress: !!events.upload, integrity: request.integrity || null,
     userAgent: navigator.userAgent, quirks: quirks.native };
   var budget = Math.min((request.timeout || config.timeout) + 2000, 600000);
   var headSeen = false;
+  flushMetaPolicies();
   window.hybrid.call('proxy', action || 'request', params, { signal: signal, timeout: budget, onProgress: function (p) {
     if (!p) return;
     if (p.phase === 'pull') {
@@ -82,12 +83,15 @@ function transmit(request, events, signal, action) {
       if (typeof p.text === 'string' || p.chunk) events.chunk(replyBytes(p));
     } else if (p.phase === 'data') {
       events.chunk(replyBytes(p));
+    } else if (p.phase === 'violation') {
+      for (var n = 0; n < quirks.reportOnlyEvents; n++) reportViolation(p.violation);
     }
   } }).then(function (reply) {
     if (!headSeen && reply && reply.status !== undefined) events.head(reply, true);
     events.end(reply || {});
   }, function (error) {
     if (signal && signal.aborted) return;
+    if (error && error.code === 'csp_denied') ((error.data && error.data.violations) || []).forEach(reportViolation);
     events.fail(error);
   });
 }

@@ -9,6 +9,7 @@ function abortError(signal) {
   return signal.reason;
 }
 function fetchError(error) {
+  if (isPolicyRefusal(error)) return new TypeError(quirks.networkErrorMessage);
   var typeError = new TypeError('Load failed: ' + (error && error.code ? error.code + ': ' : '') +
     (error && error.message || error));
   if (error && error.code) typeError.code = error.code;
@@ -248,7 +249,8 @@ window.fetch = function fetch(input, init) {
       transmit({ url: url.href, method: request.method, headers: headerPairs(request.headers),
         body: body.bytes && body.bytes.byteLength ? body.bytes : null, source: body.source || null,
         redirect: request.redirect, mode: request.mode,
-        credentials: request.credentials, referrer: referrerSource(request.referrer), referrerPolicy: request.referrerPolicy }, {
+        credentials: request.credentials, referrer: referrerSource(request.referrer), referrerPolicy: request.referrerPolicy,
+        integrity: request.integrity }, {
         head: function (head, whole) {
           if (settled) return;
           var made;

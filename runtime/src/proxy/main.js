@@ -50,6 +50,8 @@
 
   // @include mime.js
 
+  // @include csp.js
+
   // @include bridge.js
 
   // @include fetch.js

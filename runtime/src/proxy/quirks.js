@@ -16,6 +16,12 @@ var quirks = {
   abortIgnoresReason: !blink,
   // WebKit takes an XHR's timeout at send(); Blink, as the standard says, also one set later.
   timeoutAtSend: !blink,
+  // Both engines fire a report-only policy's securitypolicyviolation event twice for a request
+  // that is allowed, once for one an enforced policy refuses (measured, WebKitGTK 2.50 and
+  // Chromium 156: each checks a request twice, the second time only when the first let it go).
+  reportOnlyEvents: 2,
+  // The TypeError a fetch the engine refused (CSP, mixed content, a network error) rejects with.
+  networkErrorMessage: blink ? 'Failed to fetch' : 'Load failed',
   // Native rules (ProxyRequest.quirks): Blink decides at the first hop whether a request has
   // an Origin header, so a same-origin GET redirected to another origin has none.
   native: blink ? ['origin-from-first-hop'] : []

@@ -41,6 +41,8 @@ extension HybridWebView: WebEngineDelegate {
     /// without one, ``EngineDefaults`` (show what the engine can show, download the rest).
     public func engine(_ engine: any WebEngine, decidePolicyFor response: NavigationResponse) async -> NavigationResponsePolicy {
         guard !isClosed else { return .cancel }
+        // The document's Content Security Policy, for the requests the proxy carries for it.
+        for case let proxy as ProxyModule in configuration.modules { proxy.documents.mainResponseArrived(response) }
         if response.isMainFrame, response.statusCode >= 400, configuration.package?.serves(response.url) == true {
             page.packagePageFailed()
         }

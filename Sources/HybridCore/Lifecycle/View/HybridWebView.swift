@@ -102,7 +102,8 @@ public final class HybridWebView {
         let boot = configuration.package.map { Self.bootHealthModule($0, readyOrigins: readyOrigins, slot: bootSlot) }
         if let module = boot ?? Self.readyModule(readyOrigins, slot: bootSlot) { modules.append(module) }
         bridge = BridgeHost(capabilities: provider.capabilities, modules: modules,
-                            limits: configuration.bridgeLimits, options: configuration.bridgeOptions)
+                            limits: configuration.bridgeLimits, options: configuration.bridgeOptions,
+                            byteChannelOrigin: provider.byteChannelOrigin)
         var engineConfiguration = configuration.engineConfiguration(bridge: bridge)
         // One script-error capture for health recording and boot health (`hybrid-health.js`).
         let health = configuration.health.map { ViewHealth(recorder: $0) }
