@@ -90,6 +90,25 @@ struct ProxyCSPEndToEndTests {
         #expect(oracle.rig.records.value.contains { $0.failure == "csp_denied" })
     }
 
+    /// `default-src` decides when there is no `connect-src`, and the event names the directive the
+    /// engine names; a path-limited source allows its path only.
+    @Test(arguments: EngineKind.allCases)
+    func defaultSrcAndPathsDecideAsTheEngineDoes(_ kind: EngineKind) async throws {
+        let oracle = try ProxyOracle(kind)
+        defer { oracle.close() }
+        let policy = "default-src 'self' 'unsafe-inline' \(oracle.cross)/cors/".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        try await Self.open(oracle, "csp=\(policy)")
+        let (engine, proxy) = try await oracle.run(Self.helpers + """
+            return {
+              inPath: await attempt('inPath', (k) => `${cross}/cors/${via}?key=${k}&acao=*`),
+              outOfPath: await attempt('outOfPath', (k) => `${cross}/echo/${via}?key=${k}`),
+            };
+            """)
+        Self.expectSame(engine, proxy)
+        #expect(engine["inPath"]?.arrayValue?.first == 200)
+        #expect(engine["outOfPath"]?.arrayValue?.first?.stringValue?.hasPrefix("TypeError") == true)
+    }
+
     /// A `<meta>` policy restricts as a header one does, and a report-only header policy reports
     /// (the event's disposition `report`) without blocking.
     @Test(arguments: EngineKind.allCases)
