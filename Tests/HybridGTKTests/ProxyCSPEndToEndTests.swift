@@ -176,6 +176,36 @@ struct ProxyCSPEndToEndTests {
         let engine = try await rig.js(script, ["via": "engine", "base": .string(base)])
         #expect(engine["insecure"] == "TypeError")
     }
+
+    /// The app's exception (`ProxyPolicy.mixedContentExceptions`) names a plain-http host a secure
+    /// page may reach: that host's request is sent (here it fails in DNS, not as mixed content); an
+    /// XHR to another plain-http host still gets the engine's `error` event, unsent.
+    @Test(arguments: EngineKind.allCases)
+    func onlyTheAppsNamedHostsAreMixedContentExceptions(_ kind: EngineKind) async throws {
+        let page = "<!doctype html><meta charset=utf-8><title>pkg</title><p>offline</p>"
+        let rig = try ProxyRig(kind, package: ["index.html": page]) { policy in
+            policy.requests = [try! ConfigURLPattern("http://*.hybrid-test.invalid/*")]
+            policy.mixedContentExceptions = [try! ConfigURLPattern("http://allowed.hybrid-test.invalid")]
+        }
+        defer { rig.close() }
+        try await rig.open(URL(string: "\(rig.packageOrigin)/index.html")!)
+        let result = try await rig.js("""
+            const viaXHR = (url) => new Promise((resolve) => {
+              const x = new XMLHttpRequest();
+              x.onerror = () => resolve(['error', x.status]);
+              x.onload = () => resolve(['load', x.status]);
+              x.open('GET', url);
+              x.send();
+            });
+            let named;
+            try { await fetch('http://allowed.hybrid-test.invalid/x'); named = 'resolved'; } catch (e) { named = e.name; }
+            return { named, other: await viaXHR('http://other.hybrid-test.invalid/x') };
+            """)
+        #expect(result["other"] == ["error", 0])
+        let failures = rig.records.value.map { [$0.url.host ?? "", $0.failure ?? ""] }
+        #expect(failures.contains(["other.hybrid-test.invalid", "mixed_content"]))
+        #expect(failures.contains { $0[0] == "allowed.hybrid-test.invalid" && $0[1] != "mixed_content" }, "\(failures)")
+    }
 }
 
 /// Subresource integrity through the proxy (#28 item 2): the same `fetch(…, {integrity})` gets the
