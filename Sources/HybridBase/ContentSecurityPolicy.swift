@@ -118,8 +118,11 @@ public struct ContentSecurityPolicy: Sendable, Hashable {
     public struct Violation: Sendable, Hashable, Codable {
         /// The refused URL, its fragment and credentials stripped.
         public var blockedURI: String
-        /// The directive that refused it (`connect-src`, or `default-src` when that decided).
+        /// What the event's `violatedDirective` says: the effective directive (`connect-src`) even
+        /// when `default-src` decided, as CSP3 defines it and both engines report it (measured).
         public var violatedDirective: String
+        /// The directive of the policy that decided (`connect-src`, or `default-src` for a policy without one).
+        public var decidingDirective: String
         /// The directive the request is checked against (`connect-src`).
         public var effectiveDirective: String
         /// The whole policy that refused it.
@@ -147,7 +150,8 @@ public struct ContentSecurityPolicy: Sendable, Hashable {
             guard let found = policy.effective(directive),
                   !matches(url, sourceList: found.value, origin: origin, redirected: redirected) else { continue }
             if policy.disposition == .enforce { verdict.allowed = false }
-            verdict.violations.append(Violation(blockedURI: reportable(redirected ? initialURL ?? url : url), violatedDirective: found.name,
+            verdict.violations.append(Violation(blockedURI: reportable(redirected ? initialURL ?? url : url), violatedDirective: directive.rawValue,
+                                                decidingDirective: found.name,
                                                 effectiveDirective: directive.rawValue, originalPolicy: policy.serialized,
                                                 disposition: policy.disposition))
         }

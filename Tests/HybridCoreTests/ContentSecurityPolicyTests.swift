@@ -54,7 +54,7 @@ struct ContentSecurityPolicyTests {
                                                   policies: ContentSecurityPolicy.parse(header: "default-src 'self'", disposition: .enforce),
                                                   origin: Self.https)
         #expect(verdict.violations == [ContentSecurityPolicy.Violation(
-            blockedURI: "https://other.test/a", violatedDirective: "default-src", effectiveDirective: "connect-src",
+            blockedURI: "https://other.test/a", violatedDirective: "connect-src", decidingDirective: "default-src", effectiveDirective: "connect-src",
             originalPolicy: "default-src 'self'", disposition: .enforce)])
     }
 

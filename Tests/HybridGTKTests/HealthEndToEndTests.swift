@@ -271,6 +271,36 @@ struct HealthEndToEndTests {
         #expect(!fixture.events.all.contains { if case .bridgeFailure = $0.kind { true } else { false } })
     }
 
+    /// A request the page's own CSP refuses is a proxy failure of that page, counted by code
+    /// (`csp_denied`), with the page's URL as its context; nothing reaches the server.
+    @Test(arguments: EngineKind.allCases)
+    func cspRefusalsAreCountedPerPage(_ kind: EngineKind) async throws {
+        let fixture = try Fixture(kind) { configuration, origin in
+            let other = origin.replacingOccurrences(of: "127.0.0.1", with: "localhost")
+            let policy = try! ProxyPolicy(requests: [origin + "/*", other + "/*"])
+            configuration.modules = [ProxyModule(proxy: RequestProxy(policy: policy, jar: nil),
+                                                 allowedOrigins: [OriginPattern(stringLiteral: origin)])]
+        }
+        defer { fixture.rig.close() }
+        let html = Data(Self.content.utf8)
+        fixture.rig.server.route("/health/csp") { _ in
+            ServerResponse(status: 200, headers: ["Content-Type": "text/html", "Content-Security-Policy": "connect-src 'self'"],
+                           body: html)
+        }
+        let page = fixture.rig.url("/health/csp")
+        try await fixture.view.loadAndWait(page)
+        let code = try await fixture.view.page("""
+            await hybrid.ready;
+            const other = location.origin.replace('127.0.0.1', 'localhost');
+            try { await hybrid.call('proxy', 'request', { url: other + '/echo', method: 'GET', headers: [] }); return 'sent'; }
+            catch (e) { return e.code; }
+            """)
+        #expect(code == "csp_denied")
+        try await eventually("the CSP refusal") {
+            fixture.events.all.contains { $0.kind == .proxyFailure(code: "csp_denied") && $0.context.url == page.absoluteString }
+        }
+    }
+
     static let hostile = """
         <!doctype html><title>hostile</title>
         <script>

@@ -90,6 +90,25 @@ struct ProxyCSPEndToEndTests {
         #expect(oracle.rig.records.value.contains { $0.failure == "csp_denied" })
     }
 
+    /// `default-src` decides when there is no `connect-src`, and the event names the directive the
+    /// engine names; a path-limited source allows its path only.
+    @Test(arguments: EngineKind.allCases)
+    func defaultSrcAndPathsDecideAsTheEngineDoes(_ kind: EngineKind) async throws {
+        let oracle = try ProxyOracle(kind)
+        defer { oracle.close() }
+        let policy = "default-src 'self' 'unsafe-inline' \(oracle.cross)/cors/".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        try await Self.open(oracle, "csp=\(policy)")
+        let (engine, proxy) = try await oracle.run(Self.helpers + """
+            return {
+              inPath: await attempt('inPath', (k) => `${cross}/cors/${via}?key=${k}&acao=*`),
+              outOfPath: await attempt('outOfPath', (k) => `${cross}/echo/${via}?key=${k}`),
+            };
+            """)
+        Self.expectSame(engine, proxy)
+        #expect(engine["inPath"]?.arrayValue?.first == 200)
+        #expect(engine["outOfPath"]?.arrayValue?.first?.stringValue?.hasPrefix("TypeError") == true)
+    }
+
     /// A `<meta>` policy restricts as a header one does, and a report-only header policy reports
     /// (the event's disposition `report`) without blocking.
     @Test(arguments: EngineKind.allCases)
@@ -156,6 +175,36 @@ struct ProxyCSPEndToEndTests {
         #expect(rig.records.value.dropFirst(before).contains { $0.failure == "mixed_content" })
         let engine = try await rig.js(script, ["via": "engine", "base": .string(base)])
         #expect(engine["insecure"] == "TypeError")
+    }
+
+    /// The app's exception (`ProxyPolicy.mixedContentExceptions`) names a plain-http host a secure
+    /// page may reach: that host's request is sent (here it fails in DNS, not as mixed content); an
+    /// XHR to another plain-http host still gets the engine's `error` event, unsent.
+    @Test(arguments: EngineKind.allCases)
+    func onlyTheAppsNamedHostsAreMixedContentExceptions(_ kind: EngineKind) async throws {
+        let page = "<!doctype html><meta charset=utf-8><title>pkg</title><p>offline</p>"
+        let rig = try ProxyRig(kind, package: ["index.html": page]) { policy in
+            policy.requests = [try! ConfigURLPattern("http://*.hybrid-test.invalid/*")]
+            policy.mixedContentExceptions = [try! ConfigURLPattern("http://allowed.hybrid-test.invalid")]
+        }
+        defer { rig.close() }
+        try await rig.open(URL(string: "\(rig.packageOrigin)/index.html")!)
+        let result = try await rig.js("""
+            const viaXHR = (url) => new Promise((resolve) => {
+              const x = new XMLHttpRequest();
+              x.onerror = () => resolve(['error', x.status]);
+              x.onload = () => resolve(['load', x.status]);
+              x.open('GET', url);
+              x.send();
+            });
+            let named;
+            try { await fetch('http://allowed.hybrid-test.invalid/x'); named = 'resolved'; } catch (e) { named = e.name; }
+            return { named, other: await viaXHR('http://other.hybrid-test.invalid/x') };
+            """)
+        #expect(result["other"] == ["error", 0])
+        let failures = rig.records.value.map { [$0.url.host ?? "", $0.failure ?? ""] }
+        #expect(failures.contains(["other.hybrid-test.invalid", "mixed_content"]))
+        #expect(failures.contains { $0[0] == "allowed.hybrid-test.invalid" && $0[1] != "mixed_content" }, "\(failures)")
     }
 }
 

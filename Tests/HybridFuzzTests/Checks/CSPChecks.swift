@@ -35,8 +35,8 @@ enum CSPChecks {
             try require(verdict.allowed == !verdict.violations.contains { $0.disposition == .enforce },
                         "blocked is not the same as an enforced violation for \(url)")
             try require(verdict.violations.count <= enforced.count, "more violations than policies")
-            try require(verdict.violations.allSatisfy { $0.effectiveDirective == "connect-src"
-                && ["connect-src", "default-src"].contains($0.violatedDirective) }, "a violation names another directive")
+            try require(verdict.violations.allSatisfy { $0.effectiveDirective == "connect-src" && $0.violatedDirective == "connect-src"
+                && ["connect-src", "default-src"].contains($0.decidingDirective) }, "a violation names another directive")
             let onlyReported = ContentSecurityPolicy.check(url, directive: .connect, policies: reported, origin: origin)
             try require(onlyReported.allowed, "a report-only policy blocked \(url)")
             try require(onlyReported.violations.count == verdict.violations.count, "report-only policies judged differently")
