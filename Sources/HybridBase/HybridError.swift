@@ -9,7 +9,8 @@ public protocol HybridFailureReason: Sendable, Equatable, CustomStringConvertibl
 /// The one public error type of HybridKit, with a nested reason per domain.
 ///
 /// Errors that cross the bridge carry a stable string ``code`` page authors can switch on.
-/// Each domain's reasons live beside the code that raises them.
+/// Each domain's reasons live here in HybridBase, below every module that raises them, so one
+/// error type crosses the module boundaries unchanged.
 public enum HybridError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The engine (WebKitGTK, WKWebView, Blink) refused or failed an operation.
     case engine(EngineFailure)
