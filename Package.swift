@@ -11,7 +11,6 @@ let strictSettings: [SwiftSetting] = [
 let linux = TargetDependencyCondition.when(platforms: [.linux])
 
 var targets: [Target] = [
-    // Policy and protocols: Foundation + Dispatch only, compiles on Linux and Apple.
     // The modules below the container, each kept apart by the compiler (docs/architecture.md):
     // values and errors every layer speaks; bounded HTTP downloads; health events and sinks;
     // the engine contract; offline packages (which know no engine and no view).
@@ -28,7 +27,7 @@ var targets: [Target] = [
 
     // libcurl's easy and multi interfaces for bounded downloads on Linux (the library
     // FoundationNetworking already links): its callbacks run in the read loop, so a limit stops
-    // a body before more is read. Apple platforms use URLSession (HybridCore/Network/HTTPStream.swift).
+    // a body before more is read. Apple platforms use URLSession (HybridHTTP/HTTPStream.swift).
     .target(name: "CHybridCurl", linkerSettings: [.linkedLibrary("curl", .when(platforms: [.linux]))]),
 
     // WebKitGTK 6.0 (engine, GTK 4, libsoup 3, GLib) through pkg-config.
