@@ -47,6 +47,9 @@ public struct PackageStore: Sendable {
         public var previous: Int?
         /// Whether `current` has loaded successfully at least once.
         public var confirmed: Bool
+        /// A version kept in the store while a staged rollout (``PackageRollout``) may send this
+        /// install back to it without a download: the rollout's baseline, while `current` is its candidate.
+        public var retained: Int? = nil
     }
 
     /// What this device remembers about a package beyond its files.
@@ -55,6 +58,8 @@ public struct PackageStore: Sendable {
         public var highestSeen: Int = 0
         /// Versions rolled back here; the updater will not install them again.
         public var rejected: [Int] = []
+        /// The highest ``PackageRollout/sequence`` accepted for the package; older rollout documents are refused.
+        public var rolloutSequence: Int?
     }
 
     /// Where the store lives and how it behaves.

@@ -8,6 +8,8 @@ enum HealthCommand: HybridCommand {
     static let files: CommandArgument<[String]> = .repeated("FILE.jsonl", atLeast: 1,
                                                            help: "health logs written by HealthLogFile, with their rotated siblings")
     static let json: CommandOption<Bool> = .flag("--json", help: "print one JSON object per release instead of the table")
+    static let candidate: CommandOption<String?> = .text("--candidate", "ID@N", help: "compare this release with --baseline over the same window")
+    static let baseline: CommandOption<String?> = .text("--baseline", "ID@N", help: "the release the candidate replaces")
 
     static var table: CommandTable {
         CommandTable(
@@ -19,24 +21,24 @@ enum HealthCommand: HybridCommand {
                 events the recorder dropped. Lines that are not HybridKit health records are skipped and
                 counted. Exits 1 when no file can be read, or when the files hold no valid health event at
                 all (every line skipped, or all empty).
+                With --candidate and --baseline it also compares the two releases over the same window
+                (from the candidate's first event): crash-free, ready and white-screen rates, script errors
+                per launch, FCP p90 and update failures, each by a one-sided test, and prints the verdict a
+                staged rollout acts on (halt, advance, wait; docs/health.md, "Comparing a candidate"); with
+                --json as one more line, {"comparison": …}.
                 """,
-            arguments: [files], options: [json])
+            arguments: [files], options: [json, candidate, baseline])
     }
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
         let json = arguments[Self.json]
         let files = arguments[Self.files]
-        var events: [HealthEvent] = []
-        var skipped = 0
-        for file in files {
-            do {
-                let read = try HealthLogFile.read(URL(fileURLWithPath: file))
-                events += read.events
-                skipped += read.skippedLines
-            } catch {
-                print("hybrid health: cannot read \(file): \(error.localizedDescription)")
-                return 1
-            }
+        let events: [HealthEvent], skipped: Int
+        do {
+            (events, skipped) = try readEvents(files)
+        } catch let failure as UnreadableFile {
+            print("hybrid health: cannot read \(failure.path): \(failure.message)")
+            return 1
         }
         guard !events.isEmpty else {
             // A file of nothing but corrupt lines is not a healthy release with no launches.
@@ -46,6 +48,12 @@ enum HealthCommand: HybridCommand {
             return 1
         }
         let summaries = HealthAggregator.summarize(events)
+        var comparison: HealthComparison?
+        switch (arguments[Self.candidate], arguments[Self.baseline]) {
+        case (let candidate?, let baseline?): comparison = HealthComparison(events: events, candidate: candidate, baseline: baseline)
+        case (nil, nil): break
+        default: throw CommandLineError.missingRequired("--candidate and --baseline go together")
+        }
         if json {
             for summary in summaries {
                 let object: JSONValue = [
@@ -60,10 +68,39 @@ enum HealthCommand: HybridCommand {
                 ]
                 print(object.jsonText)
             }
+            if let comparison { let line: JSONValue = ["comparison": comparison.jsonValue]
+                print(line.jsonText) }
         } else {
             print(HealthAggregator.table(summaries))
+            if let comparison { print("\n" + comparison.table + "\n") }
             print("\(events.count) event(s) from \(files.count) file(s)" + (skipped > 0 ? "; \(skipped) line(s) skipped" : ""))
         }
         return 0
+    }
+
+    /// A health log that could not be read.
+    struct UnreadableFile: Error, CustomStringConvertible {
+        /// The file.
+        var path: String
+        /// Why.
+        var message: String
+        var description: String { "cannot read \(path): \(message)" }
+    }
+
+    /// The events of `files` and how many lines were skipped.
+    /// - Throws: ``UnreadableFile``.
+    static func readEvents(_ files: [String]) throws -> (events: [HealthEvent], skipped: Int) {
+        var events: [HealthEvent] = []
+        var skipped = 0
+        for file in files {
+            do {
+                let read = try HealthLogFile.read(URL(fileURLWithPath: file))
+                events += read.events
+                skipped += read.skippedLines
+            } catch {
+                throw UnreadableFile(path: file, message: error.localizedDescription)
+            }
+        }
+        return (events, skipped)
     }
 }
