@@ -59,6 +59,15 @@ final class RolloutFixture: @unchecked Sendable {
                               installID: install)
     }
 
+    /// Gives every install the pointer's version: the first updates, the others start from a copy of its store.
+    func seed(_ installs: [String]) async throws {
+        guard let first = installs.first else { return }
+        _ = try await updater(first).update("shop")
+        for install in installs.dropFirst() {
+            try FileManager.default.copyItem(at: installer(first).store.root, to: installer(install).store.root)
+        }
+    }
+
     func active(_ install: String) -> Int? { installer(install).store.activeVersion("shop") }
 
     /// Repository paths requested since the last reset that are not the two signed documents a check reads.
@@ -73,7 +82,7 @@ final class RolloutFixture: @unchecked Sendable {
     @Test func theCandidateReachesOnlyTheBucketAndARaisedStageKeepsEveryoneIn() async throws {
         let fixture = try RolloutFixture()
         try fixture.pack(1)
-        for install in Self.installs { _ = try await fixture.updater(install).update("shop") }
+        try await fixture.seed(Self.installs)
         try fixture.pack(2, staged: true)
         #expect(fixture.writer.latestVersion("shop") == 1)
         let rollout = try fixture.publisher.start(id: "shop", candidate: 2, stages: [20, 60, 100])
@@ -120,7 +129,7 @@ final class RolloutFixture: @unchecked Sendable {
     @Test func aHaltSendsTheBucketBackWithoutADownloadAndBlocksTheCandidateForGood() async throws {
         let fixture = try RolloutFixture()
         try fixture.pack(1)
-        for install in Self.installs { _ = try await fixture.updater(install).update("shop") }
+        try await fixture.seed(Self.installs)
         try fixture.pack(2, staged: true)
         try fixture.publisher.start(id: "shop", candidate: 2, stages: [30, 100])
         for install in Self.installs {
