@@ -8,10 +8,10 @@ import HybridBase
 /// STORE/.lock                          flock: one installer at a time per store
 /// STORE/blobs/AB/ABCDEF…               file contents, named by SHA-256 of the file's bytes
 /// STORE/partial/BLOB.part              partial downloads (stored bytes), kept for resume
-/// STORE/packages/ID/active.json        which version serves: {current, previous, confirmed}
+/// STORE/packages/ID/active.json        which version serves: {current, previous, confirmed, retained}
 /// STORE/packages/ID/versions/N/        manifest.json + manifest.json.sig of each kept version
 /// STORE/packages/ID/staging/…          versions being installed; removed on restart
-/// STORE/state/ID.json                  highest version ever seen, rejected versions
+/// STORE/state/ID.json                  highest version ever seen, rejected versions, highest rollout sequence
 /// ```
 ///
 /// `state/` lives outside the package directory on purpose: deleting a package must not let an
