@@ -10,6 +10,9 @@ enum HealthCommand: HybridCommand {
     static let json: CommandOption<Bool> = .flag("--json", help: "print one JSON object per release instead of the table")
     static let candidate: CommandOption<String?> = .text("--candidate", "ID@N", help: "compare this release with --baseline over the same window")
     static let baseline: CommandOption<String?> = .text("--baseline", "ID@N", help: "the release the candidate replaces")
+    static let rollout: CommandOption<String?> = .text("--rollout", "REPO/packages/ID/rollout.json",
+                                                       help: "a staged rollout: its candidate and baseline are compared, its stages shown")
+    static let html: CommandOption<String?> = .text("--html", "OUT.html", help: "also write the report page: charts as inline SVG, no script, nothing fetched")
 
     static var table: CommandTable {
         CommandTable(
@@ -25,9 +28,11 @@ enum HealthCommand: HybridCommand {
                 (from the candidate's first event): crash-free, ready and white-screen rates, script errors
                 per launch, FCP p90 and update failures, each by a one-sided test, and prints the verdict a
                 staged rollout acts on (halt, advance, wait; docs/health.md, "Comparing a candidate"); with
-                --json as one more line, {"comparison": …}.
+                --json as one more line, {"comparison": …}. --rollout FILE takes the two releases from a
+                rollout document (packages/ID/rollout.json) and shows its stages and reason. --html OUT.html
+                writes one page with all of it as charts (inline SVG; the figures carry their --json values).
                 """,
-            arguments: [files], options: [json, candidate, baseline])
+            arguments: [files], options: [json, candidate, baseline, rollout, html])
     }
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
@@ -49,10 +54,27 @@ enum HealthCommand: HybridCommand {
         }
         let summaries = HealthAggregator.summarize(events)
         var comparison: HealthComparison?
-        switch (arguments[Self.candidate], arguments[Self.baseline]) {
+        var shown: HealthReportPage.Rollout?
+        var releases = (arguments[Self.candidate], arguments[Self.baseline])
+        if let path = arguments[Self.rollout] {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                print("hybrid health: cannot read \(path)")
+                return 1
+            }
+            let rollout = try PackageRollout.decode(data)
+            shown = HealthReportPage.Rollout(id: rollout.id, candidate: rollout.candidate.version, baseline: rollout.baseline.version,
+                                             stages: rollout.stages, stage: rollout.stage, state: rollout.state.rawValue, reason: rollout.reason)
+            releases = (releases.0 ?? "\(rollout.id)@\(rollout.candidate.version)", releases.1 ?? "\(rollout.id)@\(rollout.baseline.version)")
+        }
+        switch releases {
         case (let candidate?, let baseline?): comparison = HealthComparison(events: events, candidate: candidate, baseline: baseline)
         case (nil, nil): break
         default: throw CommandLineError.missingRequired("--candidate and --baseline go together")
+        }
+        if let html = arguments[Self.html] {
+            let page = HealthReportPage(events: events, comparison: comparison, rollout: shown)
+            try Data(page.html.utf8).write(to: URL(fileURLWithPath: html), options: .atomic)
+            FileHandle.standardError.write(Data("hybrid health: wrote \(html)\n".utf8))
         }
         if json {
             for summary in summaries {
