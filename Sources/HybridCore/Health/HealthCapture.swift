@@ -7,7 +7,7 @@ import HybridHealth
 /// `hybrid-health.js`, run at document start in every frame in the container's own script world
 /// (the bridge's: a world of its own would cost every document another world), and the handler it
 /// posts to in that world. Its errors feed both health recording and boot health's trial
-/// (``HybridWebView/pageCaptured(_:)``), so a package page pays for one script, not two.
+/// (``PageCaptureFeature``), so a package page pays for one script, not two.
 ///
 /// Measured (docs/health.md): on WebKit (WebKitGTK, WKWebView) the world hears the page's `error`
 /// and `unhandledrejection` events and its paint entries, whatever the page overrides; on Blink it
