@@ -1,4 +1,5 @@
 import Foundation
+import HybridBridge
 import HybridBase
 import HybridEngine
 import HybridHealth
@@ -20,7 +21,7 @@ enum HealthCapture {
     static let maxMessageBytes = 32_768
 
     /// `hybrid-health.js` as shipped.
-    static let source = ScriptResource.source("hybrid-health")
+    static let source = ScriptResource.source("hybrid-health", in: .module)
 
     /// The script, in every frame at document start, in `world` (the page cannot see its globals
     /// or post to its handler); without `timing` (boot health alone wants the errors) it leaves the

@@ -1,4 +1,5 @@
 import Foundation
+import HybridBridge
 import HybridEngine
 
 /// The view's side of the request proxy's documents (``ProxyDocumentTarget``): a proxied form

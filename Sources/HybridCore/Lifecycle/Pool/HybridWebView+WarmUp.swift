@@ -30,7 +30,7 @@ extension HybridWebView {
     }
 
     /// Hides the view as ``setVisible(_:)`` with `false` does (dialogs get their safe defaults),
-    /// but asks the engine to keep it mapped out of sight (``WebEngine/setParked(_:)``): a warm
+    /// but asks the engine to keep it mapped out of sight (``EngineView/setParked(_:)``): a warm
     /// pooled view is shown again without being mapped and realised anew.
     func park() {
         guard !isClosed else { return }
