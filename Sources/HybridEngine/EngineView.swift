@@ -8,7 +8,7 @@ import HybridBase
 /// All members run on the main actor: every engine lives on its UI thread.
 @MainActor
 public protocol EngineView: AnyObject {
-    /// The engine's name (`webkitgtk`, `wkwebview`, `blink`).
+    /// The engine's name (`webkit` — WebKitGTK on Linux, WKWebView on Apple platforms — or `blink`).
     var engineName: String { get }
     /// What the engine can do (the same as its provider's).
     var capabilities: EngineCapabilities { get }

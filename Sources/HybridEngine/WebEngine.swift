@@ -110,7 +110,7 @@ extension WebEngine {
 /// a WebKitWebContext + WebKitNetworkSession, a Chromium browser + profile).
 @MainActor
 public protocol WebEngineProvider: AnyObject {
-    /// The engine's name (`webkitgtk`, `wkwebview`, `blink`), as its views report it.
+    /// The engine's name (`webkit` — WebKitGTK on Linux, WKWebView on Apple platforms — or `blink`), as its views report it.
     var engineName: String { get }
     /// What the engine can do; HybridCore's policies read it (bridge transport, engine choice).
     var capabilities: EngineCapabilities { get }

@@ -118,7 +118,7 @@ public struct PackageUpdater: Sendable {
     /// per call of ``update(_:now:progress:)``, way `none`, `patch`, `files` or `full`, and `failed`
     /// when it threw; `nil` (the default) records nothing.
     public var health: HealthRecorder?
-    /// The engine name the recorded events carry (`webkitgtk`, `blink`, `wkwebview`).
+    /// The engine name the recorded events carry (`webkit` or `blink`).
     public var healthEngine: String
 
     /// - Parameter repository: the repository's base URL (`https://cdn.example.com/packages/`).
