@@ -5,9 +5,9 @@ import Foundation
 /// protobuf runtime would be a dependency for ~60 lines. Field numbers are
 /// opentelemetry-proto v1's (`logs/v1/logs.proto`, `common/v1/common.proto`); what decodes it in
 /// the tests is the official `opentelemetry-proto` package, not this file.
-package enum OTLPProtobuf {
+enum OTLPProtobuf {
     /// `data` as an `ExportLogsServiceRequest`.
-    package static func encode(_ data: OTLPLogsData) -> Data {
+    static func encode(_ data: OTLPLogsData) -> Data {
         var out = Writer()
         for resourceLogs in data.resourceLogs {
             out.message(1) { resource in                                   // ExportLogsServiceRequest.resource_logs

@@ -5,7 +5,7 @@ import HybridBase
 extension PackageInstaller {
     /// Records that rollout document `sequence` of `id` was accepted, refusing one below the highest accepted.
     /// - Throws: ``PackageFailure/rolloutReplayed(offered:highestSeen:)`` or a write failure.
-    package func acceptRollout(_ id: String, sequence: Int) throws {
+    func acceptRollout(_ id: String, sequence: Int) throws {
         try store.withLock {
             var state = store.state(id)
             if let seen = state.rolloutSequence, sequence < seen {
@@ -18,7 +18,7 @@ extension PackageInstaller {
     }
 
     /// Blocks `version` of `id`: it is never installed or activated here again (a halted rollout's candidate).
-    package func block(_ id: String, version: Int) throws {
+    func block(_ id: String, version: Int) throws {
         try store.withLock {
             var state = store.state(id)
             guard !state.rejected.contains(version) else { return }
@@ -31,7 +31,7 @@ extension PackageInstaller {
     /// Makes `version` of `id`, which the store still keeps (the rollout's baseline), the active
     /// version again, confirmed, without a download; its files are checked first.
     /// - Returns: `false` when the store does not keep that version or a file of it is missing or damaged (nothing changed).
-    package func returnToKept(_ id: String, version: Int) throws -> Bool {
+    func returnToKept(_ id: String, version: Int) throws -> Bool {
         try store.withLock {
             guard let record = store.activeRecord(id), record.current != version, record.keptVersions.contains(version),
                   let manifest = try? store.manifest(id, version: version), (try? verifyBlobs(of: manifest)) != nil else { return false }
@@ -44,7 +44,7 @@ extension PackageInstaller {
     }
 
     /// Stops keeping a rollout's baseline for `id` (the rollout completed): its files become garbage.
-    package func releaseRetained(_ id: String) throws {
+    func releaseRetained(_ id: String) throws {
         try store.withLock {
             guard var record = store.activeRecord(id), record.retained != nil else { return }
             record.retained = nil

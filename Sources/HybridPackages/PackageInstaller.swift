@@ -54,7 +54,7 @@ public struct PackageInstaller: Sendable {
 
     /// ``admit(id:version:)``; with `allowingDowngrade`, a version below the highest seen or the
     /// active one is admitted (a signed, fresh ``PackageRollout`` named it as its baseline), a rejected one still not.
-    package func admit(id: String, version: Int, allowingDowngrade: Bool) throws {
+    func admit(id: String, version: Int, allowingDowngrade: Bool) throws {
         let state = store.state(id)
         if !allowingDowngrade {
             if version < state.highestSeen { throw HybridError.pkg(.versionRollback(offered: version, highestSeen: state.highestSeen)) }
@@ -72,7 +72,7 @@ public struct PackageInstaller: Sendable {
         try accept(manifest: data, signature: signature, now: now, allowingDowngrade: false)
     }
 
-    package func accept(manifest data: Data, signature: Data?, now: Date, allowingDowngrade: Bool) throws -> PackageManifest {
+    func accept(manifest data: Data, signature: Data?, now: Date, allowingDowngrade: Bool) throws -> PackageManifest {
         try DetachedSignature.verify(signature, of: data, what: "manifest", with: verifier, at: now)
         let manifest = try PackageManifest.decode(data)
         guard manifest.expires > now else {
@@ -103,7 +103,7 @@ public struct PackageInstaller: Sendable {
     /// ``install(manifest:signature:now:)`` for a staged rollout (``PackageRollout``): `retaining`
     /// is the baseline to keep in the store while the installed candidate is on it (when the store
     /// holds it), `allowingDowngrade` admits the baseline below the version active or seen.
-    package func install(manifest data: Data, signature: Data?, now: Date, retaining: Int?, allowingDowngrade: Bool) throws -> Outcome {
+    func install(manifest data: Data, signature: Data?, now: Date, retaining: Int?, allowingDowngrade: Bool) throws -> Outcome {
         let manifest = try accept(manifest: data, signature: signature, now: now, allowingDowngrade: allowingDowngrade)
         let id = manifest.id
         return try store.withLock {
@@ -171,7 +171,7 @@ public struct PackageInstaller: Sendable {
 
     // MARK: Internals (called with the lock held)
 
-    package func markLoadedLocked(_ id: String) throws {
+    func markLoadedLocked(_ id: String) throws {
         guard var record = store.activeRecord(id) else { throw HybridError.pkg(.notInstalled(id)) }
         guard !record.confirmed || record.previous != nil else { return }
         record.confirmed = true
@@ -181,7 +181,7 @@ public struct PackageInstaller: Sendable {
         _ = try? store.collectGarbageLocked(now: Date())
     }
 
-    package func rollbackLocked(_ id: String, rejecting: Bool) throws -> Int {
+    func rollbackLocked(_ id: String, rejecting: Bool) throws -> Int {
         guard let record = store.activeRecord(id) else { throw HybridError.pkg(.notInstalled(id)) }
         guard let previous = record.previous else { throw HybridError.pkg(.noPreviousVersion(id)) }
         var state = store.state(id)
@@ -196,7 +196,7 @@ public struct PackageInstaller: Sendable {
         return previous
     }
 
-    package func recoverLocked(_ id: String) throws {
+    func recoverLocked(_ id: String) throws {
         let fm = FileManager.default
         try? fm.removeItem(at: store.stagingDirectory(id))
         let packageDirectory = store.packageDirectory(id)
@@ -210,14 +210,14 @@ public struct PackageInstaller: Sendable {
         }
     }
 
-    package func writeActive(_ record: PackageStore.ActiveRecord, id: String, crashBeforeRename: Bool) throws {
+    func writeActive(_ record: PackageStore.ActiveRecord, id: String, crashBeforeRename: Bool) throws {
         let url = store.activeURL(id)
         let temporary = try store.writeTemporary(try JSONEncoder().encode(record), for: url)
         if crashBeforeRename { try store.config.faults?.checkpoint(.pointerWritten) }
         try store.rename(temporary, to: url)
     }
 
-    package func removeUnkeptVersions(_ id: String, record: PackageStore.ActiveRecord) throws {
+    func removeUnkeptVersions(_ id: String, record: PackageStore.ActiveRecord) throws {
         let keep = record.keptVersions
         let versions = store.versionsDirectory(id)
         for name in (try? FileManager.default.contentsOfDirectory(atPath: versions.path)) ?? [] {
@@ -229,7 +229,7 @@ public struct PackageInstaller: Sendable {
     }
 
     /// Re-hashes every blob the manifest references; a corrupt one is deleted so the next update fetches it again.
-    package func verifyBlobs(of manifest: PackageManifest) throws {
+    func verifyBlobs(of manifest: PackageManifest) throws {
         var checked = Set<String>()
         for file in manifest.files where checked.insert(file.sha256).inserted {
             let url = store.blobURL(file.sha256)

@@ -20,7 +20,7 @@ extension PackageUpdater {
     }
 
     /// What following a rollout asks of the updater.
-    package enum RolloutAction: Sendable {
+    enum RolloutAction: Sendable {
         /// The install already runs what it should.
         case stay
         /// The install went back to the kept baseline (done, no download).
@@ -33,7 +33,7 @@ extension PackageUpdater {
     /// - Returns: `nil` when the repository has none (404).
     /// - Throws: ``PackageFailure/missingSignature(_:)``, ``PackageFailure/badSignature(_:)`` and the key failures,
     ///   ``PackageFailure/invalidRollout(_:)``, ``PackageFailure/rolloutReplayed(offered:highestSeen:)``, download failures.
-    package func fetchRollout(_ id: String, downloader: PackageDownloader, report: inout Report, now: Date) async throws -> PackageRollout? {
+    func fetchRollout(_ id: String, downloader: PackageDownloader, report: inout Report, now: Date) async throws -> PackageRollout? {
         let path = PackageRepositoryLayout.rollout(id: id)
         guard let data = try await downloader.document(url(path), limit: 1 << 20) else { return nil }
         let signature = try await downloader.document(url(path + PackageRepositoryLayout.signatureSuffix), limit: 4096)
@@ -48,7 +48,7 @@ extension PackageUpdater {
     }
 
     /// Decides, and does the store-only part of, what `rollout` means for the install `installID`.
-    package func followRollout(_ rollout: PackageRollout, installID: String) throws -> (decision: RolloutDecision, action: RolloutAction) {
+    func followRollout(_ rollout: PackageRollout, installID: String) throws -> (decision: RolloutDecision, action: RolloutAction) {
         let id = rollout.id
         let candidate = rollout.candidate.version, baseline = rollout.baseline.version
         let store = installer.store

@@ -86,9 +86,9 @@ public struct PackageWriter: Sendable {
     }
 
     /// Files smaller than this are stored as they are: zlib's header would eat the saving.
-    package static let compressionFloor = 256
+    static let compressionFloor = 256
     /// Files larger than this are stored as they are, so clients never inflate huge blobs in memory.
-    package static let compressionCeiling = 16 << 20
+    static let compressionCeiling = 16 << 20
 
     /// The repository's root directory.
     public let repository: URL
@@ -182,7 +182,7 @@ public struct PackageWriter: Sendable {
     /// The pointer to version `version` of `id` as the repository holds it (its manifest, and the
     /// compressed copy when there is one), for the latest pointer or a rollout document to name.
     /// - Throws: ``PackageFailure/notInstalled(_:)`` when the repository has no such manifest; ``PackageFailure/invalidManifest(_:)``.
-    package func pointer(id: String, version: Int) throws -> PackagePointer {
+    func pointer(id: String, version: Int) throws -> PackagePointer {
         let path = PackageRepositoryLayout.manifest(id: id, version: version)
         guard let data = FileManager.default.contents(atPath: repository.appendingPathComponent(path).path) else {
             throw HybridError.pkg(.notInstalled("\(id)@\(version) is not in the repository"))
@@ -199,7 +199,7 @@ public struct PackageWriter: Sendable {
     /// Writes `data` at `path` with its detached signature, signature first, both swapped in as
     /// close together as two renames allow (a reader may briefly see the new signature with the old
     /// document, and retries: never a document without its signature).
-    package func writeSigned(_ data: Data, to path: String) throws {
+    func writeSigned(_ data: Data, to path: String) throws {
         try write(DetachedSignature.fileData(try signer.sign(data)), to: path + ".next" + PackageRepositoryLayout.signatureSuffix)
         try write(data, to: path + ".next")
         try moveIntoPlace(path + ".next" + PackageRepositoryLayout.signatureSuffix, path + PackageRepositoryLayout.signatureSuffix)
@@ -209,7 +209,7 @@ public struct PackageWriter: Sendable {
     /// Refuses a signer the repository's rotations moved away from, or whose window the last
     /// rotation closed: clients would refuse what it signs.
     /// - Throws: ``PackageFailure/invalidKey(_:)`` or ``PackageFailure/keyExpired(key:until:)``.
-    package func checkSignerIsCurrent(now: Date = Date()) throws {
+    func checkSignerIsCurrent(now: Date = Date()) throws {
         guard let last = try KeyRotation.Signed.chain(in: repository).last, let rotation = try? KeyRotation.decode(last.statement) else { return }
         guard rotation.next.publicKey == signer.publicKey else {
             throw HybridError.pkg(.invalidKey("the repository's signing key was rotated to \(rotation.next.fingerprint) (keys/rotation-\(rotation.sequence).json); sign with it"))
@@ -228,7 +228,7 @@ public struct PackageWriter: Sendable {
 
     /// The highest version of `id` with a manifest in the repository, or that the pointer names (a
     /// staged version is packed without moving the pointer).
-    package func highestPackedVersion(_ id: String) -> Int? {
+    func highestPackedVersion(_ id: String) -> Int? {
         let directory = repository.appendingPathComponent("packages").appendingPathComponent(id)
         let packed = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).compactMap(Int.init)
             .filter { FileManager.default.fileExists(atPath: repository.appendingPathComponent(PackageRepositoryLayout.manifest(id: id, version: $0)).path) }

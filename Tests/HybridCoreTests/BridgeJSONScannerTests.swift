@@ -1,7 +1,9 @@
 import Foundation
 import HybridFixtures
 import Testing
+@testable import HybridBridge
 @testable import HybridCore
+@testable import HybridNetwork
 @testable import HybridBase
 @testable import HybridEngine
 @testable import HybridHTTP

@@ -1,4 +1,6 @@
 import Foundation
+import HybridNetwork
+import HybridBridge
 import HybridEngine
 import HybridHealth
 import HybridPackages

@@ -1,0 +1,211 @@
+import Foundation
+import HybridBridge
+import HybridBase
+
+/// Carries a proxied request's progress to the page in order, coalescing what piles up.
+///
+/// The transfer reports on URLSession's queue; the relay (``ProxyModule``) sends on the main
+/// actor, one bridge message per report. What arrives while a message is on its way waits and
+/// goes in the next batch: body bytes join into one report (the head's, or one `data` report),
+/// so a fast response costs few messages. The head waits ``headHold`` for the body to finish:
+/// a response that is over by then costs no report at all — the reply carries its head and
+/// whole body, as an unstreamed one would, text as text. Body bytes of a UTF-8 textual type
+/// travel as text too (split on a character boundary). Nothing is dropped but upload reports
+/// that a newer one replaced before they were sent. Pulls for a streamed request body's slices
+/// (``ProxyBodySource``) go in the same order.
+final class ProxyStream: @unchecked Sendable {
+    /// Sends one report to the page (the bridge call's progress), on the main actor.
+    typealias Send = @MainActor @Sendable (ProxyProgress) async -> Void
+
+    /// How long the head waits for the rest of a response before it goes on its own. A page
+    /// cannot tell a fetch that resolved this much later; a loopback or small response is then
+    /// one bridge message instead of three.
+    static let headHold: TimeInterval = 0.003
+
+    private let lock = NSLock()
+    private var reports: [ProxyProgress] = []
+    private var head: ProxyResponse?
+    private var headAt = Date.distantPast
+    private var headSent = false
+    private var textual = false
+    private var pending = Data()
+    private var received: Int64 = 0
+    private var finished = false
+    private var waiter: CheckedContinuation<[ProxyProgress]?, Never>?
+    private let send: Send?
+    private var relay: Task<Void, Never>?
+
+    /// A stream; with `send`, a relay task sends its batches in order, made only once there is
+    /// something to send (a request with nothing to report costs no main-actor work). Without
+    /// it, ``next()`` gives the batches to whoever asks.
+    init(send: Send? = nil) { self.send = send }
+
+    /// What the proxy reports into this stream.
+    var events: RequestProxy.Events {
+        RequestProxy.Events(upload: { [weak self] in self?.upload($0) },
+                            head: { [weak self] in self?.receive(head: $0) },
+                            data: { [weak self] in self?.receive(data: $0) })
+    }
+
+    /// Upload progress: a report still waiting to be sent is replaced by the newer one (a large
+    /// upload reports every few kilobytes; the page needs the latest count, in order).
+    func upload(_ report: ProxyProgress) {
+        lock.withLock {
+            guard !finished else { return }
+            if reports.last?.phase == "upload" { reports[reports.count - 1] = report } else { reports.append(report) }
+        }
+        wake()
+    }
+
+    /// A report-only policy's violation, for the page to fire as an event (never dropped).
+    func violation(_ violation: ContentSecurityPolicy.Violation) {
+        lock.withLock {
+            guard !finished else { return }
+            var report = ProxyProgress(phase: "violation", loaded: 0, total: -1)
+            report.violation = violation
+            reports.append(report)
+        }
+        wake()
+    }
+
+    /// Asks the page for a slice of the request's streamed body (never dropped or coalesced).
+    func pull(_ request: ProxyPull) {
+        lock.withLock {
+            guard !finished else { return }
+            reports.append(ProxyProgress(phase: "pull", loaded: request.offset, total: -1, pull: request))
+        }
+        wake()
+    }
+
+    private func receive(head response: ProxyResponse) {
+        lock.withLock {
+            guard !finished else { return }
+            head = response
+            headAt = Date()
+            textual = ProxyHeaders.isUTF8Text(response.headers.first { $0.first == "content-type" }?.last)
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.headHold) { [weak self] in self?.wake() }
+    }
+
+    private func receive(data: Data) {
+        lock.withLock { pending.append(data) }
+        wake()
+    }
+
+    /// The next batch to send, waiting for one; `nil` once the request is over.
+    func next() async -> [ProxyProgress]? {
+        await withCheckedContinuation { continuation in
+            let batch = lock.withLock { () -> [ProxyProgress]?? in
+                if finished { return .some(nil) }
+                if let batch = takeLocked() { return .some(batch) }
+                waiter = continuation
+                return nil
+            }
+            if let batch { continuation.resume(returning: batch) }
+        }
+    }
+
+    /// Ends the stream and waits for the relay to hand over the batch it is sending.
+    func close() async {
+        finish()
+        if let relay = lock.withLock({ relay }) { await relay.value }
+    }
+
+    /// Ends the stream: the relay stops after the batch it is sending.
+    func finish() {
+        let waiting = lock.withLock { () -> CheckedContinuation<[ProxyProgress]?, Never>? in
+            finished = true
+            defer { waiter = nil }
+            return waiter
+        }
+        waiting?.resume(returning: nil)
+    }
+
+    /// The reply for `response` (whose body is what the proxy collected): the body bytes no
+    /// report carried, and the whole response when its head never went out.
+    func reply(_ response: ProxyResponse) -> ProxyResponse {
+        lock.withLock {
+            guard head != nil else { return response }
+            var reply = response
+            reply.setBody(pending + (response.bodyData ?? Data()))
+            pending = Data()
+            return reply
+        }
+    }
+
+    private func wake() {
+        let (waiting, batch) = lock.withLock { () -> (CheckedContinuation<[ProxyProgress]?, Never>?, [ProxyProgress]?) in
+            if relay == nil, let send, !finished, let batch = takeLocked() {
+                // The first batch starts the relay, which sends it and then waits for the next.
+                relay = Task { @MainActor [self] in
+                    for report in batch { await send(report) }
+                    while let next = await self.next() {
+                        for report in next { await send(report) }
+                    }
+                }
+                return (nil, nil)
+            }
+            guard let waiter, let batch = takeLocked() else { return (nil, nil) }
+            self.waiter = nil
+            return (waiter, batch)
+        }
+        if let waiting { waiting.resume(returning: batch) }
+    }
+
+    /// Takes what is ready: queued upload reports; the head once it has waited ``headHold``,
+    /// with the body bytes so far; after it, the body bytes so far.
+    private func takeLocked() -> [ProxyProgress]? {
+        var batch = reports
+        reports.removeAll()
+        if let head, !headSent {
+            if Date().timeIntervalSince(headAt) >= Self.headHold {
+                headSent = true
+                var report = ProxyProgress(phase: "head", loaded: 0, total: -1, head: head)
+                if let (text, chunk, count) = takeBodyLocked() {
+                    report.text = text
+                    report.chunk = chunk
+                    report.loaded = count
+                }
+                batch.append(report)
+            }
+        } else if headSent, let (text, chunk, count) = takeBodyLocked() {
+            batch.append(ProxyProgress(phase: "data", loaded: count, total: -1, chunk: chunk, text: text))
+        }
+        return batch.isEmpty ? nil : batch
+    }
+
+    /// The pending body bytes as text (up to the last whole character, when the type is UTF-8
+    /// text and they are valid) or bytes; `nil` when there are none.
+    private func takeBodyLocked() -> (text: String?, chunk: BridgeBytes?, loaded: Int64)? {
+        guard !pending.isEmpty else { return nil }
+        if textual {
+            let end = Self.characterBoundary(pending)
+            if end > 0, let text = String(data: pending.prefix(end), encoding: .utf8) {
+                received += Int64(end)
+                pending = Data(pending.dropFirst(end))
+                return (text, nil, received)
+            }
+            if end == 0 && pending.count < 4 { return nil }
+        }
+        received += Int64(pending.count)
+        defer { pending = Data() }
+        return (nil, BridgeBytes(pending), received)
+    }
+
+    /// The length of `data` without a UTF-8 sequence cut off at its end.
+    static func characterBoundary(_ data: Data) -> Int {
+        var index = data.count
+        var back = 0
+        while index > 0 && back < 4 {
+            let byte = data[data.startIndex + index - 1]
+            if byte & 0xC0 != 0x80 {
+                // A lead byte (or ASCII): is its sequence complete?
+                let length = byte < 0x80 ? 1 : byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
+                return back + 1 >= length ? data.count : index - 1
+            }
+            index -= 1
+            back += 1
+        }
+        return data.count
+    }
+}

@@ -1,0 +1,434 @@
+import Foundation
+import HybridBridge
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import HybridBase
+import HybridEngine
+
+/// Performs page requests natively (`URLSession`) with the app's ``CookieJar``.
+///
+/// Why: a page served from a custom scheme (an offline package) cannot send cookies or bodies
+/// the server would accept, and the engine's network process never sees the app's jar or
+/// tokens. The page script (`hybrid-proxy.js`) hands such requests over the bridge to
+/// ``ProxyModule``, which calls ``perform(_:origin:progress:)``.
+///
+/// Redirects are followed here, hop by hop: each hop's `Set-Cookie` goes into the jar and the
+/// next hop gets the next host's cookies; 301/302 after POST and 303 become GET (dropping the
+/// body and its headers), 307/308 keep method and body, `Authorization` never crosses to another
+/// origin, and more than ``ProxyPolicy/maxRedirects`` hops fail with `too_many_redirects`.
+/// Cross-origin requests get the engine's CORS protocol (``ProxyCORS``): `Origin`, preflights,
+/// the `Access-Control-Allow-*` checks, credentials modes and header exposure, except to the
+/// policy's ``ProxyPolicy/trustedHosts``.
+public final class RequestProxy: Sendable {
+    /// Sees every proxied request once it is over (``ProxyRecord``), on a background thread.
+    public typealias Observer = @Sendable (ProxyRecord) -> Void
+
+    /// What is proxied, limits, extra headers, trusted hosts.
+    public let policy: ProxyPolicy
+    /// The jar requests read and responses write; `nil` sends no cookies.
+    public let jar: CookieJar?
+    private let observer: Observer?
+    private let transfer = ProxyTransfer()
+    private let preflights = ProxyPreflightCache()
+    /// Streamed request bodies being sent, which the page's `proxy.slice` answers feed.
+    let bodies = ProxyBodyRegistry()
+
+    /// What a streamed request reports as it runs (``ProxyModule`` relays it to the page).
+    struct Events: Sendable {
+        /// Bytes sent.
+        var upload: @Sendable (ProxyProgress) -> Void
+        /// The final response's head (its body empty), once, before any ``data``.
+        var head: @Sendable (ProxyResponse) -> Void
+        /// Body bytes as they arrive.
+        var data: @Sendable (Data) -> Void
+    }
+
+    /// The rules of the document a request comes from, checked at every hop before anything of
+    /// that hop is sent: its Content Security Policies (``ContentSecurityPolicy``, `connect-src`).
+    struct PageRules: Sendable {
+        /// The document's policies, enforced and report-only.
+        var policies: [ContentSecurityPolicy]
+        /// Each hop's verdict when it has violations, before the request fails for an enforced one.
+        var violated: @Sendable (ContentSecurityPolicy.Verdict) -> Void
+    }
+
+    /// A proxy.
+    /// - Parameters:
+    ///   - policy: What is proxied, limits, extra headers.
+    ///   - jar: The app's cookie jar (used when ``ProxyPolicy/usesCookieJar``).
+    ///   - observer: The app's hook for logging; called once per request, success or failure.
+    public init(policy: ProxyPolicy, jar: CookieJar?, observer: Observer? = nil) {
+        self.policy = policy
+        self.jar = jar
+        self.observer = observer
+    }
+
+    deinit {
+        bodies.cancelAll()
+        transfer.invalidate()
+    }
+
+    /// Performs `request`, following redirects.
+    /// - Parameters:
+    ///   - origin: The page's origin (``BridgeCallContext/origin``): cross-origin requests are
+    ///     CORS-checked against it. `nil` (the app's own code) checks nothing.
+    ///   - progress: Called with upload progress, and for a ``ProxyRequest/stream`` request with
+    ///     the response head and body chunks (the returned response then has no body), from any thread.
+    /// - Returns: The final response.
+    /// - Throws: `HybridError.network` — `proxy_denied`, `cors_denied`, `payload_too_large`,
+    ///   `too_many_redirects`, `timeout`, `network_error` — or `CancellationError`.
+    public func perform(_ request: ProxyRequest, origin: BridgeOrigin? = nil,
+                        progress: (@Sendable (ProxyProgress) -> Void)? = nil) async throws -> ProxyResponse {
+        var events: Events?
+        if request.stream == true, let progress {
+            let received = ByteCount()
+            events = Events(upload: progress, head: { progress(ProxyProgress(phase: "head", loaded: 0, total: -1, head: $0)) },
+                            data: { data in
+                                let loaded = received.add(data.count)
+                                progress(ProxyProgress(phase: "data", loaded: Int64(loaded), total: -1, chunk: BridgeBytes(data)))
+                            })
+        }
+        return try await perform(request, origin: origin, progress: progress, events: events, body: nil)
+    }
+
+    /// Performs `request`; with `events`, the final response's head and body are reported as
+    /// they arrive and the returned response carries no body. `body` is the page's streamed body
+    /// when the request declares one (``ProxyRequest/bodySize``).
+    func perform(_ request: ProxyRequest, origin: BridgeOrigin?, progress: (@Sendable (ProxyProgress) -> Void)?,
+                 events: Events?, body source: ProxyBodySource?, rules: PageRules? = nil) async throws -> ProxyResponse {
+        let started = Date()
+        var record = ProxyRecord(method: request.method.uppercased(), url: URL(string: request.url) ?? URL(fileURLWithPath: "/"),
+                                 requestHeaders: request.headers.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil },
+                                 requestBodyBytes: 0, hops: [], status: nil, responseHeaders: [], responseBodyBytes: 0,
+                                 failure: nil, duration: 0)
+        let streamed = ByteCount()
+        // With integrity metadata the body is checked whole before the page sees any of it, so the
+        // head is not reported early and the body does not stream (the engine buffers it too).
+        var relay = (request.integrity ?? "").isEmpty ? events : nil
+        relay?.data = { [events] data in
+            streamed.add(data.count)
+            events?.data(data)
+        }
+        do {
+            let response = try await follow(request, origin: origin, record: &record,
+                                            upload: events?.upload ?? progress, events: relay, source: source, rules: rules)
+            record.responseBodyBytes += streamed.value
+            record.duration = Date().timeIntervalSince(started)
+            observer?(record)
+            return response
+        } catch {
+            record.failure = (error as? HybridError)?.code ?? (error is CancellationError ? "cancelled" : "internal")
+            record.duration = Date().timeIntervalSince(started)
+            observer?(record)
+            throw error
+        }
+    }
+
+    private func follow(_ original: ProxyRequest, origin: BridgeOrigin?, record: inout ProxyRecord,
+                        upload: (@Sendable (ProxyProgress) -> Void)?, events: Events?,
+                        source: ProxyBodySource?, rules: PageRules?) async throws -> ProxyResponse {
+        guard var url = URL(string: original.url), policy.proxies(url) else {
+            throw HybridError.network(.proxyDenied(String(original.url.prefix(200))))
+        }
+        var body: Data?
+        var streamed: ProxyBodySource?
+        if let size = original.bodySize {
+            // The declared size is checked before the page is asked for a byte; every slice is
+            // then checked against it (ProxyBodySource), so the limit holds while it streams.
+            guard size >= 0 else { throw HybridError.network(.invalidBody("a negative size")) }
+            guard size <= Int64(policy.maxBodyBytes) else {
+                throw HybridError.network(.payloadTooLarge(size: Int(clamping: size), limit: policy.maxBodyBytes))
+            }
+            if size > 0 {
+                guard let source, source.size == size else {
+                    throw HybridError.network(.invalidBody("a streamed body is sent only for the page that declared it (ProxyModule)"))
+                }
+                streamed = source
+            }
+            record.requestBodyBytes = Int(clamping: size)
+        }
+        if let text = original.body, !text.isEmpty {
+            // A base64 text of n characters decodes to about 3n/4 bytes: refuse before decoding.
+            guard text.utf8.count / 4 * 3 <= policy.maxBodyBytes + 2 else {
+                throw HybridError.network(.payloadTooLarge(size: text.utf8.count / 4 * 3, limit: policy.maxBodyBytes))
+            }
+            guard let data = Data(base64Encoded: text) else { throw HybridError.network(.internalError("request body is not base64")) }
+            body = data
+        }
+        if streamed == nil { record.requestBodyBytes = body?.count ?? record.requestBodyBytes }
+        var method = Self.normalize(method: original.method)
+        var headers = original.headers.compactMap { $0.count == 2 && !ProxyHeaders.isForbidden($0[0]) ? (name: $0[0], value: $0[1]) : nil }
+        let timeout = (original.timeout ?? 0) > 0 ? original.timeout! / 1000 : policy.defaultTimeout
+        streamed?.timeoutMilliseconds = Int(timeout * 1000)
+        let deadline = Date().addingTimeInterval(timeout)
+        let mode = original.redirect ?? "follow"
+        var cors = ProxyCORS(origin: origin, mode: original.mode, credentials: original.credentials, trusted: policy.trustedHosts)
+        cors.originFromFirstHop = original.quirks?.contains("origin-from-first-hop") ?? false
+        let forced = original.preflight ?? false
+        var crossSite = false
+        while true {
+            record.hops.append(url)
+            try check(url, origin: origin, rules: rules, initialURL: record.hops[0])
+            let hopURL = url
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0 else { throw HybridError.network(.timedOut(milliseconds: Int(timeout * 1000))) }
+            let preflights = self.preflights
+            let hop = try cors.plan(url: url, method: method, headers: headers, forcePreflight: forced, redirect: mode) { [cors] method, names in
+                preflights.allows(origin: cors.serializedOrigin, url: hopURL, credentials: cors.credentials == .include,
+                                  method: method, names: names)
+            }
+            let referrer = ProxyReferrer.header(source: original.referrer, policy: original.referrerPolicy, target: url)
+            if hop.preflight {
+                try await preflight(url: url, method: method, headers: headers, cors: cors, referrer: referrer,
+                                    userAgent: original.userAgent, forced: forced, timeout: remaining)
+            }
+            let cookies = hop.cookies && policy.usesCookieJar
+            // What the engine adds of its own: its User-Agent, Fetch Metadata.
+            var engineHeaders = original.userAgent.map { [("User-Agent", $0)] } ?? []
+            if let origin, ProxyFetchMetadata.site(url: url, origin: origin, crossSite: crossSite) == "cross-site" { crossSite = true }
+            engineHeaders += ProxyFetchMetadata.headers(url: url, origin: origin, mode: original.mode, crossSite: crossSite)
+            let hopBody = method == "GET" || method == "HEAD" ? nil : streamed
+            let request = urlRequest(url: url, method: method, headers: headers, body: body, streamedSize: hopBody?.size,
+                                     timeout: deadline.timeIntervalSinceNow, cookies: cookies, origin: hop.origin,
+                                     referrer: referrer, engineHeaders: engineHeaders)
+            // A final response's head goes to the page as soon as it arrives, its body as it comes.
+            var decide: ProxyTransfer.Decision?
+            if let events {
+                let hops = record.hops.count
+                decide = { [cors] response in
+                    if Self.isRedirect(response, mode: mode) { return .collect }
+                    do {
+                        let head = try Self.head(response, url: hopURL, hops: hops, cors: cors, checked: hop.checked, mode: mode)
+                        events.head(head)
+                        return head.type == "opaque" || head.type == "opaqueredirect" ? .collect : .stream(events.data)
+                    } catch let error as HybridError {
+                        if case .network(let reason) = error { return .fail(reason) }
+                        return .fail(.internalError("\(error)"))
+                    } catch {
+                        return .fail(.internalError("\(error)"))
+                    }
+                }
+            }
+            let (response, data) = try await send(request, body: hopBody, limit: policy.maxBodyBytes, timeout: deadline,
+                                                  progress: upload, decide: decide)
+            let setCookies = ProxyHeaders.setCookieValues(response)
+            if cookies, let jar, !setCookies.isEmpty { _ = jar.setCookies(fromHeaders: setCookies, for: url) }
+            if Self.isRedirect(response, mode: mode), let next = Self.location(response, url: url) {
+                if hop.checked, let reason = cors.check(status: response.statusCode, headers: ProxyHeaders.pairs(response)) {
+                    throw HybridError.network(.corsDenied(reason))
+                }
+                guard mode != "error" else { throw HybridError.network(.requestFailed("redirected to \(next.absoluteString) with redirect: 'error'")) }
+                guard record.hops.count <= policy.maxRedirects else { throw HybridError.network(.tooManyRedirects(limit: policy.maxRedirects)) }
+                guard let scheme = next.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+                    throw HybridError.network(.proxyDenied("redirect to \(next.absoluteString.prefix(200))"))
+                }
+                try cors.redirect(from: url, to: next)
+                let status = response.statusCode
+                if (status == 301 || status == 302) && method == "POST" || status == 303 && method != "GET" && method != "HEAD" {
+                    method = "GET"
+                    body = nil
+                    streamed = nil
+                    headers.removeAll { ProxyHeaders.requestBodyHeaders.contains($0.name.lowercased()) }
+                }
+                if BridgeOrigin(url: next) != BridgeOrigin(url: url) {
+                    headers.removeAll { $0.name.lowercased() == "authorization" }
+                }
+                url = next
+                continue
+            }
+            let head = try Self.head(response, url: url, hops: record.hops.count, cors: cors, checked: hop.checked, mode: mode)
+            record.status = response.statusCode
+            record.responseHeaders = ProxyHeaders.pairs(response).map { ($0[0], $0[1]) }
+            record.responseBodyBytes = data.count
+            let masked = head.type == "opaque" || head.type == "opaqueredirect"
+            if let integrity = original.integrity, !integrity.isEmpty,
+               masked || !SubresourceIntegrity.matches(data, metadata: integrity) {
+                throw HybridError.network(.integrityMismatch(ContentSecurityPolicy.reportable(url)))
+            }
+            if events != nil {
+                // The head went out already; what is left of the body is what was collected (none when streamed).
+                var rest = head
+                rest.setBody(masked ? Data() : data)
+                return rest
+            }
+            var full = head
+            full.setBody(masked ? Data() : data)
+            return full
+        }
+    }
+
+    /// What the engine checks before it sends a request, at every hop (the Fetch standard's main
+    /// fetch, step 7): mixed content first, then the document's Content Security Policy.
+    private func check(_ url: URL, origin: BridgeOrigin?, rules: PageRules?, initialURL: URL) throws {
+        if ProxyMixedContent.blocks(url, origin: origin, exceptions: policy.mixedContentExceptions) {
+            throw HybridError.network(.mixedContent(ContentSecurityPolicy.reportable(url)))
+        }
+        guard let rules, !rules.policies.isEmpty else { return }
+        let verdict = ContentSecurityPolicy.check(url, directive: .connect, policies: rules.policies, origin: origin,
+                                                  redirected: url != initialURL, initialURL: initialURL)
+        if !verdict.violations.isEmpty { rules.violated(verdict) }
+        if !verdict.allowed, let blocked = verdict.violations.first(where: { $0.disposition == .enforce }) {
+            throw HybridError.network(.cspDenied(blocked))
+        }
+    }
+
+    /// The page's view of a final response, without its body: CORS-checked, typed, its headers
+    /// filtered, masked when opaque.
+    private static func head(_ response: HTTPURLResponse, url: URL, hops: Int, cors: ProxyCORS, checked: Bool,
+                             mode: String) throws -> ProxyResponse {
+        let pairs = ProxyHeaders.pairs(response)
+        if checked, let reason = cors.check(status: response.statusCode, headers: pairs) {
+            throw HybridError.network(.corsDenied(reason))
+        }
+        var address = URLComponents(url: url, resolvingAgainstBaseURL: true)
+        address?.fragment = nil
+        let location = address?.url?.absoluteString ?? url.absoluteString
+        let manual = mode == "manual" && [301, 302, 303, 307, 308].contains(response.statusCode)
+        let type = cors.responseType(manualRedirect: manual)
+        switch type {
+        case "opaque":
+            return ProxyResponse(status: 0, statusText: "", url: "", redirected: false, type: type, headers: [], body: Data())
+        case "opaqueredirect":
+            return ProxyResponse(status: 0, statusText: "", url: location, redirected: false, type: type, headers: [], body: Data())
+        default:
+            return ProxyResponse(status: response.statusCode, statusText: ProxyHeaders.reasonPhrase(response.statusCode),
+                                 url: location, redirected: hops > 1, type: type, headers: cors.exposed(pairs), body: Data())
+        }
+    }
+
+    /// The CORS preflight for a hop: an `OPTIONS` request without cookies or the page's headers.
+    private func preflight(url: URL, method: String, headers: [(name: String, value: String)], cors: ProxyCORS,
+                           referrer: String?, userAgent: String?, forced: Bool, timeout: Double) async throws {
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: max(timeout, 0.001))
+        request.httpMethod = "OPTIONS"
+        request.setValue("*/*", forHTTPHeaderField: "Accept")
+        request.setValue(method, forHTTPHeaderField: "Access-Control-Request-Method")
+        let names = ProxyCORS.unsafeHeaderNames(headers)
+        if !names.isEmpty { request.setValue(names.joined(separator: ","), forHTTPHeaderField: "Access-Control-Request-Headers") }
+        request.setValue(cors.serializedOrigin, forHTTPHeaderField: "Origin")
+        if let referrer { request.setValue(referrer, forHTTPHeaderField: "Referer") }
+        if let agent = userAgent { request.setValue(agent, forHTTPHeaderField: "User-Agent") }
+        let (response, _) = try await send(request, body: nil, limit: 1 << 20, timeout: Date().addingTimeInterval(timeout),
+                                           progress: nil, decide: nil)
+        let allowed = try cors.checkPreflight(status: response.statusCode, headers: ProxyHeaders.pairs(response), method: method,
+                                              requestHeaders: headers, forced: forced)
+        preflights.store(origin: cors.serializedOrigin, url: url, credentials: cors.credentials == .include, allowed)
+    }
+
+    /// Runs one hop, sending it again once on a new connection when the connection broke before
+    /// any response (a kept-alive connection the server had closed), as browsers do. A streamed
+    /// body is read from the page again from its start for each attempt.
+    private func send(_ request: URLRequest, body: ProxyBodySource?, limit: Int, timeout deadline: Date,
+                      progress: (@Sendable (ProxyProgress) -> Void)?,
+                      decide: ProxyTransfer.Decision?) async throws -> (HTTPURLResponse, Data) {
+        // Foundation on Linux reads a body stream on its session's queue and blocks there while
+        // the page answers: a streamed body gets a session of its own, so it never holds up others.
+        let transfer = body == nil ? self.transfer : ProxyTransfer()
+        defer { if body != nil { transfer.finish() } }
+        func attempt() async throws -> (HTTPURLResponse, Data) {
+            guard let body else {
+                return try await transfer.run(request, limit: limit, timeout: deadline.timeIntervalSinceNow, progress: progress, decide: decide)
+            }
+            var request = request
+            request.httpBodyStream = body.makeStream(deadline: deadline)
+            do {
+                // A read waiting for the page is woken before the task is cancelled or failed.
+                let result = try await transfer.run(request, limit: limit, timeout: deadline.timeIntervalSinceNow, progress: progress,
+                                                    decide: decide) { body.cancel() }
+                if let failure = body.failure { throw HybridError.network(failure) }
+                return result
+            } catch {
+                if let failure = body.failure { throw HybridError.network(failure) }
+                // Cancelled while a read waited: the stream's error can beat the task's cancellation.
+                if Task.isCancelled { throw CancellationError() }
+                throw error
+            }
+        }
+        do {
+            return try await attempt()
+        } catch is ProxyTransfer.ConnectionLost {
+            do {
+                return try await attempt()
+            } catch let lost as ProxyTransfer.ConnectionLost {
+                throw HybridError.network(.requestFailed(lost.message))
+            }
+        }
+    }
+
+    private static func isRedirect(_ response: HTTPURLResponse, mode: String) -> Bool {
+        [301, 302, 303, 307, 308].contains(response.statusCode) && mode != "manual" && ProxyHeaders.value("Location", in: response) != nil
+    }
+
+    /// The redirect's target; a `Location` without a fragment keeps the request's.
+    private static func location(_ response: HTTPURLResponse, url: URL) -> URL? {
+        guard let location = ProxyHeaders.value("Location", in: response),
+              var next = URL(string: location, relativeTo: url)?.absoluteURL else { return nil }
+        if next.fragment == nil, let fragment = url.fragment, var parts = URLComponents(url: next, resolvingAgainstBaseURL: true) {
+            parts.fragment = fragment
+            next = parts.url ?? next
+        }
+        return next
+    }
+
+    /// A byte count shared with transfer callbacks.
+    private final class ByteCount: @unchecked Sendable {
+        private let lock = NSLock()
+        private var count = 0
+        /// Adds `bytes`; returns the new total.
+        @discardableResult func add(_ bytes: Int) -> Int { lock.withLock { count += bytes; return count } }
+        var value: Int { lock.withLock { count } }
+    }
+
+    /// The Fetch standard's method normalization: the standard methods upper-cased, others as written.
+    static func normalize(method: String) -> String {
+        let upper = method.uppercased()
+        return ["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT"].contains(upper) ? upper : method
+    }
+
+    /// The request for one hop: the page's headers, the policy's extra headers, the jar's cookies,
+    /// the engine's `Origin` and `Referer`.
+    private func urlRequest(url: URL, method: String, headers: [(name: String, value: String)], body: Data?, streamedSize: Int64?,
+                            timeout: Double, cookies: Bool, origin: String?, referrer: String?,
+                            engineHeaders: [(String, String)]) -> URLRequest {
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: max(timeout, 0.001))
+        request.httpMethod = method
+        var present = Set<String>()
+        for (name, value) in headers {
+            present.insert(name.lowercased())
+            request.addValue(value, forHTTPHeaderField: name)
+        }
+        for (name, value) in policy.extraHeaders(for: url) where !present.contains(name.lowercased()) {
+            present.insert(name.lowercased())
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        for (name, value) in engineHeaders where !present.contains(name.lowercased()) {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        if cookies, let cookie = jar?.cookieHeader(for: url) {
+            request.setValue(cookie, forHTTPHeaderField: "Cookie")
+        }
+        if let origin { request.setValue(origin, forHTTPHeaderField: "Origin") }
+        if let referrer { request.setValue(referrer, forHTTPHeaderField: "Referer") }
+        if let streamedSize {
+            // The body stream is set per attempt (send). Foundation on Linux sends a stream chunked,
+            // and with a Content-Length of ours too: both, which servers reject. The blank
+            // Transfer-Encoding makes curl leave its own out (measured with libcurl 7.88), so the
+            // server gets the declared length and the raw bytes, as from the engine.
+            request.setValue(String(streamedSize), forHTTPHeaderField: "Content-Length")
+            #if canImport(FoundationNetworking)
+            request.setValue(" ", forHTTPHeaderField: "Transfer-Encoding")
+            if !present.contains("content-type") { request.setValue(" ", forHTTPHeaderField: "Content-Type") }
+            #endif
+        } else if let body, method != "GET", method != "HEAD" {
+            request.httpBody = body
+            // Foundation on Linux adds `Content-Type: application/x-www-form-urlencoded` to a body
+            // without one; the engine sends none (an ArrayBuffer body). A blank value reaches curl
+            // as `Content-Type:  `, which curl takes as "leave this header out".
+            #if canImport(FoundationNetworking)
+            if !present.contains("content-type") { request.setValue(" ", forHTTPHeaderField: "Content-Type") }
+            #endif
+        }
+        return request
+    }
+}
