@@ -45,6 +45,7 @@ extension PackageInstaller {
 
     /// Stops keeping a rollout's baseline for `id` (the rollout completed): its files become garbage.
     func releaseRetained(_ id: String) throws {
+        guard store.activeRecord(id)?.retained != nil else { return }   // the common case, without the lock
         try store.withLock {
             guard var record = store.activeRecord(id), record.retained != nil else { return }
             record.retained = nil

@@ -207,7 +207,7 @@ public struct PackageUpdater: Sendable {
             case .stay:
                 report.upToDate = true
             case .returned:
-                report.outcome = .installed(version: step.decision.target, previous: report.previousVersion)
+                report.outcome = .installed(version: step.decision.target, previous: nil)   // the candidate is blocked, not kept
             case .install(let pointer, let retaining, let downgrade):
                 return try await install(pointer, retaining: retaining, allowingDowngrade: downgrade, downloader: downloader,
                                          report: report, meter: meter, now: now, started: started)
