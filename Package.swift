@@ -74,6 +74,10 @@ var targets: [Target] = [
     .target(name: "HybridTesting", dependencies: ["HybridCore"]),
     // Engine adapter: Blink (Chromium) through the DevTools protocol on --remote-debugging-pipe.
     .target(name: "HybridBlink", dependencies: ["HybridCore"]),
+    // W3C WebDriver for containers: routing, sessions, element references, errors and the page's
+    // atoms, mapped onto the engine seam; a loopback listener hands it requests (docs/testing.md).
+    .target(name: "HybridWebDriver", dependencies: ["HybridCore", "HybridCrypto"],
+            resources: [.copy("Resources/webdriver-atoms.js")]),
     // libsoup 3 and GLib alone (no engine): what HybridServer is built on.
     .systemLibrary(
         name: "CSoup",
@@ -121,6 +125,7 @@ var targets: [Target] = [
             "HybridCore",
             "HybridCrypto",
             "HybridCommandLine",
+            "HybridWebDriver",
             .target(name: "HybridBlink", condition: linux),
             .target(name: "HybridGTK", condition: linux),
             .target(name: "HybridServer", condition: linux),
@@ -237,6 +242,7 @@ let package = Package(
         .library(name: "HybridWK", targets: ["HybridWK"]),
         .library(name: "HybridUIKit", targets: ["HybridUIKit"]),
         .library(name: "HybridTesting", targets: ["HybridTesting"]),
+        .library(name: "HybridWebDriver", targets: ["HybridWebDriver"]),
         .executable(name: "hybrid", targets: ["hybrid"]),
     ],
     targets: targets,

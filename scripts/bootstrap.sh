@@ -11,6 +11,10 @@ packages+=(nodejs node-typescript)
 # scripts/fuzz.sh reads SwiftPM's build plan and the package manifest as JSON.
 packages+=(jq python3)
 
+# `hybrid webdriver`'s Selenium suite (scripts/webdriver-tests.sh): a venv for PyPI's selenium, and
+# chromedriver, the engine's own driver its bench compares against (docs/testing.md).
+packages+=(python3-venv chromium-driver)
+
 missing=()
 for package in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
