@@ -160,6 +160,8 @@ var targets: [Target] = [
     .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridCrypto", "HybridTesting", "HybridFixtures"]),
     // Offline packages over real HTTP (updater, resume, faults) against HybridServer's loopback server.
     .testTarget(name: "HybridPackageTests", dependencies: ["HybridCore", "HybridCrypto", "HybridServer", "HybridFixtures"]),
+    // The WebDriver endpoint over the fake engine (Selenium on the real engines: scripts/webdriver-tests.sh).
+    .testTarget(name: "HybridWebDriverTests", dependencies: ["HybridWebDriver", "HybridCore", "HybridTesting"]),
     .testTarget(name: "HybridServerTests", dependencies: ["HybridServer", "HybridCore", "HybridFixtures"]),
     // Fuzz regression inputs and seed corpora replayed through the fuzz targets' property checks
     // (Tests/HybridFuzzTests/Checks, which scripts/fuzz.sh also links into the libFuzzer harness).

@@ -57,7 +57,7 @@ struct PNGImage {
         pixels = try Self.unfilter(raw, rows: height, stride: stride, channels: channels)
     }
 
-    private init(width: Int, height: Int, channels: Int, pixels: [UInt8]) {
+    init(width: Int, height: Int, channels: Int, pixels: [UInt8]) {
         self.width = width
         self.height = height
         self.channels = channels

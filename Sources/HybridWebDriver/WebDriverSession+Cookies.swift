@@ -57,7 +57,7 @@ extension WebDriverSession {
     }
 
     /// The standard's serialized cookie (§14.1): a domain cookie's domain with its leading dot.
-    static func json(_ cookie: Cookie) -> JSONValue {
+    nonisolated static func json(_ cookie: Cookie) -> JSONValue {
         var object: [String: JSONValue] = [
             "name": .string(cookie.name), "value": .string(cookie.value), "path": .string(cookie.path),
             "domain": .string(cookie.hostOnly ? cookie.domain : "." + cookie.domain),
@@ -70,7 +70,7 @@ extension WebDriverSession {
 
     /// The cookie of an Add Cookie body, for a page at `host`.
     /// - Throws: `invalid argument` for a malformed cookie, `invalid cookie domain` for another site's.
-    static func cookie(_ value: JSONValue?, host: String, secureScheme: Bool) throws -> Cookie {
+    nonisolated static func cookie(_ value: JSONValue?, host: String, secureScheme: Bool) throws -> Cookie {
         guard let object = value?.objectValue, let name = object["name"]?.stringValue, let text = object["value"]?.stringValue else {
             throw WebDriverError(.invalidArgument, "cookie needs a name and a value (strings)")
         }
