@@ -18,6 +18,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 SITE = pathlib.Path(__file__).resolve().parent / "site"
 PACKAGE_ORIGIN = "https://m.example.test/shop/"
+MINIBROWSER = "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser"
 failures = []
 
 
@@ -226,49 +227,69 @@ def suite(args, work, store, origin):
 
 
 def bench(args, work, store, origin, rounds=15):
-    """Session start and find + click: hybrid webdriver (Blink) vs chromedriver on the same Chromium."""
+    """Session start and find + click on the same page: `hybrid webdriver` against each engine's own
+    browser driver, in one run — chromedriver on the same Chromium (Blink), WebKitWebDriver on
+    MiniBrowser (WebKitGTK, when webkit2gtk-driver is installed). Prints one JSON line."""
     page = f"{origin}/index.html"
 
-    def click_times(driver):
-        driver.get(page)
-        times = []
-        for _ in range(rounds):
-            start = time.perf_counter()
-            driver.find_element(By.ID, "greet").click()
-            times.append((time.perf_counter() - start) * 1000)
-        return statistics.median(times)
+    def measure(make):
+        start = time.perf_counter()
+        driver = make()
+        session = (time.perf_counter() - start) * 1000
+        try:
+            driver.get(page)
+            times = []
+            for _ in range(rounds):
+                start = time.perf_counter()
+                driver.find_element(By.ID, "greet").click()
+                times.append((time.perf_counter() - start) * 1000)
+        finally:
+            driver.quit()
+        return session, statistics.median(times)
 
-    process, endpoint = start_endpoint(args.hybrid, "blink", work, store)
-    try:
-        start = time.perf_counter()
-        driver = webdriver.Remote(command_executor=endpoint, options=options(allow=[origin]))
-        hybrid_cold = (time.perf_counter() - start) * 1000
-        hybrid_click = click_times(driver)
-        driver.quit()
-        start = time.perf_counter()
-        driver = webdriver.Remote(command_executor=endpoint, options=options(allow=[origin]))
-        hybrid_warm = (time.perf_counter() - start) * 1000
-        driver.quit()
-    finally:
-        stop(process)
-    from selenium.webdriver.chrome.service import Service
-    chrome = webdriver.ChromeOptions()
-    chrome.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run"):
-        chrome.add_argument(flag)
-    start = time.perf_counter()
-    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=chrome)
-    chromedriver_start = (time.perf_counter() - start) * 1000
-    chromedriver_click = click_times(driver)
-    driver.quit()
-    figures = {
-        "hybrid_session_cold_ms": round(hybrid_cold, 1), "hybrid_session_warm_ms": round(hybrid_warm, 1),
-        "chromedriver_session_ms": round(chromedriver_start, 1),
-        "session_cold_ratio": round(hybrid_cold / chromedriver_start, 2),
-        "session_warm_ratio": round(hybrid_warm / chromedriver_start, 2),
-        "hybrid_find_click_ms": round(hybrid_click, 2), "chromedriver_find_click_ms": round(chromedriver_click, 2),
-        "find_click_ratio": round(hybrid_click / chromedriver_click, 2),
-    }
+    def hybrid(engine):
+        process, endpoint = start_endpoint(args.hybrid, engine, work, store)
+        try:
+            make = lambda: webdriver.Remote(command_executor=endpoint, options=options(allow=[origin]))
+            cold, click = measure(make)   # the first session starts the engine (Chromium, or WebKitGTK's processes)
+            warm, _ = measure(make)
+        finally:
+            stop(process)
+        return cold, warm, click
+
+    def chromedriver():
+        from selenium.webdriver.chrome.service import Service
+        chrome = webdriver.ChromeOptions()
+        chrome.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+        for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run"):
+            chrome.add_argument(flag)
+        return webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=chrome)
+
+    def webkitwebdriver():
+        from selenium.webdriver.webkitgtk.options import Options
+        from selenium.webdriver.webkitgtk.service import Service
+        minibrowser = Options()
+        minibrowser.binary_location = MINIBROWSER
+        minibrowser.add_argument("--automation")
+        return webdriver.WebKitGTK(options=minibrowser, service=Service(shutil.which("WebKitWebDriver")))
+
+    figures = {}
+    pairs = [("blink", chromedriver, "chromedriver")]
+    if shutil.which("WebKitWebDriver") and os.path.exists(MINIBROWSER):
+        pairs.append(("webkit", webkitwebdriver, "webkitwebdriver"))
+    else:
+        print("bench: WebKitGTK pair skipped (webkit2gtk-driver and its MiniBrowser are not installed)", flush=True)
+    for engine, native, name in pairs:
+        cold, warm, click = hybrid(engine)
+        native_session, native_click = measure(native)
+        figures.update({
+            f"{engine}_hybrid_session_cold_ms": round(cold, 1), f"{engine}_hybrid_session_warm_ms": round(warm, 1),
+            f"{engine}_{name}_session_ms": round(native_session, 1),
+            f"{engine}_session_cold_ratio": round(cold / native_session, 2),
+            f"{engine}_session_warm_ratio": round(warm / native_session, 2),
+            f"{engine}_hybrid_find_click_ms": round(click, 2), f"{engine}_{name}_find_click_ms": round(native_click, 2),
+            f"{engine}_find_click_ratio": round(click / native_click, 2),
+        })
     print(json.dumps(figures, sort_keys=True))
 
 
@@ -289,10 +310,11 @@ def main():
         server.shutdown()
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    what = "bench" if args.bench else f"suite ({args.engine})"
     if failures:
-        print(f"selenium suite ({args.engine}): {len(failures)} failed", flush=True)
+        print(f"selenium {what}: {len(failures)} failed", flush=True)
         return 1
-    print(f"selenium suite ({args.engine}): all passed", flush=True)
+    print(f"selenium {what}: all passed", flush=True)
     return 0
 
 
