@@ -132,7 +132,12 @@ public final class WebDriverEndpoint {
         sessions[id] = session
         // The first page (a package's entry, a URL) may not even have started: wait as a navigation would.
         if capabilities.pageLoadStrategy != .none, content.view.hasNavigated {
-            try await session.waitForFirstPage()
+            do {
+                try await session.waitForFirstPage()
+            } catch {
+                endSession(id)
+                throw error
+            }
         }
         let returned: [String: JSONValue] = [
             "browserName": .string(Self.browserName),

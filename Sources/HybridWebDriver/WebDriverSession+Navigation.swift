@@ -25,7 +25,7 @@ final class LoadWatch {
         }
     }
 
-    deinit { MainActor.assumeIsolated { token?.cancel() } }
+    isolated deinit { token?.cancel() }
 }
 
 extension WebDriverSession {

@@ -113,7 +113,7 @@ final class WebDriverSession: HybridWebViewDelegate {
         let outcome = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<AtomOutcome, any Error>) in
             let first = FirstOutcome(continuation)
             let waiter = whenDialogOpens { first.resume(.success(.dialogOpened)) }
-            let work = Task { @MainActor in
+            Task { @MainActor in
                 do {
                     let value = try await engine.callAsync(body, arguments: ["command": .string(command), "args": .object(arguments)], in: .page)
                     first.resume(.success(.value(value)))
@@ -131,7 +131,6 @@ final class WebDriverSession: HybridWebViewDelegate {
             first.onFinish = { [weak self] in
                 self?.removeDialogWaiter(waiter)
                 timer?.cancel()
-                _ = work
             }
         }
         guard case .value(let reply) = outcome else { return outcome }
