@@ -1,4 +1,5 @@
 import Foundation
+import HybridBridge
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
