@@ -216,7 +216,7 @@ def suite(args, work, store, origin):
         refusals(endpoint)
         for page, hybrid in (("network", {"url": f"{origin}/index.html", "allow": [origin]}), ("package", {"package": "shop"})):
             driver = webdriver.Remote(command_executor=endpoint, options=options(**hybrid))
-            check(driver.capabilities.get("hybrid:engine") in ("webkitgtk", "blink"), f"[{args.engine} {page}] session on {driver.capabilities.get('hybrid:engine')}")
+            check(driver.capabilities.get("hybrid:engine") in ("webkit", "blink"), f"[{args.engine} {page}] session on {driver.capabilities.get('hybrid:engine')}")
             try:
                 scenario(driver, args.engine, page, origin, endpoint)
             finally:
