@@ -82,6 +82,10 @@ var targets: [Target] = [
     .target(name: "HybridTesting", dependencies: ["HybridCore"]),
     // Engine adapter: Blink (Chromium) through the DevTools protocol on --remote-debugging-pipe.
     .target(name: "HybridBlink", dependencies: ["HybridCore"]),
+    // W3C WebDriver for containers: routing, sessions, element references, errors and the page's
+    // atoms, mapped onto the engine seam; a loopback listener hands it requests (docs/testing.md).
+    .target(name: "HybridWebDriver", dependencies: ["HybridCore", "HybridCrypto"],
+            resources: [.copy("Resources/webdriver-atoms.js")]),
     // libsoup 3 and GLib alone (no engine): what HybridServer is built on.
     .systemLibrary(
         name: "CSoup",
@@ -129,6 +133,7 @@ var targets: [Target] = [
             "HybridCore",
             "HybridCrypto",
             "HybridCommandLine",
+            "HybridWebDriver",
             .target(name: "HybridBlink", condition: linux),
             .target(name: "HybridGTK", condition: linux),
             .target(name: "HybridServer", condition: linux),
@@ -163,6 +168,8 @@ var targets: [Target] = [
     .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridCrypto", "HybridTesting", "HybridFixtures"]),
     // Offline packages over real HTTP (updater, resume, faults) against HybridServer's loopback server.
     .testTarget(name: "HybridPackageTests", dependencies: ["HybridCore", "HybridCrypto", "HybridServer", "HybridFixtures"]),
+    // The WebDriver endpoint over the fake engine (Selenium on the real engines: scripts/webdriver-tests.sh).
+    .testTarget(name: "HybridWebDriverTests", dependencies: ["HybridWebDriver", "HybridCore", "HybridTesting"]),
     .testTarget(name: "HybridServerTests", dependencies: ["HybridServer", "HybridCore", "HybridFixtures"]),
     // Fuzz regression inputs and seed corpora replayed through the fuzz targets' property checks
     // (Tests/HybridFuzzTests/Checks, which scripts/fuzz.sh also links into the libFuzzer harness).
@@ -245,6 +252,7 @@ let package = Package(
         .library(name: "HybridWK", targets: ["HybridWK"]),
         .library(name: "HybridUIKit", targets: ["HybridUIKit"]),
         .library(name: "HybridTesting", targets: ["HybridTesting"]),
+        .library(name: "HybridWebDriver", targets: ["HybridWebDriver"]),
         .executable(name: "hybrid", targets: ["hybrid"]),
     ],
     targets: targets,

@@ -14,7 +14,7 @@ products=(
   Sources/HybridBase Sources/HybridHTTP Sources/HybridHealth Sources/HybridEngine Sources/HybridBridge Sources/HybridNetwork Sources/HybridPackages
   Sources/HybridCore Sources/HybridGTK Sources/HybridBlink Sources/HybridServer
   Sources/HybridCrypto Sources/HybridFixtures Sources/HybridWK Sources/HybridUIKit
-  Sources/HybridTesting Sources/HybridCommandLine
+  Sources/HybridTesting Sources/HybridCommandLine Sources/HybridWebDriver
 )
 if (($#)); then
   paths=("$@")

@@ -18,6 +18,7 @@ enum CommandLineTool {
         ServeCommand.self,
         ConfigCommand.self,
         HealthCommand.self,
+        WebDriverCommand.self,
     ] }
 
     static func run(_ argv: [String]) -> Int32 {

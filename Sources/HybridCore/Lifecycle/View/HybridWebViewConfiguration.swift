@@ -106,6 +106,9 @@ public struct HybridWebViewConfiguration {
     /// The remote-config decision the configuration was made for (``applying(_:packages:)`` sets
     /// it): health events carry its rule and the install's rollout bucket.
     public var decision: FeatureDecision?
+    /// Whether a WebDriver endpoint (the `HybridWebDriver` product) may drive this view. Off by
+    /// default, and nothing a page does can set it: an app turns it on in its own debug builds.
+    public var allowsAutomation = false
 
     /// A configuration; by default no modules, package, injections, cookie sync or navigation policy.
     public init(engine: EngineConfiguration = EngineConfiguration(), modules: [any BridgeModule] = [],
