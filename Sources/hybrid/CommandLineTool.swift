@@ -14,6 +14,7 @@ enum CommandLineTool {
         VerifyCommand.self,
         UpdateCommand.self,
         RepoCommand.self,
+        RolloutCommand.self,
         ServeCommand.self,
         ConfigCommand.self,
         HealthCommand.self,
