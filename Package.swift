@@ -175,7 +175,7 @@ var targets: [Target] = [
     // (Tests/HybridFuzzTests/Checks, which scripts/fuzz.sh also links into the libFuzzer harness).
     .testTarget(name: "HybridFuzzTests", dependencies: ["HybridCore", "HybridCrypto", "HybridServer"]),
     // Remote config (rollout, signatures, cache) and static serving: hybrid serve and nginx, same clients.
-    .testTarget(name: "HybridConfigTests", dependencies: ["HybridCore", "HybridCrypto", "HybridServer", "HybridFixtures"]),
+    .testTarget(name: "HybridConfigTests", dependencies: ["HybridCore", "HybridCrypto", "HybridServer", "HybridFixtures", "HybridTesting"]),
     // The command-line layer's parsing rules, and every tool's tables against --help and docs/cli.md.
     .testTarget(name: "HybridCommandLineTests", dependencies: ["HybridCommandLine", "hybrid", "hybrid-bench", "hybrid-demo"]),
     // The end-to-end suite on the real engine. An executable, not a test bundle: the Swift test
