@@ -69,16 +69,29 @@ public struct ServerRequest: Sendable {
     public var body: Data
     /// The client's address (`127.0.0.1`).
     public var remoteHost: String?
+    /// The client's port, when the listener knows it (with the server's port, it names the client's
+    /// socket: ``LoopbackPeer/userID(clientPort:serverPort:)``).
+    public var remotePort: Int?
+    /// The server's port the request came in on, when the listener knows it.
+    public var localPort: Int?
 
     /// A request from its parts; route tests build them directly.
     public init(method: String, path: String, rawQuery: String? = nil, headers: HTTPHeaders = [:], body: Data = Data(),
-                remoteHost: String? = nil) {
+                remoteHost: String? = nil, remotePort: Int? = nil, localPort: Int? = nil) {
         self.method = method
         self.path = path
         self.rawQuery = rawQuery
         self.headers = headers
         self.body = body
         self.remoteHost = remoteHost
+        self.remotePort = remotePort
+        self.localPort = localPort
+    }
+
+    /// The user owning the client's socket (a loopback connection on Linux), `nil` when it cannot be told.
+    public var peerUserID: UInt32? {
+        guard let remotePort, let localPort else { return nil }
+        return LoopbackPeer.userID(clientPort: remotePort, serverPort: localPort)
     }
 
     /// The query as ordered name/value pairs, percent- and `+`-decoded as forms encode them.

@@ -27,7 +27,15 @@ enum SoupExchange {
             g_bytes_unref(bytes)
         }
         let remote = soup_server_message_get_remote_host(message).map { String(cString: $0) }
-        return ServerRequest(method: method, path: path, rawQuery: query, headers: headers, body: body, remoteHost: remote)
+        return ServerRequest(method: method, path: path, rawQuery: query, headers: headers, body: body, remoteHost: remote,
+                             remotePort: port(of: soup_server_message_get_remote_address(message)),
+                             localPort: port(of: soup_server_message_get_local_address(message)))
+    }
+
+    /// The port of an internet socket address, `nil` for any other.
+    private static func port(of address: UnsafeMutablePointer<GSocketAddress>?) -> Int? {
+        guard let address, g_socket_address_get_family(address) == G_SOCKET_FAMILY_IPV4 || g_socket_address_get_family(address) == G_SOCKET_FAMILY_IPV6 else { return nil }
+        return Int(g_inet_socket_address_get_port(UnsafeMutableRawPointer(address).assumingMemoryBound(to: GInetSocketAddress.self)))
     }
 
     /// Writes `response` to `message`, at once or — with a delay or pacing — later from timeouts

@@ -18,7 +18,8 @@ import HybridCore
 /// - Every request must carry the endpoint's ``token`` as the first path segment
 ///   (`http://127.0.0.1:PORT/TOKEN/session`, which Selenium's remote URL carries as it is), name a
 ///   loopback `Host` with the endpoint's port (no DNS rebinding), and have no `Origin` header
-///   (a browser sends one with a page's request; a WebDriver client never does).
+///   (a browser sends one with a page's request; a WebDriver client never does); where the
+///   listener tells who connected (``WebDriverRequest/peerUserID``), it must be the app's own user.
 ///
 /// ```swift
 /// let endpoint = WebDriverEndpoint(port: server.port) { capabilities in
@@ -165,7 +166,8 @@ public final class WebDriverEndpoint {
         #endif
     }
 
-    /// A refusal for a request without the token, from a non-loopback `Host`, or with an `Origin`.
+    /// A refusal for a request without the token, from a non-loopback `Host`, with an `Origin`, or
+    /// from another local user's process.
     private func refusal(of request: WebDriverRequest) -> WebDriverResponse? {
         let forbidden = { (why: String) in
             WebDriverResponse(status: 403, body: ["value": ["error": "unknown error", "message": .string(why), "stacktrace": ""]])
@@ -179,6 +181,9 @@ public final class WebDriverEndpoint {
             return forbidden("Host must be a loopback address with port \(port)")
         }
         if request.origin != nil { return forbidden("requests from web pages (with an Origin header) are refused") }
+        if let peer = request.peerUserID, peer != UInt32(getuid()) {
+            return forbidden("the client runs as another user (uid \(peer)) than the app")
+        }
         return nil
     }
 

@@ -14,14 +14,18 @@ public struct WebDriverRequest: Sendable {
     public var origin: String?
     /// The JSON body (empty for `GET` and `DELETE`).
     public var body: Data
+    /// The user owning the client's socket, where the listener can tell (HybridServer's
+    /// `ServerRequest.peerUserID` on Linux); a request of another user than the app's is refused.
+    public var peerUserID: UInt32?
 
     /// A request from its parts.
-    public init(method: String, path: String, host: String?, origin: String? = nil, body: Data = Data()) {
+    public init(method: String, path: String, host: String?, origin: String? = nil, body: Data = Data(), peerUserID: UInt32? = nil) {
         self.method = method
         self.path = path
         self.host = host
         self.origin = origin
         self.body = body
+        self.peerUserID = peerUserID
     }
 }
 

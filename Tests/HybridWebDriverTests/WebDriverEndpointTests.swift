@@ -55,6 +55,17 @@ struct WebDriverEndpointTests {
         #expect(await endpoint.respond(to: request("GET", "/status", host: "localhost:4444")).status == 200)
     }
 
+    @Test func aClientOfAnotherLocalUserIsRefused() async {
+        let endpoint = endpoint()
+        var other = request("POST", "/session", ["capabilities": ["alwaysMatch": [:]]])
+        other.peerUserID = UInt32(getuid()) &+ 1
+        let refused = await endpoint.respond(to: other)
+        #expect(refused.status == 403 && endpoint.sessionCount == 0)
+        var own = request("GET", "/status")
+        own.peerUserID = UInt32(getuid())
+        #expect(await endpoint.respond(to: own).status == 200)
+    }
+
     @Test func aViewWhoseConfigurationDoesNotAllowAutomationIsRefused() async {
         let made = Made()
         let endpoint = endpoint(allowsAutomation: false, made: made)

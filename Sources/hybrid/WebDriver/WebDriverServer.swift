@@ -37,7 +37,7 @@ final class WebDriverServer {
         // to the endpoint during a command (refused: it has an Origin) cannot wait behind that command.
         server.route("/", deferred: { request, respond in
             let call = WebDriverRequest(method: request.method, path: request.path, host: request.headers["Host"],
-                                        origin: request.headers["Origin"], body: request.body)
+                                        origin: request.headers["Origin"], body: request.body, peerUserID: request.peerUserID)
             Task { @MainActor in
                 let response = await endpoint.respond(to: call)
                 if verbose { Self.say("[webdriver] \(call.method) \(Self.redacted(call.path)) → \(response.status)") }

@@ -19,7 +19,7 @@ func startAutomation(provider: any WebEngineProvider, configuration: HybridWebVi
     }
     server.route("/", deferred: { request, respond in
         let call = WebDriverRequest(method: request.method, path: request.path, host: request.headers["Host"],
-                                    origin: request.headers["Origin"], body: request.body)
+                                    origin: request.headers["Origin"], body: request.body, peerUserID: request.peerUserID)
         Task { @MainActor in
             let answer = await endpoint.respond(to: call)
             respond(ServerResponse(status: answer.status, headers: ["Content-Type": "application/json"], body: answer.data))
