@@ -25,7 +25,10 @@ final class ProxyRig {
     /// - Parameters:
     ///   - package: Files to serve on `app://pkg/` (a page from an offline package).
     ///   - configure: Adjusts the default policy (both loopback hosts proxied).
-    init(_ kind: EngineKind, pages: [String]? = nil, package: [String: String] = [:], configure: (inout ProxyPolicy) -> Void = { _ in }) throws {
+    ///   - session: The engine's session (a persistent one has the engine's disk cache: WebKit's
+    ///     ephemeral session caches no `fetch`).
+    init(_ kind: EngineKind, pages: [String]? = nil, package: [String: String] = [:], session: EngineSessionKind = .ephemeral,
+         configure: (inout ProxyPolicy) -> Void = { _ in }) throws {
         server = try LoopbackServer()
         TestRoutes.install(on: server)
         server.route("/proxy/page") { _ in
@@ -43,7 +46,7 @@ final class ProxyRig {
         }
         // Its own session: cookies for 127.0.0.1 set by other suites (ports do not separate cookies) must not leak in.
         self.kind = kind
-        provider = try kind.isolatedProvider()
+        provider = try kind.isolatedProvider(session: session)
         let customSchemes = provider.capabilities.contains(.customSchemeNavigation)
         packageOrigin = customSchemes ? "app://pkg" : kind.origin("pkg")
         pageURL = server.url("/proxy/page")

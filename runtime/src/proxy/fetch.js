@@ -250,7 +250,8 @@ window.fetch = function fetch(input, init) {
         body: body.bytes && body.bytes.byteLength ? body.bytes : null, source: body.source || null,
         redirect: request.redirect, mode: request.mode,
         credentials: request.credentials, referrer: referrerSource(request.referrer), referrerPolicy: request.referrerPolicy,
-        integrity: request.integrity }, {
+        integrity: request.integrity,
+        cache: request.cache === 'only-if-cached' && quirks.onlyIfCachedUsesNetwork ? 'force-cache' : request.cache }, {
         head: function (head, whole) {
           if (settled) return;
           var made;
