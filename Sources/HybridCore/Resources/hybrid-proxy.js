@@ -753,7 +753,10 @@
         });
       }
       // A Blob/FormData body, or a large one, is streamed: its bytes stay in the page.
-      (taken !== null ? Promise.resolve(taken) : request.blob()).then(function (data) {
+      // A GET or HEAD has no body (the Request refused one): nothing to read back from it (on
+      // WebKit, reading even an empty body is a trip to its network process).
+      var bodiless = request.method === 'GET' || request.method === 'HEAD';
+      (taken !== null ? Promise.resolve(taken) : bodiless ? Promise.resolve(new Uint8Array(0)) : request.blob()).then(function (data) {
         if (streamsBody(data instanceof Blob ? data.size : data.byteLength, file)) return { source: bodySource(data) };
         return data instanceof Blob ? data.arrayBuffer().then(function (buffer) { return { bytes: new Uint8Array(buffer) }; }) : { bytes: data };
       }).then(function (body) {

@@ -119,7 +119,10 @@ public struct HTTPCacheEntry: Sendable, Hashable {
                 guard slot == nil, words.count == 2, let value else { throw corrupt("bad or repeated \(words[0])") }
                 slot = value
             }
-            func time(_ text: String) -> Date? { Int64(text).map { Date(timeIntervalSince1970: Double($0) / 1000) } }
+            // Milliseconds since 1970, within ±30,000 years (so writing it back cannot overflow).
+            func time(_ text: String) -> Date? {
+                Int64(text).flatMap { abs($0) < 1_000_000_000_000_000 ? Date(timeIntervalSince1970: Double($0) / 1000) : nil }
+            }
             switch words[0] {
             case "url": try one(&url, unescape(words.last!).flatMap { URL(string: $0) != nil ? $0 : nil })
             case "identity": try one(&identity, unescape(words.last!))

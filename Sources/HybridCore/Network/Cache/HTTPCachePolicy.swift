@@ -159,8 +159,8 @@ public struct HTTPCachePolicy: Sendable, Hashable {
 
     /// Whether a response may be stored (§3): a GET's final response with a status the cache
     /// understands, no `no-store` on either side, an `Authorization` request only when the
-    /// response allows it (§3.5: `public`, `must-revalidate` or `s-maxage`), and something that
-    /// gives it a lifetime or a validator.
+    /// response allows it (§3.5: `public`, `must-revalidate` or `s-maxage`), and a validator
+    /// (`ETag`, `Last-Modified`) or a freshness lifetime over 0.
     public static func isStorable(method: String, requestHeaders: [HTTPCacheEntry.Field], status: Int,
                                   responseHeaders: [HTTPCacheEntry.Field]) -> Bool {
         guard method == "GET", (200..<600).contains(status), status != 206, status != 304 else { return false }
@@ -174,8 +174,10 @@ public struct HTTPCachePolicy: Sendable, Hashable {
            !(response.isPublic || response.mustRevalidate || response.sharedMaxAge != nil) {
             return false
         }
-        return response.maxAge != nil || !values("expires", in: responseHeaders).isEmpty || response.isPublic
-            || response.noCache || heuristicallyCacheable.contains(status)
+        // Worth keeping only when something can reuse it: a validator, or a lifetime. (A response
+        // with neither could serve only force-cache; WebKit keeps none of those either.)
+        let validator = !values("etag", in: responseHeaders).isEmpty || !values("last-modified", in: responseHeaders).isEmpty
+        return validator || freshnessLifetime(status: status, responseHeaders: responseHeaders, responseTime: Date()) > 0
     }
 
     /// The response's freshness lifetime in seconds (§4.2.1): `max-age`, else `Expires − Date`
