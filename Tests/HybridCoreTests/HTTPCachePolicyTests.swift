@@ -156,7 +156,7 @@ struct HTTPCachePolicyTests {
 
     @Test func varyMatchesTheStoredRequestHeaders() {
         var entry = Self.entry([Field("Vary", "Accept-Language, X-Absent")])
-        entry.varying = ["accept-language": "en, fr", "x-absent": String?.none]
+        entry.varying = ["accept-language": HTTPCacheEntry.normalized([Field("Accept-Language", "en, fr")], "accept-language"), "x-absent": String?.none]
         #expect(entry.matches(varying: [Field("Accept-Language", "en,fr")]))
         #expect(!entry.matches(varying: [Field("Accept-Language", "de")]))
         #expect(!entry.matches(varying: [Field("Accept-Language", "en,fr"), Field("X-Absent", "1")]))

@@ -10,6 +10,17 @@ import Testing
 @Suite("Proxy HTTP cache end to end", .serialized)
 @MainActor
 struct ProxyCacheEndToEndTests {
+    /// WebKit with a persistent session (its disk cache), made once for the process.
+    private static var webkit: (any WebEngineProvider)?
+    static func webkitProvider() throws -> any WebEngineProvider {
+        if let webkit { return webkit }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hk-cache-webkit-\(ProcessInfo.processInfo.processIdentifier)")
+        try? FileManager.default.removeItem(at: directory)
+        let provider = try EngineKind.webkit.isolatedProvider(session: .persistent(directory: directory))
+        webkit = provider
+        return provider
+    }
+
     /// What `/hc` received for each key: `[If-None-Match sent, Cache-Control, Pragma]` per request.
     static let log = Locked<[String: [[String]]]>([:])
 
@@ -39,31 +50,8 @@ struct ProxyCacheEndToEndTests {
         }
     }
 
-    static let helpers = """
-        const run = Math.random().toString(36).slice(2);
-        const at = (name, query) => `${base}/hc/${via}?key=${name}-${via}-${run}&${query}`;
-        const served = async (name) => (await (await fetch(`${base}/hclog?key=${name}-${via}-${run}`)).json());
-        const get = async (url, init) => {
-          try { const r = await fetch(url, init); return [r.status, await r.text(), r.headers.get('x-version')]; }
-          catch (e) { return [e.name, e.message === (navigator.userAgent.includes('Chrome/') ? 'Failed to fetch' : 'Load failed')]; }
-        };
-        """
-
-    /// A fresh response is served from the cache without a request; `no-cache` (the response's
-    /// and the request's) revalidates with the `ETag` and a 304 gives the stored body with the
-    /// 304's headers; `no-store` is never stored; `reload` goes to the network and stores;
-    /// `force-cache` takes a stale response; `only-if-cached` fails on a miss as the engine fails
-    /// and answers from what is stored.
-    @Test(arguments: EngineKind.allCases)
-    func theCacheAnswersAsTheEnginesCacheDoes(_ kind: EngineKind) async throws {
-        // WebKit's ephemeral session caches no fetch: the engine's side needs a disk cache.
-        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("hk-cache-engine-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: profile) }
-        let oracle = try ProxyOracle(kind, session: .persistent(directory: profile))
-        defer { oracle.close() }
-        Self.install(oracle.rig.server)
-        try await oracle.rig.open()
-        let (engine, proxy) = try await oracle.run(Self.helpers + """
+    /// The scenarios, each `[results…, what the server received]`.
+    static let script = """
             const out = {};
             const hit = at('hit', 'cc=max-age=600');
             out.hit = [await get(hit), await get(hit), await served('hit')];
@@ -82,7 +70,46 @@ struct ProxyCacheEndToEndTests {
               await get(only, { cache: 'only-if-cached', mode: 'same-origin' }), await served('only')];
             out.onlyIfCachedCrossMode = await get(only, { cache: 'only-if-cached' });
             return out;
-            """)
+        """
+
+    static let helpers = """
+        const run = Math.random().toString(36).slice(2);
+        const at = (name, query) => `${base}/hc/${via}?key=${name}-${via}-${run}&${query}`;
+        const served = async (name) => (await (await fetch(`${base}/hclog?key=${name}-${via}-${run}`)).json());
+        const get = async (url, init) => {
+          try { const r = await fetch(url, init); return [r.status, await r.text(), r.headers.get('x-version')]; }
+          catch (e) { return [e.name, e.message === (navigator.userAgent.includes('Chrome/') ? 'Failed to fetch' : 'Load failed')]; }
+        };
+        """
+
+    /// A fresh response is served from the cache without a request; `no-cache` (the response's
+    /// and the request's) revalidates with the `ETag` and a 304 gives the stored body with the
+    /// 304's headers; `no-store` is never stored; `reload` goes to the network and stores;
+    /// `force-cache` takes a stale response; `only-if-cached` fails on a miss as the engine fails
+    /// and answers from what is stored.
+    @Test(arguments: EngineKind.allCases)
+    func theCacheAnswersAsTheEnginesCacheDoes(_ kind: EngineKind) async throws {
+        // WebKit's ephemeral session caches no fetch: the engine's side needs a disk cache, in a
+        // persistent session. Blink's is released (Chromium closed) before its profile goes;
+        // WebKit's stays for the process (a persistent WebKit session torn down mid-run broke the
+        // suites after it: a burst of requests failed, then the UI process crashed in WebKit).
+        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("hk-cache-engine-\(UUID().uuidString)")
+        let oracle = try ProxyOracle(kind, session: .persistent(directory: profile), provider: kind == .webkit ? try Self.webkitProvider() : nil)
+        let outcome: Result<(engine: JSONValue, proxy: JSONValue), any Error>
+        do {
+            Self.install(oracle.rig.server)
+            try await oracle.rig.open()
+            outcome = .success(try await oracle.run(Self.helpers + Self.script))
+        } catch {
+            outcome = .failure(error)
+        }
+        let records = oracle.rig.records.value
+        oracle.close()
+        if kind == .blink {
+            await kind.release(oracle.rig.provider)
+            try? FileManager.default.removeItem(at: profile)
+        }
+        let (engine, proxy) = try outcome.get()
         for key in engine.objectValue?.keys.sorted() ?? [] {
             #expect(engine[key] == proxy[key], "\(key): engine \(engine[key].map { "\($0)" } ?? "nil"), proxy \(proxy[key].map { "\($0)" } ?? "nil")")
         }
@@ -92,8 +119,8 @@ struct ProxyCacheEndToEndTests {
         #expect(engine["revalidate"]?.arrayValue?.last?.arrayValue?.last?.arrayValue?.first == "\"v1\"")
         // Blink fails an only-if-cached miss; WebKit 2.50 fetches it (quirks.onlyIfCachedUsesNetwork).
         #expect(engine["onlyIfCached"]?.arrayValue?.first?.arrayValue?.first == (kind == .blink ? "TypeError" : 200))
-        #expect(oracle.rig.records.value.contains { $0.cache == "hit" })
-        #expect(oracle.rig.records.value.contains { $0.cache == "revalidated" })
+        #expect(records.contains { $0.cache == "hit" })
+        #expect(records.contains { $0.cache == "revalidated" })
     }
 
     /// An entry stored for one user's cookies is never served to another's, nor to a request

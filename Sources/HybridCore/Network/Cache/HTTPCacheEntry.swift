@@ -158,10 +158,8 @@ public struct HTTPCacheEntry: Sendable, Hashable {
         guard content.count == body.size else { throw corrupt("body of \(content.count) bytes, head says \(body.size)") }
         let bytesOfBody = Data(content)
         guard hex(SubresourceIntegrity.Algorithm.sha256.digest(bytesOfBody)) == body.digest else { throw corrupt("body digest differs") }
-        var entry = HTTPCacheEntry(url: url, identity: identity, varying: varying, status: status, headers: headers,
-                                   body: bytesOfBody, requestTime: requestTime, responseTime: responseTime)
-        entry.headers = headers.filter { !["set-cookie", "set-cookie2"].contains($0.name.lowercased()) }
-        return entry
+        return HTTPCacheEntry(url: url, identity: identity, varying: varying, status: status, headers: headers,
+                              body: bytesOfBody, requestTime: requestTime, responseTime: responseTime)
     }
 
     /// Lower-case hexadecimal.
