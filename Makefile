@@ -1,7 +1,7 @@
 # HybridKit: `make demo` runs the demo tour in the container; `make test` runs every test.
 # Both install what they need first (scripts/bootstrap.sh; a no-op when all is present).
 
-.PHONY: all bootstrap build lint test unit-tests engine-tests example quickstart-check demo clean fuzz fuzz-smoke runtime js-tests tsan asan
+.PHONY: all bootstrap build lint test unit-tests engine-tests webdriver-tests example quickstart-check demo clean fuzz fuzz-smoke runtime js-tests tsan asan
 
 all: build
 
@@ -30,7 +30,7 @@ test: bootstrap
 	$(MAKE) --no-print-directory lint quickstart-check js-tests
 	$(SWIFT_BUILD) --build-tests
 	$(SWIFT_BUILD) --product hybrid-engine-tests
-	$(MAKE) --no-print-directory unit-tests engine-tests
+	$(MAKE) --no-print-directory unit-tests engine-tests webdriver-tests
 	$(MAKE) --no-print-directory fuzz-smoke
 	$(MAKE) --no-print-directory example
 
@@ -49,6 +49,11 @@ unit-tests:
 # A test failing once is retried alone and named FLAKY; failing twice fails (scripts/engine-tests.sh).
 engine-tests:
 	@bash scripts/engine-tests.sh
+
+# `hybrid webdriver` driven by stock Selenium (PyPI, into .build/webdriver-venv) on both engines;
+# skips, saying why, only when python3-venv, selenium or chromium is missing (docs/testing.md).
+webdriver-tests:
+	@bash scripts/webdriver-tests.sh
 
 # libFuzzer targets for every parser of untrusted bytes (docs/fuzzing.md), built with
 # -sanitize=fuzzer,address in .build/fuzz: `fuzz` runs each for FUZZ_SECONDS, `fuzz-smoke` for 10 s

@@ -23,10 +23,15 @@ var targets: [Target] = [
     // runtime and transport it injects; it knows the engine seam and no view, package or config.
     .target(name: "HybridBridge", dependencies: ["HybridBase", "HybridEngine"],
             resources: [.copy("Resources/hybrid.js"), .copy("Resources/hybrid.d.ts"), .copy("Resources/hybrid-transport.js")]),
+    // Cookies (the app's jar, Set-Cookie, sync with the engine's store) and the request proxy (a
+    // bridge module carrying XHR/fetch/form requests natively, with the page's CSP, SRI and mixed
+    // content kept); it knows the bridge and the engine seam and no view, package or config.
+    .target(name: "HybridNetwork", dependencies: ["HybridBase", "HybridEngine", "HybridBridge", "HybridHealth",
+                                             .target(name: "CCrypto", condition: linux)],
+            resources: [.copy("Resources/hybrid-proxy.js")]),
     .target(name: "HybridCore", dependencies: ["HybridBase", "HybridHTTP", "HybridHealth", "HybridEngine", "HybridPackages",
-                                          "HybridBridge", .target(name: "CCrypto", condition: linux)],
-            resources: [.copy("Resources/hybrid-proxy.js"), .copy("Resources/hybrid-prefetch.js"),
-                        .copy("Resources/hybrid-health.js")]),
+                                          "HybridBridge", "HybridNetwork"],
+            resources: [.copy("Resources/hybrid-prefetch.js"), .copy("Resources/hybrid-health.js")]),
 
     // libcurl's easy and multi interfaces for bounded downloads on Linux (the library
     // FoundationNetworking already links): its callbacks run in the read loop, so a limit stops
@@ -77,6 +82,10 @@ var targets: [Target] = [
     .target(name: "HybridTesting", dependencies: ["HybridCore"]),
     // Engine adapter: Blink (Chromium) through the DevTools protocol on --remote-debugging-pipe.
     .target(name: "HybridBlink", dependencies: ["HybridCore"]),
+    // W3C WebDriver for containers: routing, sessions, element references, errors and the page's
+    // atoms, mapped onto the engine seam; a loopback listener hands it requests (docs/testing.md).
+    .target(name: "HybridWebDriver", dependencies: ["HybridCore", "HybridCrypto"],
+            resources: [.copy("Resources/webdriver-atoms.js")]),
     // libsoup 3 and GLib alone (no engine): what HybridServer is built on.
     .systemLibrary(
         name: "CSoup",
@@ -124,6 +133,7 @@ var targets: [Target] = [
             "HybridCore",
             "HybridCrypto",
             "HybridCommandLine",
+            "HybridWebDriver",
             .target(name: "HybridBlink", condition: linux),
             .target(name: "HybridGTK", condition: linux),
             .target(name: "HybridServer", condition: linux),
@@ -158,12 +168,14 @@ var targets: [Target] = [
     .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridCrypto", "HybridTesting", "HybridFixtures"]),
     // Offline packages over real HTTP (updater, resume, faults) against HybridServer's loopback server.
     .testTarget(name: "HybridPackageTests", dependencies: ["HybridCore", "HybridCrypto", "HybridServer", "HybridFixtures"]),
+    // The WebDriver endpoint over the fake engine (Selenium on the real engines: scripts/webdriver-tests.sh).
+    .testTarget(name: "HybridWebDriverTests", dependencies: ["HybridWebDriver", "HybridCore", "HybridTesting"]),
     .testTarget(name: "HybridServerTests", dependencies: ["HybridServer", "HybridCore", "HybridFixtures"]),
     // Fuzz regression inputs and seed corpora replayed through the fuzz targets' property checks
     // (Tests/HybridFuzzTests/Checks, which scripts/fuzz.sh also links into the libFuzzer harness).
     .testTarget(name: "HybridFuzzTests", dependencies: ["HybridCore", "HybridCrypto", "HybridServer"]),
     // Remote config (rollout, signatures, cache) and static serving: hybrid serve and nginx, same clients.
-    .testTarget(name: "HybridConfigTests", dependencies: ["HybridCore", "HybridCrypto", "HybridServer", "HybridFixtures"]),
+    .testTarget(name: "HybridConfigTests", dependencies: ["HybridCore", "HybridCrypto", "HybridServer", "HybridFixtures", "HybridTesting"]),
     // The command-line layer's parsing rules, and every tool's tables against --help and docs/cli.md.
     .testTarget(name: "HybridCommandLineTests", dependencies: ["HybridCommandLine", "hybrid", "hybrid-bench", "hybrid-demo"]),
     // The end-to-end suite on the real engine. An executable, not a test bundle: the Swift test
@@ -240,6 +252,7 @@ let package = Package(
         .library(name: "HybridWK", targets: ["HybridWK"]),
         .library(name: "HybridUIKit", targets: ["HybridUIKit"]),
         .library(name: "HybridTesting", targets: ["HybridTesting"]),
+        .library(name: "HybridWebDriver", targets: ["HybridWebDriver"]),
         .executable(name: "hybrid", targets: ["hybrid"]),
     ],
     targets: targets,

@@ -11,6 +11,11 @@ packages+=(nodejs node-typescript)
 # scripts/fuzz.sh reads SwiftPM's build plan and the package manifest as JSON.
 packages+=(jq python3)
 
+# `hybrid webdriver`'s Selenium suite (scripts/webdriver-tests.sh): a venv for PyPI's selenium, and the
+# engines' own drivers its bench compares against (docs/testing.md): chromedriver, and WebKitWebDriver
+# with MiniBrowser (webkit2gtk-driver; it brings the WebKitGTK 4.1 build MiniBrowser runs on).
+packages+=(python3-venv chromium-driver webkit2gtk-driver)
+
 missing=()
 for package in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

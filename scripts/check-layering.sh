@@ -17,7 +17,7 @@ fi
 if hits=$(grep -rlE '\b(GTKWebEngine|BlinkWebEngine|WKWebEngine)\b' "${tools[@]}"); then
   fail "a command-line tool names an engine type instead of going through its provider: $hits"
 fi
-for product in HybridCore HybridCrypto HybridGTK HybridBlink HybridServer HybridWK HybridUIKit; do
+for product in HybridCore HybridCrypto HybridGTK HybridBlink HybridServer HybridWK HybridUIKit HybridWebDriver; do
   if hits=$(grep -rl '^import HybridFixtures$' "Sources/$product"); then
     fail "product $product imports test support: $hits"
   fi

@@ -44,7 +44,7 @@ if ! diff -u --label "$readme (Swift quick start)" --label "$app (between the ma
   status=1
 fi
 
-allowed='^(Foundation|Dispatch|HybridCore|HybridCrypto|HybridGTK|HybridBlink|HybridServer)$'
+allowed='^(Foundation|Dispatch|HybridCore|HybridCrypto|HybridGTK|HybridBlink|HybridServer|HybridWebDriver)$'
 while IFS=: read -r file line module; do
   if [[ ! $module =~ $allowed ]]; then
     echo "check-quickstart: $file:$line imports $module, which is not a HybridKit product (docs/adopting.md)" >&2

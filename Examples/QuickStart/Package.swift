@@ -18,6 +18,7 @@ let package = Package(
                 .product(name: "HybridCrypto", package: "HybridKit"),
                 .product(name: "HybridGTK", package: "HybridKit"),
                 .product(name: "HybridServer", package: "HybridKit"),
+                .product(name: "HybridWebDriver", package: "HybridKit"),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),

@@ -26,6 +26,11 @@ public enum PackageFailure: HybridFailureReason {
     case badRotation(String)
     /// A version lower than the highest ever seen was offered (a replay or downgrade).
     case versionRollback(offered: Int, highestSeen: Int)
+    /// A staged-rollout document (``PackageRollout``) older than the highest this device accepted
+    /// for the package was offered (a replay: an old "running" document over a halt).
+    case rolloutReplayed(offered: Int, highestSeen: Int)
+    /// A staged-rollout document is malformed or inconsistent (`message` says how).
+    case invalidRollout(String)
     /// The publisher tried to pack a version not above the repository's latest.
     case versionNotIncreasing(offered: Int, latest: Int)
     /// This version was rolled back on this device and will not be installed again.
@@ -81,6 +86,8 @@ public enum PackageFailure: HybridFailureReason {
         case .keyRevoked: "key_revoked"
         case .badRotation: "bad_rotation"
         case .versionRollback: "version_rollback"
+        case .rolloutReplayed: "rollout_replayed"
+        case .invalidRollout: "invalid_rollout"
         case .versionNotIncreasing: "version_not_increasing"
         case .versionRejected: "version_rejected"
         case .expired: "expired"
@@ -117,6 +124,9 @@ public enum PackageFailure: HybridFailureReason {
         case .keyRevoked(let key): "signing key \(key) is revoked"
         case .badRotation(let reason): "key rotation refused: \(reason)"
         case .versionRollback(let offered, let highest): "version \(offered) is lower than the highest seen (\(highest)); refusing a downgrade"
+        case .rolloutReplayed(let offered, let highest):
+            "rollout document \(offered) is older than the one already accepted (\(highest)); refusing a replay"
+        case .invalidRollout(let message): "invalid rollout: \(message)"
         case .versionNotIncreasing(let offered, let latest): "version \(offered) must be greater than the repository's latest (\(latest))"
         case .versionRejected(let version): "version \(version) was rolled back on this device; waiting for a newer one"
         case .expired(let id, let version, let expires): "\(id) version \(version) expired at \(PackageDates.format(expires))"

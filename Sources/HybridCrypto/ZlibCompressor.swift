@@ -17,11 +17,13 @@ public struct ZlibCompressor: BlobCompressor {
     private typealias Compress2 = @convention(c) (UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt>?, UnsafePointer<UInt8>?, UInt, Int32) -> Int32
     private typealias Uncompress = @convention(c) (UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt>?, UnsafePointer<UInt8>?, UInt) -> Int32
     private typealias CompressBound = @convention(c) (UInt) -> UInt
+    private typealias CRC32 = @convention(c) (UInt, UnsafePointer<UInt8>?, UInt32) -> UInt
 
     private struct Library: @unchecked Sendable {
         let compress2: Compress2
         let uncompress: Uncompress
         let compressBound: CompressBound
+        let crc32: CRC32
     }
 
     private static let library: Library? = {
@@ -33,10 +35,11 @@ public struct ZlibCompressor: BlobCompressor {
         for name in names {
             guard let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL) else { continue }
             guard let c = dlsym(handle, "compress2"), let u = dlsym(handle, "uncompress"),
-                  let b = dlsym(handle, "compressBound") else { continue }
+                  let b = dlsym(handle, "compressBound"), let crc = dlsym(handle, "crc32") else { continue }
             return Library(compress2: unsafeBitCast(c, to: Compress2.self),
                            uncompress: unsafeBitCast(u, to: Uncompress.self),
-                           compressBound: unsafeBitCast(b, to: CompressBound.self))
+                           compressBound: unsafeBitCast(b, to: CompressBound.self),
+                           crc32: unsafeBitCast(crc, to: CRC32.self))
         }
         return nil
     }()
@@ -60,6 +63,23 @@ public struct ZlibCompressor: BlobCompressor {
         let status = lib.compress2(&out, &capacity, source, UInt(source.count), level)
         guard status == 0 else { return nil }
         return Data(out.prefix(Int(capacity)))
+    }
+
+    /// `data` as gzip (RFC 1952: header, the zlib stream's raw deflate, CRC-32 and size), what
+    /// `Content-Encoding: gzip` carries (``OTLPExporter/Options/gzip``); `nil` when `libz` is missing.
+    public static func gzip(_ data: Data) -> Data? {
+        var compressor = ZlibCompressor()
+        compressor.level = 6   // zlib's default: telemetry is compressed on the device, often
+        guard let lib = library, data.count < Int(UInt32.max), var zlib = compressor.compress(data), zlib.count >= 6 else { return nil }
+        // A zlib stream is a 2-byte header, raw deflate, and a 4-byte Adler-32: keep the deflate.
+        zlib = zlib.subdata(in: 2..<(zlib.count - 4))
+        let crc = data.withUnsafeBytes { UInt32(truncatingIfNeeded: lib.crc32(0, $0.bindMemory(to: UInt8.self).baseAddress, UInt32(data.count))) }
+        var out = Data([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff])
+        out.append(zlib)
+        for value in [crc, UInt32(truncatingIfNeeded: data.count)] {
+            withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) }
+        }
+        return out
     }
 
     /// Inflates a zlib blob to exactly `expectedSize` bytes.

@@ -89,20 +89,20 @@ public final class HealthLogFile: HealthSink {
 
     /// One line: an OTLP JSON `LogsData` holding the event as one log record, and `\n`.
     package static func line(for event: HealthEvent, serviceName: String, serviceVersion: String) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(OTLPLogsData(records: [record(for: event)], serviceName: serviceName, serviceVersion: serviceVersion))
+            + Data("\n".utf8)
+    }
+
+    /// The event as one OTLP log record: its name, severity, a one-line body and its attributes.
+    static func record(for event: HealthEvent) -> OTLPLogRecord {
         let nanos = String(unixNanos(event.time))
         var attributes = [OTLPAttribute("event.name", .string(event.name))]
         attributes += HealthAttributes.encode(event)
-        let record = OTLPLogRecord(timeUnixNano: nanos, observedTimeUnixNano: nanos,
-                                   severityNumber: event.severity.number, severityText: event.severity.text,
-                                   body: OTLPValue(stringValue: event.summary), attributes: attributes, eventName: event.name)
-        let data = OTLPLogsData(resourceLogs: [
-            .init(resource: .init(attributes: [OTLPAttribute("service.name", .string(serviceName)),
-                                               OTLPAttribute("service.version", .string(serviceVersion))]),
-                  scopeLogs: [.init(scope: .init(name: "hybridkit"), logRecords: [record])]),
-        ])
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(data) + Data("\n".utf8)
+        return OTLPLogRecord(timeUnixNano: nanos, observedTimeUnixNano: nanos,
+                             severityNumber: event.severity.number, severityText: event.severity.text,
+                             body: OTLPValue(stringValue: event.summary), attributes: attributes, eventName: event.name)
     }
 
     /// The events in the log files at `url` (oldest file first, then in file order). Lines that
@@ -190,6 +190,15 @@ struct OTLPLogsData: Codable {
     }
     struct Scope: Codable { var name: String }
     var resourceLogs: [ResourceLogs]
+
+    /// `records` of one service, in HybridKit's scope.
+    init(records: [OTLPLogRecord], serviceName: String, serviceVersion: String) {
+        resourceLogs = [
+            .init(resource: .init(attributes: [OTLPAttribute("service.name", .string(serviceName)),
+                                               OTLPAttribute("service.version", .string(serviceVersion))]),
+                  scopeLogs: [.init(scope: .init(name: "hybridkit"), logRecords: records)]),
+        ]
+    }
 }
 
 /// `LogRecord`.

@@ -5,7 +5,8 @@ extension HealthEvent {
     /// The outcome of an offline-package update as an event (``PackageUpdater/health`` records it
     /// for every update; an app that updates otherwise records it itself): how the new version was fetched (`none` when the repository had
     /// nothing newer, `patch` when byte-level patches were applied, `files` when some files were
-    /// reused from the store, `full` otherwise), the bytes fetched (manifest included) and how long
+    /// reused from the store, `kept` when a halted rollout sent the install back to the version the
+    /// store kept, `full` otherwise), the bytes fetched (manifest included) and how long
     /// it took. The context is the package's release after the update.
     ///
     /// ```swift
@@ -13,7 +14,9 @@ extension HealthEvent {
     /// let report = try await updater.update("shop")   // recorded
     /// ```
     public init(update report: PackageUpdater.Report, engine: String, time: Date = Date()) {
-        let way = if report.upToDate || report.outcome == nil {
+        let way = if report.rollout?.returnedToKept == true {
+            "kept"
+        } else if report.upToDate || report.outcome == nil {
             "none"
         } else if report.patchesApplied > 0 {
             "patch"

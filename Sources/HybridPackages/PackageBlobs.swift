@@ -2,7 +2,7 @@ import Foundation
 
 extension PackageStore.ActiveRecord {
     /// The versions whose manifests (and blobs) must stay on disk.
-    var keptVersions: Set<Int> { Set([current] + (previous.map { [$0] } ?? [])) }
+    var keptVersions: Set<Int> { Set([current] + [previous, retained].compactMap { $0 }) }
 }
 
 /// What a garbage collection removed.

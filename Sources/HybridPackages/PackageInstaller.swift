@@ -49,10 +49,18 @@ public struct PackageInstaller: Sendable {
     /// Checks that `version` of `id` may be installed here (not below the highest seen, not rejected).
     /// - Throws: ``PackageFailure/versionRollback(offered:highestSeen:)`` or ``PackageFailure/versionRejected(_:)``.
     public func admit(id: String, version: Int) throws {
+        try admit(id: id, version: version, allowingDowngrade: false)
+    }
+
+    /// ``admit(id:version:)``; with `allowingDowngrade`, a version below the highest seen or the
+    /// active one is admitted (a signed, fresh ``PackageRollout`` named it as its baseline), a rejected one still not.
+    func admit(id: String, version: Int, allowingDowngrade: Bool) throws {
         let state = store.state(id)
-        if version < state.highestSeen { throw HybridError.pkg(.versionRollback(offered: version, highestSeen: state.highestSeen)) }
-        if let active = store.activeVersion(id), version < active {
-            throw HybridError.pkg(.versionRollback(offered: version, highestSeen: active))
+        if !allowingDowngrade {
+            if version < state.highestSeen { throw HybridError.pkg(.versionRollback(offered: version, highestSeen: state.highestSeen)) }
+            if let active = store.activeVersion(id), version < active {
+                throw HybridError.pkg(.versionRollback(offered: version, highestSeen: active))
+            }
         }
         if state.rejected.contains(version) { throw HybridError.pkg(.versionRejected(version)) }
     }
@@ -61,13 +69,17 @@ public struct PackageInstaller: Sendable {
     /// records the version as seen so that older manifests are refused from now on.
     /// - Throws: signature, manifest, expiry and version failures.
     public func accept(manifest data: Data, signature: Data?, now: Date = Date()) throws -> PackageManifest {
+        try accept(manifest: data, signature: signature, now: now, allowingDowngrade: false)
+    }
+
+    func accept(manifest data: Data, signature: Data?, now: Date, allowingDowngrade: Bool) throws -> PackageManifest {
         try DetachedSignature.verify(signature, of: data, what: "manifest", with: verifier, at: now)
         let manifest = try PackageManifest.decode(data)
         guard manifest.expires > now else {
             throw HybridError.pkg(.expired(id: manifest.id, version: manifest.version, expires: manifest.expires))
         }
         try store.withLock {
-            try admit(id: manifest.id, version: manifest.version)
+            try admit(id: manifest.id, version: manifest.version, allowingDowngrade: allowingDowngrade)
             var state = store.state(manifest.id)
             if manifest.version > state.highestSeen {
                 state.highestSeen = manifest.version
@@ -85,11 +97,18 @@ public struct PackageInstaller: Sendable {
     ///   ``PackageFailure/corruptBlob(sha256:reason:)``, write failures and injected crashes.
     @discardableResult
     public func install(manifest data: Data, signature: Data?, now: Date = Date()) throws -> Outcome {
-        let manifest = try accept(manifest: data, signature: signature, now: now)
+        try install(manifest: data, signature: signature, now: now, retaining: nil, allowingDowngrade: false)
+    }
+
+    /// ``install(manifest:signature:now:)`` for a staged rollout (``PackageRollout``): `retaining`
+    /// is the baseline to keep in the store while the installed candidate is on it (when the store
+    /// holds it), `allowingDowngrade` admits the baseline below the version active or seen.
+    func install(manifest data: Data, signature: Data?, now: Date, retaining: Int?, allowingDowngrade: Bool) throws -> Outcome {
+        let manifest = try accept(manifest: data, signature: signature, now: now, allowingDowngrade: allowingDowngrade)
         let id = manifest.id
         return try store.withLock {
             try recoverLocked(id)
-            try admit(id: id, version: manifest.version)
+            try admit(id: id, version: manifest.version, allowingDowngrade: allowingDowngrade)
             let record = store.activeRecord(id)
             if record?.current == manifest.version { return .alreadyActive(version: manifest.version) }
 
@@ -115,8 +134,10 @@ public struct PackageInstaller: Sendable {
 
             // Keep the last version known to load: if the current one never loaded, its own
             // previous stays the rollback target.
-            let previous = record.map { $0.confirmed ? $0.current : ($0.previous ?? $0.current) }
-            let next = PackageStore.ActiveRecord(current: manifest.version, previous: previous, confirmed: false)
+            // A rollout's baseline installed below a blocked candidate has nothing to go back to.
+            let previous = allowingDowngrade ? nil : record.map { $0.confirmed ? $0.current : ($0.previous ?? $0.current) }
+            let retained = retaining.flatMap { record?.keptVersions.contains($0) == true ? $0 : nil }
+            let next = PackageStore.ActiveRecord(current: manifest.version, previous: previous, confirmed: false, retained: retained)
             try writeActive(next, id: id, crashBeforeRename: true)
             try store.config.faults?.checkpoint(.activated)
             try removeUnkeptVersions(id, record: next)
@@ -167,7 +188,8 @@ public struct PackageInstaller: Sendable {
         if rejecting, !state.rejected.contains(record.current) { state.rejected.append(record.current) }
         state.highestSeen = max(state.highestSeen, record.current)
         try store.atomicWrite(try JSONEncoder().encode(state), to: store.stateURL(id))
-        let next = PackageStore.ActiveRecord(current: previous, previous: nil, confirmed: true)
+        let next = PackageStore.ActiveRecord(current: previous, previous: nil, confirmed: true,
+                                             retained: record.retained == previous ? nil : record.retained)
         try writeActive(next, id: id, crashBeforeRename: false)
         try removeUnkeptVersions(id, record: next)
         _ = try? store.collectGarbageLocked(now: Date())
@@ -188,14 +210,14 @@ public struct PackageInstaller: Sendable {
         }
     }
 
-    private func writeActive(_ record: PackageStore.ActiveRecord, id: String, crashBeforeRename: Bool) throws {
+    func writeActive(_ record: PackageStore.ActiveRecord, id: String, crashBeforeRename: Bool) throws {
         let url = store.activeURL(id)
         let temporary = try store.writeTemporary(try JSONEncoder().encode(record), for: url)
         if crashBeforeRename { try store.config.faults?.checkpoint(.pointerWritten) }
         try store.rename(temporary, to: url)
     }
 
-    private func removeUnkeptVersions(_ id: String, record: PackageStore.ActiveRecord) throws {
+    func removeUnkeptVersions(_ id: String, record: PackageStore.ActiveRecord) throws {
         let keep = record.keptVersions
         let versions = store.versionsDirectory(id)
         for name in (try? FileManager.default.contentsOfDirectory(atPath: versions.path)) ?? [] {
@@ -207,7 +229,7 @@ public struct PackageInstaller: Sendable {
     }
 
     /// Re-hashes every blob the manifest references; a corrupt one is deleted so the next update fetches it again.
-    private func verifyBlobs(of manifest: PackageManifest) throws {
+    func verifyBlobs(of manifest: PackageManifest) throws {
         var checked = Set<String>()
         for file in manifest.files where checked.insert(file.sha256).inserted {
             let url = store.blobURL(file.sha256)

@@ -8,10 +8,10 @@ import HybridBase
 /// STORE/.lock                          flock: one installer at a time per store
 /// STORE/blobs/AB/ABCDEF…               file contents, named by SHA-256 of the file's bytes
 /// STORE/partial/BLOB.part              partial downloads (stored bytes), kept for resume
-/// STORE/packages/ID/active.json        which version serves: {current, previous, confirmed}
+/// STORE/packages/ID/active.json        which version serves: {current, previous, confirmed, retained}
 /// STORE/packages/ID/versions/N/        manifest.json + manifest.json.sig of each kept version
 /// STORE/packages/ID/staging/…          versions being installed; removed on restart
-/// STORE/state/ID.json                  highest version ever seen, rejected versions
+/// STORE/state/ID.json                  highest version ever seen, rejected versions, highest rollout sequence
 /// ```
 ///
 /// `state/` lives outside the package directory on purpose: deleting a package must not let an
@@ -47,6 +47,9 @@ public struct PackageStore: Sendable {
         public var previous: Int?
         /// Whether `current` has loaded successfully at least once.
         public var confirmed: Bool
+        /// A version kept in the store while a staged rollout (``PackageRollout``) may send this
+        /// install back to it without a download: the rollout's baseline, while `current` is its candidate.
+        public var retained: Int? = nil
     }
 
     /// What this device remembers about a package beyond its files.
@@ -55,6 +58,8 @@ public struct PackageStore: Sendable {
         public var highestSeen: Int = 0
         /// Versions rolled back here; the updater will not install them again.
         public var rejected: [Int] = []
+        /// The highest ``PackageRollout/sequence`` accepted for the package; older rollout documents are refused.
+        public var rolloutSequence: Int?
     }
 
     /// Where the store lives and how it behaves.

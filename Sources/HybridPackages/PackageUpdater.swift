@@ -16,6 +16,11 @@ import HybridHealth
 /// with `Range` when an earlier attempt was cut off. Any failure of a way falls back to the next
 /// and never leaves a partial file. Finally hands the version to the ``PackageInstaller``. Any
 /// failure leaves the active version serving.
+///
+/// With an ``installID``, the package's staged rollout (``PackageRollout``, beside the pointer)
+/// decides which version this install runs until a version newer than its candidate is packed:
+/// the candidate inside the install's bucket, the baseline outside it; a halted rollout blocks
+/// the candidate and moves an install on it back to the baseline the store kept, without a download.
 public struct PackageUpdater: Sendable {
     /// Where an update is.
     public enum Phase: String, Sendable {
@@ -97,6 +102,9 @@ public struct PackageUpdater: Sendable {
         public var fileLevelBytes: Int64 = 0
         /// Wall-clock time of the update, from the pointer request to activation (seconds).
         public var duration: TimeInterval = 0
+        /// What the package's staged rollout decided for this install, when the updater followed one (``installID`` set
+        /// and the repository has a rollout document for the package).
+        public var rollout: RolloutDecision?
 
         /// Everything this update transferred: blobs and patches plus documents.
         public var totalBytes: Int64 { bytesFetched + documentBytes }
@@ -120,10 +128,18 @@ public struct PackageUpdater: Sendable {
     public var health: HealthRecorder?
     /// The engine name the recorded events carry (`webkit` or `blink`).
     public var healthEngine: String
+    /// This install's stable id (`RemoteConfigCache.installID()`). With it the updater follows the
+    /// package's staged rollout (``PackageRollout``) when the repository has one; without it, or
+    /// when there is none, it follows the pointer (`latest.json`), which names the rollout's baseline.
+    public var installID: String?
 
-    /// - Parameter repository: the repository's base URL (`https://cdn.example.com/packages/`).
+    /// - Parameters:
+    ///   - repository: the repository's base URL (`https://cdn.example.com/packages/`).
+    ///   - installID: the install's stable id, to follow staged rollouts (``installID``).
     public init(repository: URL, installer: PackageInstaller, parallelDownloads: Int = 4, timeout: TimeInterval = 30,
-                deadlines: DownloadDeadlines = .standard, health: HealthRecorder? = nil, healthEngine: String = "") {
+                deadlines: DownloadDeadlines = .standard, health: HealthRecorder? = nil, healthEngine: String = "",
+                installID: String? = nil) {
+        self.installID = installID
         self.deadlines = deadlines
         self.repository = repository
         self.installer = installer
@@ -147,21 +163,23 @@ public struct PackageUpdater: Sendable {
     /// - Throws: every ``PackageFailure`` the checks, downloads and install raise; the active
     ///   version keeps serving, and downloaded blobs stay for the next attempt.
     public func update(_ id: String, now: Date = Date(), progress: (@Sendable (Progress) -> Void)? = nil) async throws -> Report {
-        guard let health else { return try await performUpdate(id, now: now, progress: progress) }
+        var target: Int?
+        guard let health else { return try await performUpdate(id, now: now, progress: progress, target: &target) }
         let started = Date()
         do {
-            let report = try await performUpdate(id, now: now, progress: progress)
+            let report = try await performUpdate(id, now: now, progress: progress, target: &target)
             health.record(HealthEvent(update: report, engine: healthEngine))
             return report
         } catch {
-            let context = HealthContext(packageID: id, packageVersion: installer.store.activeVersion(id), engine: healthEngine)
+            // Under the version it failed to install, when known: a candidate's failed updates are its own.
+            let context = HealthContext(packageID: id, packageVersion: target ?? installer.store.activeVersion(id), engine: healthEngine)
             health.record(HealthEvent(.update(way: "failed", bytes: 0, milliseconds: Date().timeIntervalSince(started) * 1000),
                                       context: context))
             throw error
         }
     }
 
-    private func performUpdate(_ id: String, now: Date, progress: (@Sendable (Progress) -> Void)?) async throws -> Report {
+    private func performUpdate(_ id: String, now: Date, progress: (@Sendable (Progress) -> Void)?, target: inout Int?) async throws -> Report {
         guard PackageManifest.isValidID(id) else { throw HybridError.pkg(.invalidManifest("bad package id '\(id)'")) }
         let store = installer.store
         let started = Date()
@@ -179,13 +197,46 @@ public struct PackageUpdater: Sendable {
         try await catchUpKeyRotations(announcedIn: pointerData, downloader: downloader, report: &report)
         try DetachedSignature.verify(pointerSignature, of: pointerData, what: "pointer", with: installer.verifier, at: now)
         let pointer = try PackagePointer.decode(pointerData, expectedID: id)
+        // A rollout governs until a newer version is packed: the pointer then names it.
+        if let installID, let rollout = try await fetchRollout(id, downloader: downloader, report: &report, now: now),
+           rollout.candidate.version >= pointer.version {
+            let step = try followRollout(rollout, installID: installID)
+            report.rollout = step.decision
+            target = step.decision.target
+            switch step.action {
+            case .stay:
+                report.upToDate = true
+            case .returned:
+                report.outcome = .installed(version: step.decision.target, previous: nil)   // the candidate is blocked, not kept
+            case .install(let pointer, let retaining, let downgrade):
+                return try await install(pointer, retaining: retaining, allowingDowngrade: downgrade, downloader: downloader,
+                                         report: report, meter: meter, now: now, started: started)
+            }
+            report.duration = Date().timeIntervalSince(started)
+            meter.phase(.done)
+            return report
+        }
+        if pointer.version == store.activeVersion(id) {
+            try installer.releaseRetained(id)   // the pointer itself names it: no rollout can send this install back
+        }
+        target = pointer.version
+        return try await install(pointer, retaining: nil, allowingDowngrade: false, downloader: downloader, report: report,
+                                 meter: meter, now: now, started: started)
+    }
+
+    /// Installs the version `pointer` names (signature already checked), unless it is active or rejected here.
+    private func install(_ pointer: PackagePointer, retaining: Int?, allowingDowngrade: Bool, downloader: PackageDownloader,
+                         report: Report, meter: ProgressMeter, now: Date, started: Date) async throws -> Report {
+        var report = report
+        let id = pointer.id
+        let store = installer.store
         if pointer.version == store.activeVersion(id) || store.state(id).rejected.contains(pointer.version) {
             report.upToDate = true
             report.duration = Date().timeIntervalSince(started)
             meter.phase(.done)
             return report
         }
-        try installer.admit(id: id, version: pointer.version)
+        try installer.admit(id: id, version: pointer.version, allowingDowngrade: allowingDowngrade)
 
         let manifestData = try await fetchManifest(pointer, downloader: downloader, report: &report)
         let manifestSignature = try await downloader.document(url(pointer.manifest + PackageRepositoryLayout.signatureSuffix))
@@ -193,7 +244,7 @@ public struct PackageUpdater: Sendable {
         guard installer.platform.digests.sha256Hex(manifestData) == pointer.manifestSHA256 else {
             throw HybridError.pkg(.invalidManifest("manifest does not match the pointer's SHA-256"))
         }
-        let manifest = try installer.accept(manifest: manifestData, signature: manifestSignature, now: now)
+        let manifest = try installer.accept(manifest: manifestData, signature: manifestSignature, now: now, allowingDowngrade: allowingDowngrade)
         guard manifest.id == id, manifest.version == pointer.version else {
             throw HybridError.pkg(.invalidManifest("manifest names \(manifest.id)@\(manifest.version), pointer \(id)@\(pointer.version)"))
         }
@@ -232,7 +283,8 @@ public struct PackageUpdater: Sendable {
         }
 
         meter.phase(.installing)
-        report.outcome = try installer.install(manifest: manifestData, signature: manifestSignature, now: now)
+        report.outcome = try installer.install(manifest: manifestData, signature: manifestSignature, now: now,
+                                               retaining: retaining, allowingDowngrade: allowingDowngrade)
         report.duration = Date().timeIntervalSince(started)
         meter.phase(.done)
         return report

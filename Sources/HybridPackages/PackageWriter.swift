@@ -31,6 +31,9 @@ public struct PackageWriter: Sendable {
         public var lifetime: TimeInterval
         /// How many earlier versions each changed file gets a patch from (default 3; 0 for none).
         public var patchDepth: Int
+        /// Leave the pointer where it is (`false` moves it to the new version, the default): the
+        /// version is for a staged rollout (``PackageRolloutPublisher``), which points clients at it.
+        public var holdsPointer = false
 
         /// Options for version `version` of package `id`.
         public init(id: String, version: Int, origin: String, entry: String = "index.html", spaFallback: Bool = false,
@@ -110,7 +113,7 @@ public struct PackageWriter: Sendable {
         guard PackageManifest.isValidID(options.id) else {
             throw HybridError.pkg(.invalidManifest("id '\(options.id)' must be 1–128 of [A-Za-z0-9._-]"))
         }
-        if let latest = latestVersion(options.id), options.version <= latest {
+        if let latest = highestPackedVersion(options.id), options.version <= latest {
             throw HybridError.pkg(.versionNotIncreasing(offered: options.version, latest: latest))
         }
         let entry = try PackagePath(options.entry)
@@ -139,7 +142,7 @@ public struct PackageWriter: Sendable {
                                        files: files)
         try manifest.validate()
         report.manifest = manifest
-        report.manifestPath = try publish(manifest)
+        report.manifestPath = try publish(manifest, movingPointer: !options.holdsPointer)
         return report
     }
 
@@ -147,7 +150,7 @@ public struct PackageWriter: Sendable {
     /// platform has a compressor, and points the package's signed pointer at it.
     /// - Returns: the manifest's repository-relative path.
     @discardableResult
-    package func publish(_ manifest: PackageManifest) throws -> String {
+    package func publish(_ manifest: PackageManifest, movingPointer: Bool = true) throws -> String {
         let manifestData = try manifest.encoded()
         let manifestPath = PackageRepositoryLayout.manifest(id: manifest.id, version: manifest.version)
         try write(manifestData, to: manifestPath)
@@ -159,20 +162,48 @@ public struct PackageWriter: Sendable {
             try write(packed, to: PackageRepositoryLayout.compressedManifest(id: manifest.id, version: manifest.version, encoding: compressor.encoding))
             compressed = (compressor.encoding, manifestData.count)
         }
-        let rotations = try KeyRotation.Signed.chain(in: repository)
-        let pointer = PackagePointer(id: manifest.id, version: manifest.version, manifest: manifestPath,
-                                     manifestSHA256: platform.digests.sha256Hex(manifestData), created: manifest.created,
-                                     manifestSize: compressed?.size, manifestEncoding: compressed?.encoding,
-                                     keySequence: rotations.isEmpty ? nil : rotations.count)
-        let pointerData = try pointer.encoded()
-        let pointerPath = PackageRepositoryLayout.pointer(id: manifest.id)
-        try write(DetachedSignature.fileData(try signer.sign(pointerData)), to: pointerPath + ".next" + PackageRepositoryLayout.signatureSuffix)
-        try write(pointerData, to: pointerPath + ".next")
-        // Swap pointer and signature in as close together as two renames allow.
-        try moveIntoPlace(pointerPath + ".next" + PackageRepositoryLayout.signatureSuffix, pointerPath + PackageRepositoryLayout.signatureSuffix)
-        try moveIntoPlace(pointerPath + ".next", pointerPath)
+        if movingPointer {
+            let pointer = try pointer(to: manifest, manifestData: manifestData, compressed: compressed)
+            try writeSigned(try pointer.encoded(), to: PackageRepositoryLayout.pointer(id: manifest.id))
+        }
         try updateIndex(adding: manifest.id)
         return manifestPath
+    }
+
+    /// The pointer to `manifest`, whose exact bytes are `manifestData`, with its compressed copy's encoding and plain size.
+    private func pointer(to manifest: PackageManifest, manifestData: Data, compressed: (encoding: String, size: Int)?) throws -> PackagePointer {
+        let rotations = try KeyRotation.Signed.chain(in: repository)
+        return PackagePointer(id: manifest.id, version: manifest.version, manifest: PackageRepositoryLayout.manifest(id: manifest.id, version: manifest.version),
+                              manifestSHA256: platform.digests.sha256Hex(manifestData), created: manifest.created,
+                              manifestSize: compressed?.size, manifestEncoding: compressed?.encoding,
+                              keySequence: rotations.isEmpty ? nil : rotations.count)
+    }
+
+    /// The pointer to version `version` of `id` as the repository holds it (its manifest, and the
+    /// compressed copy when there is one), for the latest pointer or a rollout document to name.
+    /// - Throws: ``PackageFailure/notInstalled(_:)`` when the repository has no such manifest; ``PackageFailure/invalidManifest(_:)``.
+    func pointer(id: String, version: Int) throws -> PackagePointer {
+        let path = PackageRepositoryLayout.manifest(id: id, version: version)
+        guard let data = FileManager.default.contents(atPath: repository.appendingPathComponent(path).path) else {
+            throw HybridError.pkg(.notInstalled("\(id)@\(version) is not in the repository"))
+        }
+        let manifest = try PackageManifest.decode(data)
+        var compressed: (encoding: String, size: Int)?
+        if let compressor = platform.compressor {
+            let copy = PackageRepositoryLayout.compressedManifest(id: id, version: version, encoding: compressor.encoding)
+            if FileManager.default.fileExists(atPath: repository.appendingPathComponent(copy).path) { compressed = (compressor.encoding, data.count) }
+        }
+        return try pointer(to: manifest, manifestData: data, compressed: compressed)
+    }
+
+    /// Writes `data` at `path` with its detached signature, signature first, both swapped in as
+    /// close together as two renames allow (a reader may briefly see the new signature with the old
+    /// document, and retries: never a document without its signature).
+    func writeSigned(_ data: Data, to path: String) throws {
+        try write(DetachedSignature.fileData(try signer.sign(data)), to: path + ".next" + PackageRepositoryLayout.signatureSuffix)
+        try write(data, to: path + ".next")
+        try moveIntoPlace(path + ".next" + PackageRepositoryLayout.signatureSuffix, path + PackageRepositoryLayout.signatureSuffix)
+        try moveIntoPlace(path + ".next", path)
     }
 
     /// Refuses a signer the repository's rotations moved away from, or whose window the last
@@ -193,6 +224,15 @@ public struct PackageWriter: Sendable {
         let url = repository.appendingPathComponent(PackageRepositoryLayout.pointer(id: id))
         guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
         return (try? PackagePointer.decode(data, expectedID: id))?.version
+    }
+
+    /// The highest version of `id` with a manifest in the repository, or that the pointer names (a
+    /// staged version is packed without moving the pointer).
+    func highestPackedVersion(_ id: String) -> Int? {
+        let directory = repository.appendingPathComponent("packages").appendingPathComponent(id)
+        let packed = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).compactMap(Int.init)
+            .filter { FileManager.default.fileExists(atPath: repository.appendingPathComponent(PackageRepositoryLayout.manifest(id: id, version: $0)).path) }
+        return (packed + [latestVersion(id)].compactMap { $0 }).max()
     }
 
     private func store(_ data: Data, path: PackagePath, report: inout Report) throws -> PackageFile {

@@ -14,7 +14,8 @@ import HybridBase
 /// server.stop()
 /// ```
 ///
-/// Handlers run on the server thread, one at a time; slow answers use ``ServerResponse/delay``.
+/// Handlers run on the server thread, one at a time; slow answers use ``ServerResponse/delay``,
+/// answers computed elsewhere a deferred route (``route(_:deferred:)``).
 public final class LoopbackServer: @unchecked Sendable {
     /// The bound port (the real one when created with port 0).
     public let port: Int
@@ -64,7 +65,14 @@ public final class LoopbackServer: @unchecked Sendable {
     /// Handles every request whose path is `prefix` or below it (whole segments); the longest
     /// matching prefix wins. Replaces an earlier handler for the same prefix. Callable any time.
     public func route(_ prefix: String, _ handler: @escaping RouteHandler) {
-        routes.add(prefix, handler)
+        routes.add(prefix, .immediate(handler))
+    }
+
+    /// Like ``route(_:_:)``, for a handler that answers later (work on another thread or actor):
+    /// the request is held, the server serves others meanwhile, and the answer is written when
+    /// `respond` is called (a client that went away gets nothing).
+    public func route(_ prefix: String, deferred handler: @escaping DeferredRouteHandler) {
+        routes.add(prefix, .deferred(handler))
     }
 
     /// Removes the handler for `prefix`.
@@ -103,7 +111,7 @@ public final class LoopbackServer: @unchecked Sendable {
                               headerTimeout: Double?) {
         g_main_context_push_thread_default(loop.context)
         defer { g_main_context_pop_thread_default(loop.context) }
-        guard let server = SoupListener.makeServer(routes: routes) else {
+        guard let server = SoupListener.makeServer(routes: routes, loop: loop) else {
             startup.finish(.failure("cannot create SoupServer"))
             return
         }

@@ -4,12 +4,22 @@ import Foundation
 /// ``ServerResponse`` with a `delay` or `pacing` instead of sleeping.
 public typealias RouteHandler = @Sendable (ServerRequest) -> ServerResponse
 
+/// Takes one request on the server thread and answers it later, from any thread, by calling
+/// `respond` once (a second call is ignored). Meanwhile the server serves other requests.
+public typealias DeferredRouteHandler = @Sendable (ServerRequest, _ respond: @escaping @Sendable (ServerResponse) -> Void) -> Void
+
 /// The server's routes: path prefixes to handlers, longest prefix first. Routes may be added
 /// from any thread while the server runs, so the table is guarded by a lock.
 final class RouteTable: @unchecked Sendable {
+    /// How a route answers: at once, or later (``DeferredRouteHandler``).
+    enum Handler {
+        case immediate(RouteHandler)
+        case deferred(DeferredRouteHandler)
+    }
+
     private struct Route {
         var prefix: String
-        var handler: RouteHandler
+        var handler: Handler
     }
 
     private let lock = NSLock()
@@ -19,7 +29,7 @@ final class RouteTable: @unchecked Sendable {
     init(accessLog: (@Sendable (String) -> Void)?) { self.accessLog = accessLog }
 
     /// Adds (or replaces) the handler for `prefix`.
-    func add(_ prefix: String, _ handler: @escaping RouteHandler) {
+    func add(_ prefix: String, _ handler: Handler) {
         let normalized = Self.normalize(prefix)
         lock.withLock {
             routes.removeAll { $0.prefix == normalized }
@@ -33,15 +43,23 @@ final class RouteTable: @unchecked Sendable {
         lock.withLock { routes.removeAll { $0.prefix == normalized } }
     }
 
-    /// The answer to `request`: the longest matching prefix's handler, or 404.
-    func respond(to request: ServerRequest) -> ServerResponse {
+    /// Answers `request` through `respond` (called once): the longest matching prefix's handler, or 404.
+    /// An immediate handler's answer is passed on before this returns; a deferred one's, whenever it comes.
+    func respond(to request: ServerRequest, _ respond: @escaping @Sendable (ServerResponse) -> Void) {
         let handler = lock.withLock { routes.first { Self.matches(request.path, prefix: $0.prefix) }?.handler }
-        let response = Self.malformation(of: request) ?? handler?(request) ?? .status(404)
-        if let accessLog {
-            let query = request.rawQuery.map { "?" + $0 } ?? ""
-            accessLog("\(request.remoteHost ?? "-") \"\(request.method) \(request.path)\(query)\" \(response.status) \(response.body.count)")
+        let answer = { @Sendable [accessLog] (response: ServerResponse) in
+            if let accessLog {
+                let query = request.rawQuery.map { "?" + $0 } ?? ""
+                accessLog("\(request.remoteHost ?? "-") \"\(request.method) \(request.path)\(query)\" \(response.status) \(response.body.count)")
+            }
+            respond(response)
         }
-        return response
+        if let malformed = Self.malformation(of: request) { return answer(malformed) }
+        switch handler {
+        case .immediate(let handle): answer(handle(request))
+        case .deferred(let handle): handle(request, answer)
+        case nil: answer(.status(404))
+        }
     }
 
     /// A 400 for what libsoup tolerates but a handler should never see: a `Content-Length` that

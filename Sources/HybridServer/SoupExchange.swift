@@ -31,15 +31,17 @@ enum SoupExchange {
     }
 
     /// Writes `response` to `message`, at once or — with a delay or pacing — later from timeouts
-    /// on the current thread's default main context (the server's own).
-    static func send(_ response: ServerResponse, to message: OpaquePointer) {
+    /// on the current thread's default main context (the server's own). `paused`: the message
+    /// was paused to be answered later (a deferred route), and is resumed here.
+    static func send(_ response: ServerResponse, to message: OpaquePointer, paused: Bool = false) {
         let needsTimer = (response.delay.map { $0 > .zero } ?? false) || response.pacing != nil
         guard needsTimer else {
             writeHead(response, to: message, paced: false)
             appendBody(response.body[...], to: message)
+            if paused { soup_server_message_unpause(message) }
             return
         }
-        soup_server_message_pause(message)
+        if !paused { soup_server_message_pause(message) }
         let reply = PendingReply(message: message, response: response)
         let first = response.delay.map(milliseconds) ?? 0
         reply.schedule(after: first)
@@ -66,6 +68,69 @@ enum SoupExchange {
         let (seconds, attoseconds) = duration.components
         let total = seconds * 1000 + attoseconds / 1_000_000_000_000_000
         return UInt32(clamping: max(0, total))
+    }
+}
+
+extension SoupExchange {
+    /// A request whose answer may come after its handler returned (a deferred route): answered
+    /// at once when it comes while the handler runs on the server thread; otherwise the message
+    /// is paused when the handler returns, kept alive, and answered on the server thread when the
+    /// answer arrives — unless the client went away meanwhile.
+    final class HeldMessage: @unchecked Sendable {
+        private enum State { case handling, paused, answered }
+        private let message: OpaquePointer
+        private let serverThread = pthread_self()
+        private let lock = NSLock()
+        private var state = State.handling
+        private var finished = false
+        private var finishedHandler: gulong = 0
+
+        init(_ message: OpaquePointer) { self.message = message }
+
+        /// Whether the caller may answer directly: on the server thread, inside the handler.
+        var isOnServerThread: Bool {
+            pthread_equal(pthread_self(), serverThread) != 0 && lock.withLock { state == .handling }
+        }
+
+        /// Called when the handler returns: holds the message unless it was answered.
+        func leaveServerThread() {
+            let hold = lock.withLock {
+                guard state == .handling else { return false }
+                state = .paused
+                return true
+            }
+            guard hold else { return }
+            g_object_ref(UnsafeMutableRawPointer(message))
+            soup_server_message_pause(message)
+            let onFinished: @convention(c) (OpaquePointer?, gpointer?) -> Void = { _, data in
+                guard let data else { return }
+                Unmanaged<HeldMessage>.fromOpaque(data).takeUnretainedValue().finished = true
+            }
+            // The signal holds one retain of `self`, released when the connection goes.
+            let release: GClosureNotify = { data, _ in
+                if let data { Unmanaged<HeldMessage>.fromOpaque(data).release() }
+            }
+            finishedHandler = hk_soup_signal_connect(UnsafeMutableRawPointer(message), "finished",
+                                                     unsafeBitCast(onFinished, to: UnsafeRawPointer.self),
+                                                     Unmanaged.passRetained(self).toOpaque(),
+                                                     release, 0)
+        }
+
+        /// Writes the answer (server thread only); a second answer is ignored.
+        func send(_ response: ServerResponse) {
+            let previous = lock.withLock {
+                defer { state = .answered }
+                return state
+            }
+            switch previous {
+            case .handling: SoupExchange.send(response, to: message)
+            case .paused:
+                if !finished { SoupExchange.send(response, to: message, paused: true) }
+                g_signal_handler_disconnect(UnsafeMutableRawPointer(message), finishedHandler)
+                g_object_unref(UnsafeMutableRawPointer(message))
+            case .answered: break
+            }
+        }
     }
 }
 

@@ -8,21 +8,38 @@ import Foundation
 enum SoupListener {
     typealias Server = UnsafeMutablePointer<SoupServer>
 
+    /// What the catch-all handler needs: the routes, and the loop a deferred answer is written on.
+    private final class Context {
+        let routes: RouteTable
+        let loop: GLibLoop
+        init(routes: RouteTable, loop: GLibLoop) {
+            self.routes = routes
+            self.loop = loop
+        }
+    }
+
     /// A server whose one catch-all handler answers from `routes`. The handler holds one
-    /// retain of `routes`, released when the server is finalized.
-    static func makeServer(routes: RouteTable) -> Server? {
+    /// retain of `routes`, released when the server is finalized. A deferred route's answer is
+    /// written on `loop` (the server's), whichever thread gives it.
+    static func makeServer(routes: RouteTable, loop: GLibLoop) -> Server? {
         guard let object = g_object_new_with_properties(soup_server_get_type(), 0, nil, nil) else { return nil }
         let server = object.withMemoryRebound(to: SoupServer.self, capacity: 1) { $0 }
         let handle: SoupServerCallback = { _, message, _, _, data in
             guard let message, let data else { return }
-            let routes = Unmanaged<RouteTable>.fromOpaque(data).takeUnretainedValue()
+            let context = Unmanaged<Context>.fromOpaque(data).takeUnretainedValue()
             let request = SoupExchange.request(from: message)
-            SoupExchange.send(routes.respond(to: request), to: message)
+            let held = SoupExchange.HeldMessage(message)
+            let loop = context.loop
+            context.routes.respond(to: request) { response in
+                if held.isOnServerThread { return held.send(response) }
+                loop.whenRunning { held.send(response) }
+            }
+            held.leaveServerThread()
         }
         let release: @convention(c) (gpointer?) -> Void = { data in
-            if let data { Unmanaged<RouteTable>.fromOpaque(data).release() }
+            if let data { Unmanaged<Context>.fromOpaque(data).release() }
         }
-        soup_server_add_handler(server, nil, handle, Unmanaged.passRetained(routes).toOpaque(), release)
+        soup_server_add_handler(server, nil, handle, Unmanaged.passRetained(Context(routes: routes, loop: loop)).toOpaque(), release)
         return server
     }
 

@@ -14,9 +14,11 @@ enum CommandLineTool {
         VerifyCommand.self,
         UpdateCommand.self,
         RepoCommand.self,
+        RolloutCommand.self,
         ServeCommand.self,
         ConfigCommand.self,
         HealthCommand.self,
+        WebDriverCommand.self,
     ] }
 
     static func run(_ argv: [String]) -> Int32 {

@@ -52,6 +52,34 @@ struct LoopbackServerTests {
         #expect(slowAnswered.value)
     }
 
+    @Test func aDeferredRouteIsAnsweredLaterWhileOthersAreServed() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let held = Locked<(@Sendable (ServerResponse) -> Void)?>(nil)
+        server.route("/later", deferred: { request, respond in held.set(respond) })
+        server.route("/now", deferred: { request, respond in respond(.text("now \(request.method)")) })
+        server.route("/fast") { _ in .text("fast") }
+        async let later = HTTPClient().send(server.url("/later"))
+        try await eventually("the deferred request to reach the server") { held.value != nil }
+        // Served while /later is held: an immediate route and a deferred one answered in its handler.
+        #expect(RawHTTP.exchange(port: server.port, "GET /fast HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").hasSuffix("fast"))
+        #expect(try await HTTPClient().send(server.url("/now")).text == "now GET")
+        let respond = held.value
+        Thread.detachNewThread {   // answered from another thread; a second answer is ignored
+            respond?(.text("later"))
+            respond?(.text("again"))
+        }
+        #expect(try await later.text == "later")
+        // A client that went away before its answer: nothing is written, the server keeps serving.
+        held.set(nil)
+        let gone = RawHTTP.stall(port: server.port, sending: "GET /later HTTP/1.1\r\nHost: x\r\n\r\n")
+        try await eventually("the second deferred request to reach the server") { held.value != nil }
+        close(gone)
+        try await Task.sleep(nanoseconds: 50_000_000)
+        held.value?(.text("too late"))
+        #expect(try await HTTPClient().send(server.url("/now")).text == "now GET")
+    }
+
     @Test func pacedBodyArrivesWhole() async throws {
         let server = try LoopbackServer()
         defer { server.stop() }

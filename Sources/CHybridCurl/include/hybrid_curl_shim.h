@@ -4,7 +4,7 @@
 // blocking GET on the calling thread; libcurl calls back synchronously from its read loop, so a
 // callback that returns 0 stops the transfer before another byte is read (back-pressure that
 // FoundationNetworking's queued delegate does not give). Policy (limits, deadlines, what a
-// failure means) stays in Swift: HybridCore/Network/CurlTransport.swift.
+// failure means) stays in Swift: HybridHTTP/CurlStream.swift.
 // Every symbol is prefixed `hk_`.
 #ifdef __linux__
 #include <stddef.h>

@@ -1,4 +1,5 @@
 import Foundation
+import HybridNetwork
 import HybridEngine
 import HybridBase
 
@@ -32,6 +33,10 @@ public final class FeatureProvisions {
     /// The origins remote config may prefetch from (default deny: a declaration targeting any
     /// other origin is never started).
     public var prefetchTargets: [OriginPattern] = []
+    /// Whether a signed rule may turn automation on for the install ids it lists
+    /// (``FeatureSet/automation``): the explicit call a build makes to let its testers drive it with
+    /// a WebDriver client. Off by default, so no document can open an app that did not ask for it.
+    public var allowsRemoteAutomation = false
     /// One prefetcher per set of rules, made when a decision first declares it.
     var prefetchers: [[PrefetchRule]: DataPrefetcher] = [:]
     /// The proxy every proxied view shares (one `URLSession`), made when a decision first needs it.
@@ -80,8 +85,10 @@ public final class FeatureProvisions {
 extension HybridWebViewConfiguration {
     /// This configuration with what `features` turns on installed from `provisions`, for a view
     /// whose engine keeps its cookies in `cookieStore`: cookie sync, the request proxy (module
-    /// and page script) and URL interception. Features `features` leaves off are not touched
-    /// here (``applying(_:packages:)`` removes what a decision turns off).
+    /// and page script), URL interception, prefetches, and automation for an install the rule lists
+    /// where ``FeatureProvisions/allowsRemoteAutomation`` lets it (the install is the one of
+    /// ``decision``, set by ``applying(_:packages:)``). Features `features` leaves off are not
+    /// touched here (``applying(_:packages:)`` removes what a decision turns off).
     public func installing(_ features: FeatureSet, from provisions: FeatureProvisions,
                            cookieStore: any EngineCookieStore) async -> HybridWebViewConfiguration {
         var configuration = self
@@ -95,6 +102,9 @@ extension HybridWebViewConfiguration {
         }
         if features.urlInterception { configuration.navigation = provisions.navigation }
         configuration.installPrefetch(features.prefetch, from: provisions)
+        if provisions.allowsRemoteAutomation, let install = decision?.installID, features.automation.contains(install) {
+            configuration.allowsAutomation = true
+        }
         return configuration
     }
 }

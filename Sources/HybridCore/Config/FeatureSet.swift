@@ -17,16 +17,23 @@ public struct FeatureSet: Sendable, Hashable, Codable {
     public var engine: String?
     /// Data requests the container starts when the app opens a matched page (see ``PrefetchDeclaration``).
     public var prefetch: [PrefetchDeclaration] = []
+    /// Install ids whose views of a matched page a WebDriver client may drive
+    /// (``HybridWebViewConfiguration/allowsAutomation``), so a tester can drive a production build.
+    /// It takes effect only where the app said so (``FeatureProvisions/allowsRemoteAutomation``) and
+    /// only from a signed document (the client refuses any other); empty, the default, allows none.
+    public var automation: [String] = []
 
     /// A feature set; everything is off by default (``safeDefaults``).
     public init(offlinePackage: String? = nil, requestProxy: Bool = false, cookieSync: Bool = false,
-                urlInterception: Bool = false, engine: String? = nil, prefetch: [PrefetchDeclaration] = []) {
+                urlInterception: Bool = false, engine: String? = nil, prefetch: [PrefetchDeclaration] = [],
+                automation: [String] = []) {
         self.offlinePackage = offlinePackage
         self.requestProxy = requestProxy
         self.cookieSync = cookieSync
         self.urlInterception = urlInterception
         self.engine = engine
         self.prefetch = prefetch
+        self.automation = automation
     }
 
     /// Everything off on the app's default engine: what a page gets with no config, an expired
@@ -34,7 +41,7 @@ public struct FeatureSet: Sendable, Hashable, Codable {
     public static let safeDefaults = FeatureSet()
 
     private enum CodingKeys: String, CodingKey {
-        case offlinePackage, requestProxy, cookieSync, urlInterception, engine, prefetch
+        case offlinePackage, requestProxy, cookieSync, urlInterception, engine, prefetch, automation
     }
 
     /// Decodes a feature set; every field left out is off.
@@ -46,9 +53,11 @@ public struct FeatureSet: Sendable, Hashable, Codable {
         urlInterception = try c.decodeIfPresent(Bool.self, forKey: .urlInterception) ?? false
         engine = try c.decodeIfPresent(String.self, forKey: .engine)
         prefetch = try c.decodeIfPresent([PrefetchDeclaration].self, forKey: .prefetch) ?? []
+        automation = try c.decodeIfPresent([String].self, forKey: .automation) ?? []
     }
 
-    /// Encodes the feature set; no prefetch is left out, so documents without one keep their bytes.
+    /// Encodes the feature set; no prefetch and no automation are left out, so documents without
+    /// them keep their bytes.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encodeIfPresent(offlinePackage, forKey: .offlinePackage)
@@ -57,6 +66,7 @@ public struct FeatureSet: Sendable, Hashable, Codable {
         try c.encode(urlInterception, forKey: .urlInterception)
         try c.encodeIfPresent(engine, forKey: .engine)
         if !prefetch.isEmpty { try c.encode(prefetch, forKey: .prefetch) }
+        if !automation.isEmpty { try c.encode(automation, forKey: .automation) }
     }
 
     /// The features that are on, in words (`offline package 'app', request proxy`).

@@ -18,6 +18,7 @@ enum PackCommand: HybridCommand {
     static let expiresDays: CommandOption<Double> = .double("--expires-days", "N", default: 30, help: "clients refuse the manifest after N days")
     static let patchDepth: CommandOption<Int> = .int("--patch-depth", "N", default: 3, in: 0...Int.max,
                                                      help: "make patches from each of the last N versions (0: none)")
+    static let staged: CommandOption<Bool> = .flag("--staged", help: "leave latest.json where it is: the version is for `hybrid rollout start`")
 
     static var table: CommandTable {
         CommandTable(
@@ -30,8 +31,10 @@ enum PackCommand: HybridCommand {
                 Every file that differs from its content in one of the last --patch-depth versions also
                 gets a byte-level patch from that content (zstd with the old file as dictionary, RFC 9842
                 dcz framing), listed in the signed manifest; clients holding the old content fetch the patch.
+                With --staged the pointer stays on the version it names, for a staged rollout to ship the new
+                one (`hybrid rollout start --candidate N`).
                 """,
-            arguments: [directory], options: [id, version, origin, key, repo, entry, spa, csp, expiresDays, patchDepth])
+            arguments: [directory], options: [id, version, origin, key, repo, entry, spa, csp, expiresDays, patchDepth, staged])
     }
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
@@ -56,8 +59,9 @@ enum PackCommand: HybridCommand {
             FileHandle.standardError.write(Data("hybrid pack: no delta codec (libzstd) in this build; no patches\n".utf8))
         }
         let writer = PackageWriter(repository: URL(fileURLWithPath: repo), platform: platform, signer: signer)
-        let options = PackageWriter.Options(id: id, version: version, origin: origin, entry: entry, spaFallback: spa,
+        var options = PackageWriter.Options(id: id, version: version, origin: origin, entry: entry, spaFallback: spa,
                                             contentSecurityPolicy: csp, lifetime: days * 86_400, patchDepth: depth)
+        options.holdsPointer = arguments[Self.staged]
         let bar = TerminalProgress(label: "packing")
         let report: PackageWriter.Report
         do {

@@ -76,8 +76,8 @@ enum ServeCommand: HybridCommand {
 /// SIGINT and SIGTERM as a byte on a pipe (the self-pipe trick): the handler is installed
 /// synchronously, before `ready` is printed, so a signal sent the moment a supervisor sees
 /// `ready` is never lost — a dispatch signal source registers asynchronously, and until it has,
-/// a signal would take its default action or, ignored, vanish.
-private struct StopSignal {
+/// a signal would take its default action or, ignored, vanish. (`hybrid webdriver` stops on it too.)
+struct StopSignal {
     init() {
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { return }

@@ -9,6 +9,7 @@ enum UpdateCommand: HybridCommand {
     static let store: CommandOption<String> = .required("--store", "DIR", help: "the package store")
     static let id: CommandOption<String?> = .text("--id", "ID", defaultText: "every package in the repository's index.json",
                                                   help: "update this package only")
+    static let installID: CommandOption<String?> = .text("--install-id", "ID", help: "this install's id: follow the packages' staged rollouts (hybrid rollout)")
     static let parallel: CommandOption<Int> = .int("--parallel", "N", default: 4, help: "downloads at once")
     static let deadline: CommandOption<Int?> = .int("--deadline", "SECONDS",
                                                     defaultText: String(Int(DownloadDeadlines.standard.overall)),
@@ -33,8 +34,12 @@ enum UpdateCommand: HybridCommand {
                 Every document stops at its size limit as it arrives (a declared Content-Length over it
                 is refused before reading: [too_large]), is abandoned after --stall seconds without a
                 byte ([stalled]) and after --deadline seconds in all ([timeout]).
+
+                With --install-id, a package's staged rollout (packages/ID/rollout.json) decides the version:
+                the candidate when the install's bucket is inside the current stage, the baseline otherwise;
+                a halted rollout blocks the candidate and moves the store back to the baseline it kept.
                 """,
-            options: [repo, key, store, id, parallel, deadline, stall])
+            options: [repo, key, store, id, installID, parallel, deadline, stall])
     }
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
@@ -55,7 +60,7 @@ enum UpdateCommand: HybridCommand {
                                              stateURL: URL(fileURLWithPath: storePath).appendingPathComponent("state/keys.json"))
         let installer = PackageInstaller(store: store, platform: .native, verifier: verifier)
         let updater = PackageUpdater(repository: repository, installer: installer, parallelDownloads: parallel,
-                                     deadlines: DownloadDeadlines(overall: deadline, stall: stall))
+                                     deadlines: DownloadDeadlines(overall: deadline, stall: stall), installID: arguments[Self.installID])
         return blockingRun { await update(updater, onlyID: onlyID) }
     }
 
@@ -99,6 +104,15 @@ enum UpdateCommand: HybridCommand {
     }
 
     private static func describe(_ report: PackageUpdater.Report) -> String {
+        let rollout = report.rollout.map { rollout in
+            "\(report.id): rollout \(rollout.state.rawValue) at \(String(format: "%g", rollout.percent)) %, this install "
+                + (rollout.inside ? "inside" : "outside") + ": version \(rollout.target)"
+                + (rollout.returnedToKept ? " (back to the version the store kept, nothing fetched)" : "") + "\n"
+        } ?? ""
+        return rollout + describeUpdate(report)
+    }
+
+    private static func describeUpdate(_ report: PackageUpdater.Report) -> String {
         if report.upToDate { return "\(report.id): up to date (version \(report.previousVersion.map(String.init) ?? "none"))" }
         var line = "\(report.id): "
         switch report.outcome {

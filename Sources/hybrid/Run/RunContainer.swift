@@ -19,7 +19,11 @@ struct RunContainer {
     var health: HealthRecorder?
     /// The app's cookie jar: the source of truth when the decision turns cookie sync on.
     let jar = CookieJar()
-    private let providers = ProviderCache()
+    /// The engines' providers (`hybrid webdriver` shares one cache between its sessions).
+    var providers = ProviderCache()
+    /// A WebDriver session's container (`hybrid webdriver`): automation allowed, and without a
+    /// config the jar synced with the engine, so the test's cookies are the app's.
+    var automation = false
 
     /// The view, and the decision when a config decided.
     func make() async throws -> (view: HybridWebView, decision: FeatureDecision?) {
@@ -30,8 +34,15 @@ struct RunContainer {
                                               modules: modules)
         base.package = target.package
         base.health = health
+        base.allowsAutomation = automation
         guard let config = options.config else {
             let provider = engines.defaultProvider
+            if automation {
+                for cookie in options.cookies { jar.setCookie(cookie) }
+                let sync = CookieSync(jar: jar, store: provider.cookieStore)
+                await sync.start()
+                base.cookieSync = sync
+            }
             return (try HybridWebView(provider: provider, configuration: base.fitted(to: provider.capabilities)), nil)
         }
         let decision = config.decision(for: target.url)
@@ -62,7 +73,7 @@ struct RunContainer {
 
 /// One provider per engine kind for the run, made on first use.
 @MainActor
-private final class ProviderCache {
+final class ProviderCache {
     private var made: [RunOptions.Engine: any WebEngineProvider] = [:]
 
     func provider(_ engine: RunOptions.Engine) throws -> any WebEngineProvider {

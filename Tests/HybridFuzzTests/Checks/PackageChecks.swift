@@ -1,6 +1,7 @@
 import Foundation
 @testable import HybridBridge
 @testable import HybridCore
+@testable import HybridNetwork
 @testable import HybridBase
 @testable import HybridEngine
 @testable import HybridHTTP
@@ -8,7 +9,7 @@ import Foundation
 @testable import HybridPackages
 import HybridCrypto
 
-/// Package manifests, `latest.json` pointers and key rotation statements: the JSON documents a
+/// Package manifests, `latest.json` pointers, `rollout.json` staged rollouts and key rotation statements: the JSON documents a
 /// client reads from a repository (after their signature verified, but a compromised or buggy
 /// publisher is still a source of hostile bytes).
 ///
@@ -47,6 +48,17 @@ enum PackageChecks {
             throw violation
         } catch {
             try requireCode(error, in: ["invalid_manifest"], "PackagePointer.decode")
+        }
+        do {
+            let rollout = try PackageRollout.decode(data)
+            let encoded = try rollout.encoded()
+            try require(try PackageRollout.decode(encoded, expectedID: rollout.id) == rollout, "rollout round trip changed it")
+            try require(rollout.candidate.version > rollout.baseline.version && (0...100).contains(rollout.percent), "an inconsistent rollout was accepted")
+            _ = rollout.target(installID: "fuzz")   // stage inside the stages: no trap
+        } catch let violation as FuzzViolation {
+            throw violation
+        } catch {
+            try requireCode(error, in: ["invalid_rollout"], "PackageRollout.decode")
         }
     }
 

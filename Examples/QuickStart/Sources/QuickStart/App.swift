@@ -49,18 +49,23 @@ func runShop<T: Sendable>(repository: URL, publicKey: URL, data: URL,
         let health = HealthRecorder(sinks: [HealthLogFile(url: data.appendingPathComponent("health.jsonl"),
                                                           serviceName: "Shop", serviceVersion: "1.0")])
 
-        // The offline package: signature checked, then only the files that changed are fetched.
+        // The install's stable id: its rollout bucket, for remote config and staged package rollouts.
+        let cache = RemoteConfigCache(directory: data.appendingPathComponent("config"))
+        let installID = try cache.installID()
+
+        // The offline package: signature checked, then only the files that changed are fetched; a
+        // staged rollout (`hybrid rollout`) decides whether this install gets the new version yet.
         // Offline, the update fails and the version already installed serves.
         let store = PackageStore(root: data.appendingPathComponent("packages"))
         let installer = PackageInstaller(store: store, platform: .native, verifier: verifier)
-        let updater = PackageUpdater(repository: repository, installer: installer, health: health, healthEngine: "webkit")
+        let updater = PackageUpdater(repository: repository, installer: installer, health: health, healthEngine: "webkit",
+                                     installID: installID)
         _ = try? await updater.update("shop")
         let packages = ["shop": PackageBinding(installer: installer, id: "shop", scheme: "app")]
 
         // Remote config: which features and engine each page gets; signed, cached, never downgraded.
         // Offline: the cached document, else safe defaults (`config.start()` refreshes every 15 min).
-        let cache = RemoteConfigCache(directory: data.appendingPathComponent("config"))
-        let options = RemoteConfigClient.Options(repository: repository, cache: cache, installID: try cache.installID())
+        let options = RemoteConfigClient.Options(repository: repository, cache: cache, installID: installID)
         let config = RemoteConfigClient(options: options, verifier: verifier)
         _ = try? await config.refresh()
 

@@ -1,4 +1,5 @@
 import Foundation
+import HybridNetwork
 import HybridBridge
 import HybridEngine
 import HybridHealth
@@ -105,6 +106,11 @@ public struct HybridWebViewConfiguration {
     /// The remote-config decision the configuration was made for (``applying(_:packages:)`` sets
     /// it): health events carry its rule and the install's rollout bucket.
     public var decision: FeatureDecision?
+    /// Whether a WebDriver endpoint (the `HybridWebDriver` product) may drive this view. Off by
+    /// default, and nothing a page does can set it: an app turns it on in its own debug builds, or
+    /// lets a signed remote-config rule turn it on for listed install ids
+    /// (``FeatureProvisions/allowsRemoteAutomation``, ``FeatureSet/automation``).
+    public var allowsAutomation = false
 
     /// A configuration; by default no modules, package, injections, cookie sync or navigation policy.
     public init(engine: EngineConfiguration = EngineConfiguration(), modules: [any BridgeModule] = [],

@@ -1,0 +1,3 @@
+document.addEventListener('DOMContentLoaded', () => {
+  document.getElementById('inner').addEventListener('click', () => { document.getElementById('state').textContent = 'clicked'; });
+});
