@@ -1,5 +1,6 @@
 import Foundation
 @testable import HybridCore
+@testable import HybridNetwork
 @testable import HybridBase
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 @testable import HybridCore
+@testable import HybridNetwork
 @testable import HybridBase
 
 /// The proxy cache's stored-entry parser (``HTTPCacheEntry/decode(_:)``), which reads files from
