@@ -41,6 +41,12 @@ public enum NetworkFailure: HybridFailureReason {
     /// The response body did not match the request's `integrity` metadata
     /// (``SubresourceIntegrity``): the page gets the engine's network error and none of the body.
     case integrityMismatch(String)
+    /// A proxied `fetch` with `cache: 'only-if-cached'` found nothing stored (``ProxyCache``): the
+    /// page gets the engine's network error and nothing was sent.
+    case notCached(String)
+    /// A stored HTTP cache entry could not be read whole (cut short, changed, not an entry): it is
+    /// dropped and never served; `message` says what was wrong.
+    case cacheCorrupt(String)
 
     /// The stable code pages and logs switch on (`timeout`, `cors_denied`, …).
     public var code: String {
@@ -60,6 +66,8 @@ public enum NetworkFailure: HybridFailureReason {
         case .cspDenied: "csp_denied"
         case .mixedContent: "mixed_content"
         case .integrityMismatch: "integrity_mismatch"
+        case .notCached: "not_cached"
+        case .cacheCorrupt: "cache_corrupt"
         }
     }
 
@@ -82,6 +90,8 @@ public enum NetworkFailure: HybridFailureReason {
             "Refused to connect to '\(violation.blockedURI)' because it violates the Content Security Policy directive \(violation.violatedDirective)"
         case .integrityMismatch(let url): "Failed integrity metadata check for '\(url)'"
         case .mixedContent(let url): "Mixed Content: the secure page requested the insecure resource '\(url)'; blocked"
+        case .notCached(let url): "'\(url)' is not in the cache (only-if-cached)"
+        case .cacheCorrupt(let message): "cache entry: \(message)"
         }
     }
 }

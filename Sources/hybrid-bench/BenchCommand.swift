@@ -41,8 +41,8 @@ struct BenchOptions: Sendable {
     #if os(Linux)
     /// A new provider of the chosen engine with its own ephemeral session (its own WebKit
     /// context, or its own Chromium browser).
-    @MainActor func makeProvider() throws -> any WebEngineProvider {
-        engine == "blink" ? try BlinkEngineProvider(session: .ephemeral) : try GTKEngineProvider(session: .ephemeral)
+    @MainActor func makeProvider(session: EngineSessionKind = .ephemeral) throws -> any WebEngineProvider {
+        engine == "blink" ? try BlinkEngineProvider(session: session) : try GTKEngineProvider(session: session)
     }
     #endif
 }

@@ -15,8 +15,9 @@ struct ProxyOracle {
     let rig: ProxyRig
 
     /// A rig whose policy proxies `/…/proxy…` paths only; `configure` may adjust it further.
-    init(_ kind: EngineKind, configure: (inout ProxyPolicy) -> Void = { _ in }) throws {
-        rig = try ProxyRig(kind) { policy in
+    init(_ kind: EngineKind, session: EngineSessionKind = .ephemeral, provider: (any WebEngineProvider)? = nil,
+         configure: (inout ProxyPolicy) -> Void = { _ in }) throws {
+        rig = try ProxyRig(kind, session: session, provider: provider) { policy in
             policy.requests = [try! ConfigURLPattern("http://127.0.0.1:*/*/proxy*"),
                                try! ConfigURLPattern("http://localhost:*/*/proxy*")]
             configure(&policy)

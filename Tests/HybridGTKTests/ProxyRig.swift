@@ -25,7 +25,11 @@ final class ProxyRig {
     /// - Parameters:
     ///   - package: Files to serve on `app://pkg/` (a page from an offline package).
     ///   - configure: Adjusts the default policy (both loopback hosts proxied).
-    init(_ kind: EngineKind, pages: [String]? = nil, package: [String: String] = [:], configure: (inout ProxyPolicy) -> Void = { _ in }) throws {
+    ///   - session: The engine's session (a persistent one has the engine's disk cache: WebKit's
+    ///     ephemeral session caches no `fetch`).
+    ///   - provider: An engine provider to use instead of a new isolated one with `session`.
+    init(_ kind: EngineKind, pages: [String]? = nil, package: [String: String] = [:], session: EngineSessionKind = .ephemeral,
+         provider: (any WebEngineProvider)? = nil, configure: (inout ProxyPolicy) -> Void = { _ in }) throws {
         server = try LoopbackServer()
         TestRoutes.install(on: server)
         server.route("/proxy/page") { _ in
@@ -43,8 +47,8 @@ final class ProxyRig {
         }
         // Its own session: cookies for 127.0.0.1 set by other suites (ports do not separate cookies) must not leak in.
         self.kind = kind
-        provider = try kind.isolatedProvider()
-        let customSchemes = provider.capabilities.contains(.customSchemeNavigation)
+        self.provider = try provider ?? kind.isolatedProvider(session: session)
+        let customSchemes = self.provider.capabilities.contains(.customSchemeNavigation)
         packageOrigin = customSchemes ? "app://pkg" : kind.origin("pkg")
         pageURL = server.url("/proxy/page")
         let port = pageURL.port ?? 0
@@ -65,7 +69,7 @@ final class ProxyRig {
         configuration.modules = [ProxyModule(proxy: proxy, allowedOrigins: [OriginPattern("http://127.0.0.1:\(port)"),
                                                                             OriginPattern(packageOrigin)])]
         if let script = ProxyModule.userScript(policy: policy) { configuration.engine.userScripts.append(script) }
-        view = try HybridWebView(provider: provider, configuration: configuration)
+        view = try HybridWebView(provider: self.provider, configuration: configuration)
     }
 
     func url(_ path: String, host: String = "127.0.0.1") -> URL { server.url(path, host: host) }

@@ -54,6 +54,9 @@ public struct ProxyRequest: Codable, Sendable, Hashable {
     /// `fetch`'s `integrity` metadata (`sha384-…`): the whole body is checked before anything of
     /// the response reaches the page (``SubresourceIntegrity``); the response does not stream.
     public var integrity: String?
+    /// `fetch`'s `cache` mode (`default`, `no-store`, `reload`, `no-cache`, `force-cache`,
+    /// `only-if-cached`): how the proxy's HTTP cache (``ProxyCache``) serves a GET; `nil` is `default`.
+    public var cache: String?
 
     /// A request.
     /// - Parameters:
@@ -198,4 +201,7 @@ public struct ProxyRecord: Sendable {
     public var failure: String?
     /// Seconds from start to end.
     public var duration: Double
+    /// What the HTTP cache did for the final hop (``ProxyCache/Outcome``: `hit`, `revalidated`,
+    /// `miss`); `nil` when the cache was off or not asked.
+    public var cache: String? = nil
 }

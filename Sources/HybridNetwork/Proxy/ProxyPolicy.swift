@@ -66,6 +66,12 @@ public struct ProxyPolicy: Sendable, Hashable {
     /// patterns as in ``trustedHosts`` (`http://intranet.example.com:8080`). Set it in code, never
     /// from remote config: it weakens every hooked page.
     public var mixedContentExceptions: [ConfigURLPattern] = []
+    /// The HTTP cache proxied GETs use (``ProxyCache``): RFC 9111 freshness and revalidation,
+    /// fetch's `cache` modes, entries keyed by URL and the credentials sent, bounded on disk and
+    /// in memory. On by default, 50 MB on disk under ``ProxyCache/Configuration/defaultDirectory``
+    /// and 4 MB in memory; give the app's own directory (`ProxyCache.Configuration(directory: …)`),
+    /// or ``ProxyCache/Configuration/disabled`` to send every GET to the network.
+    public var cache = ProxyCache.Configuration()
 
     /// A policy.
     /// - Parameters:

@@ -31,6 +31,8 @@ public final class RequestProxy: Sendable {
     private let observer: Observer?
     private let transfer = ProxyTransfer()
     private let preflights = ProxyPreflightCache()
+    /// The HTTP cache proxied GETs use (``ProxyPolicy/cache``); `nil` when it is off.
+    public let cache: ProxyCache?
     /// Streamed request bodies being sent, which the page's `proxy.slice` answers feed.
     let bodies = ProxyBodyRegistry()
 
@@ -62,6 +64,7 @@ public final class RequestProxy: Sendable {
         self.policy = policy
         self.jar = jar
         self.observer = observer
+        cache = policy.cache.isEnabled ? ProxyCache.opening(policy.cache) : nil
     }
 
     deinit {
@@ -189,7 +192,7 @@ public final class RequestProxy: Sendable {
             if let origin, ProxyFetchMetadata.site(url: url, origin: origin, crossSite: crossSite) == "cross-site" { crossSite = true }
             engineHeaders += ProxyFetchMetadata.headers(url: url, origin: origin, mode: original.mode, crossSite: crossSite)
             let hopBody = method == "GET" || method == "HEAD" ? nil : streamed
-            let request = urlRequest(url: url, method: method, headers: headers, body: body, streamedSize: hopBody?.size,
+            var request = urlRequest(url: url, method: method, headers: headers, body: body, streamedSize: hopBody?.size,
                                      timeout: deadline.timeIntervalSinceNow, cookies: cookies, origin: hop.origin,
                                      referrer: referrer, engineHeaders: engineHeaders)
             // A final response's head goes to the page as soon as it arrives, its body as it comes.
@@ -210,9 +213,30 @@ public final class RequestProxy: Sendable {
                     }
                 }
             }
-            let (response, data) = try await send(request, body: hopBody, limit: policy.maxBodyBytes, timeout: deadline,
-                                                  progress: upload, decide: decide)
-            let setCookies = ProxyHeaders.setCookieValues(response)
+            // The HTTP cache, before the network: it may answer the hop itself, or add its headers
+            // (fetch's mode headers, a revalidation's conditions); after: it stores or revalidates.
+            let cacheHop = cache?.prepare(method: method, url: Self.cacheKey(url), headers: Self.fields(of: request), mode: original.cache)
+            var response: HTTPURLResponse
+            var data: Data
+            var setCookies: [String] = []
+            switch cacheHop?.plan {
+            case .fail?:
+                record.cache = ProxyCache.Outcome.miss.rawValue
+                throw HybridError.network(.notCached(ContentSecurityPolicy.reportable(url)))
+            case .serve(let entry)?:
+                (response, data) = (Self.httpResponse(url: url, status: entry.status, fields: entry.headers), entry.body)
+                record.cache = ProxyCache.Outcome.hit.rawValue
+            case .send?, nil:
+                for field in cacheHop?.addedHeaders ?? [] { request.setValue(field.value, forHTTPHeaderField: field.name) }
+                (response, data) = try await send(request, body: hopBody, limit: policy.maxBodyBytes, timeout: deadline,
+                                                  progress: upload, decide: cacheHop.map { Self.caching(decide, hop: $0) } ?? decide)
+                setCookies = ProxyHeaders.setCookieValues(response)
+                if let cacheHop {
+                    let kept = cacheHop.finish(status: response.statusCode, headers: Self.fields(of: response), body: data)
+                    record.cache = kept.outcome?.rawValue
+                    if kept.fromCache { (response, data) = (Self.httpResponse(url: url, status: kept.status, fields: kept.headers), kept.body) }
+                }
+            }
             if cookies, let jar, !setCookies.isEmpty { _ = jar.setCookies(fromHeaders: setCookies, for: url) }
             if Self.isRedirect(response, mode: mode), let next = Self.location(response, url: url) {
                 if hop.checked, let reason = cors.check(status: response.statusCode, headers: ProxyHeaders.pairs(response)) {
@@ -271,6 +295,49 @@ public final class RequestProxy: Sendable {
         if !verdict.allowed, let blocked = verdict.violations.first(where: { $0.disposition == .enforce }) {
             throw HybridError.network(.cspDenied(blocked))
         }
+    }
+
+    /// The hop's decision with the cache's part: a 304 answering a revalidation is collected, not
+    /// shown (the stored response is, whole); a storable body that streams to the page is also kept.
+    private static func caching(_ decide: ProxyTransfer.Decision?, hop: ProxyCache.Hop) -> ProxyTransfer.Decision? {
+        guard let decide else { return nil }
+        return { response in
+            if response.statusCode == 304, hop.revalidating { return .collect }
+            let disposition = decide(response)
+            guard case .stream(let sink) = disposition, hop.keeps(status: response.statusCode, headers: fields(of: response)) else {
+                return disposition
+            }
+            return .stream { data in
+                hop.tee.append(data)
+                sink(data)
+            }
+        }
+    }
+
+    /// The URL the cache keys a hop by: without its fragment.
+    private static func cacheKey(_ url: URL) -> String {
+        var parts = URLComponents(url: url, resolvingAgainstBaseURL: true)
+        parts?.fragment = nil
+        return parts?.url?.absoluteString ?? url.absoluteString
+    }
+
+    /// A hop's request header fields, as the cache reads them.
+    private static func fields(of request: URLRequest) -> [HTTPCacheEntry.Field] {
+        (request.allHTTPHeaderFields ?? [:]).map { HTTPCacheEntry.Field($0.key, $0.value) }
+    }
+
+    /// A response's header fields, as the cache stores them.
+    private static func fields(of response: HTTPURLResponse) -> [HTTPCacheEntry.Field] {
+        response.allHeaderFields.compactMap { key, value in
+            (key as? String).flatMap { name in (value as? String).map { HTTPCacheEntry.Field(name, $0) } }
+        }
+    }
+
+    /// A stored response as the transport's type, for the code that reads hops.
+    private static func httpResponse(url: URL, status: Int, fields: [HTTPCacheEntry.Field]) -> HTTPURLResponse {
+        var headers: [String: String] = [:]
+        for field in fields { headers[field.name] = headers[field.name].map { "\($0), \(field.value)" } ?? field.value }
+        return HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!
     }
 
     /// The page's view of a final response, without its body: CORS-checked, typed, its headers

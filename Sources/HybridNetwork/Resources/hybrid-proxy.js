@@ -110,6 +110,9 @@
     // that is allowed, once for one an enforced policy refuses (measured, WebKitGTK 2.50 and
     // Chromium 156: each checks a request twice, the second time only when the first let it go).
     reportOnlyEvents: 2,
+    // WebKit (2.50) takes fetch's cache: 'only-if-cached' as 'force-cache': a miss goes to the
+    // network instead of failing; Blink fails it with a network error, as the standard says.
+    onlyIfCachedUsesNetwork: !blink,
     // The TypeError a fetch the engine refused (CSP, mixed content, a network error) rejects with.
     networkErrorMessage: blink ? 'Failed to fetch' : 'Load failed',
     // Native rules (ProxyRequest.quirks): Blink decides at the first hop whether a request has
@@ -393,10 +396,12 @@
     }
     document.dispatchEvent(event);
   }
-  // A request the document's policy or mixed-content blocking refused, or a body that failed its
-  // integrity check: the engine's own network error, which says nothing more.
+  // A request the document's policy or mixed-content blocking refused, a body that failed its
+  // integrity check, or an only-if-cached request with nothing stored: the engine's own network
+  // error, which says nothing more.
   function isPolicyRefusal(error) {
-    return !!error && (error.code === 'csp_denied' || error.code === 'mixed_content' || error.code === 'integrity_mismatch');
+    return !!error && (error.code === 'csp_denied' || error.code === 'mixed_content' || error.code === 'integrity_mismatch' ||
+      error.code === 'not_cached');
   }
 
   // ---- the bridge ------------------------------------------------------------------------
@@ -467,7 +472,7 @@
       redirect: request.redirect || 'follow', mode: request.mode || 'cors',
       credentials: request.credentials || 'same-origin', referrer: request.referrer || null,
       referrerPolicy: request.referrerPolicy || null, preflight: !!request.preflight, stream: true,
-      uploadProgress: !!events.upload, integrity: request.integrity || null,
+      uploadProgress: !!events.upload, integrity: request.integrity || null, cache: request.cache || null,
       userAgent: navigator.userAgent, quirks: quirks.native };
     var budget = Math.min((request.timeout || config.timeout) + 2000, 600000);
     var headSeen = false;
@@ -748,7 +753,10 @@
         });
       }
       // A Blob/FormData body, or a large one, is streamed: its bytes stay in the page.
-      (taken !== null ? Promise.resolve(taken) : request.blob()).then(function (data) {
+      // A GET or HEAD has no body (the Request refused one): nothing to read back from it (on
+      // WebKit, reading even an empty body is a trip to its network process).
+      var bodiless = request.method === 'GET' || request.method === 'HEAD';
+      (taken !== null ? Promise.resolve(taken) : bodiless ? Promise.resolve(new Uint8Array(0)) : request.blob()).then(function (data) {
         if (streamsBody(data instanceof Blob ? data.size : data.byteLength, file)) return { source: bodySource(data) };
         return data instanceof Blob ? data.arrayBuffer().then(function (buffer) { return { bytes: new Uint8Array(buffer) }; }) : { bytes: data };
       }).then(function (body) {
@@ -757,7 +765,8 @@
           body: body.bytes && body.bytes.byteLength ? body.bytes : null, source: body.source || null,
           redirect: request.redirect, mode: request.mode,
           credentials: request.credentials, referrer: referrerSource(request.referrer), referrerPolicy: request.referrerPolicy,
-          integrity: request.integrity }, {
+          integrity: request.integrity,
+          cache: request.cache === 'only-if-cached' && quirks.onlyIfCachedUsesNetwork ? 'force-cache' : request.cache }, {
           head: function (head, whole) {
             if (settled) return;
             var made;

@@ -41,6 +41,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case proxyHeaders = "proxy-headers"
     case responseHeaders = "response-headers"
     case csp
+    case httpCacheEntry = "http-cache-entry"
 
     /// Runs every property of this target on one input; throws the first one broken.
     func check(_ bytes: [UInt8]) throws {
@@ -60,6 +61,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .proxyHeaders: try ProxyChecks.check(bytes)
         case .responseHeaders: try ResponseHeaderChecks.check(bytes)
         case .csp: try CSPChecks.check(bytes)
+        case .httpCacheEntry: try HTTPCacheChecks.check(bytes)
         }
     }
 }

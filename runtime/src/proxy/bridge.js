@@ -66,7 +66,7 @@ function transmit(request, events, signal, action) {
     redirect: request.redirect || 'follow', mode: request.mode || 'cors',
     credentials: request.credentials || 'same-origin', referrer: request.referrer || null,
     referrerPolicy: request.referrerPolicy || null, preflight: !!request.preflight, stream: true,
-    uploadProgress: !!events.upload, integrity: request.integrity || null,
+    uploadProgress: !!events.upload, integrity: request.integrity || null, cache: request.cache || null,
     userAgent: navigator.userAgent, quirks: quirks.native };
   var budget = Math.min((request.timeout || config.timeout) + 2000, 600000);
   var headSeen = false;

@@ -40,8 +40,10 @@ function reportViolation(v) {
   }
   document.dispatchEvent(event);
 }
-// A request the document's policy or mixed-content blocking refused, or a body that failed its
-// integrity check: the engine's own network error, which says nothing more.
+// A request the document's policy or mixed-content blocking refused, a body that failed its
+// integrity check, or an only-if-cached request with nothing stored: the engine's own network
+// error, which says nothing more.
 function isPolicyRefusal(error) {
-  return !!error && (error.code === 'csp_denied' || error.code === 'mixed_content' || error.code === 'integrity_mismatch');
+  return !!error && (error.code === 'csp_denied' || error.code === 'mixed_content' || error.code === 'integrity_mismatch' ||
+    error.code === 'not_cached');
 }

@@ -241,7 +241,10 @@ window.fetch = function fetch(input, init) {
       });
     }
     // A Blob/FormData body, or a large one, is streamed: its bytes stay in the page.
-    (taken !== null ? Promise.resolve(taken) : request.blob()).then(function (data) {
+    // A GET or HEAD has no body (the Request refused one): nothing to read back from it (on
+    // WebKit, reading even an empty body is a trip to its network process).
+    var bodiless = request.method === 'GET' || request.method === 'HEAD';
+    (taken !== null ? Promise.resolve(taken) : bodiless ? Promise.resolve(new Uint8Array(0)) : request.blob()).then(function (data) {
       if (streamsBody(data instanceof Blob ? data.size : data.byteLength, file)) return { source: bodySource(data) };
       return data instanceof Blob ? data.arrayBuffer().then(function (buffer) { return { bytes: new Uint8Array(buffer) }; }) : { bytes: data };
     }).then(function (body) {
@@ -250,7 +253,8 @@ window.fetch = function fetch(input, init) {
         body: body.bytes && body.bytes.byteLength ? body.bytes : null, source: body.source || null,
         redirect: request.redirect, mode: request.mode,
         credentials: request.credentials, referrer: referrerSource(request.referrer), referrerPolicy: request.referrerPolicy,
-        integrity: request.integrity }, {
+        integrity: request.integrity,
+        cache: request.cache === 'only-if-cached' && quirks.onlyIfCachedUsesNetwork ? 'force-cache' : request.cache }, {
         head: function (head, whole) {
           if (settled) return;
           var made;

@@ -20,6 +20,9 @@ var quirks = {
   // that is allowed, once for one an enforced policy refuses (measured, WebKitGTK 2.50 and
   // Chromium 156: each checks a request twice, the second time only when the first let it go).
   reportOnlyEvents: 2,
+  // WebKit (2.50) takes fetch's cache: 'only-if-cached' as 'force-cache': a miss goes to the
+  // network instead of failing; Blink fails it with a network error, as the standard says.
+  onlyIfCachedUsesNetwork: !blink,
   // The TypeError a fetch the engine refused (CSP, mixed content, a network error) rejects with.
   networkErrorMessage: blink ? 'Failed to fetch' : 'Load failed',
   // Native rules (ProxyRequest.quirks): Blink decides at the first hop whether a request has
