@@ -19,11 +19,6 @@ protocol BenchSuite {
 
 extension BenchSuite {
     static var usesEngine: Bool { true }
-
-    /// The one median of the harness (``benchMedian(_:)``), by the names suites used before it.
-    static func upperMedian(_ values: [Double]) -> Double { benchMedian(values) }
-    /// The one median of the harness (``benchMedian(_:)``).
-    static func median(_ values: [Double]) -> Double { benchMedian(values) }
 }
 
 /// Options every suite understands.
