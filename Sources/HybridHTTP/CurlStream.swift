@@ -68,7 +68,8 @@ private final class CurlTransfer: @unchecked Sendable {
             },
             tick: { context in
                 CurlTransfer.from(context).tick() ? 1 : 0
-            })
+            },
+            read: nil, sent: nil)
         var result = hk_curl_result()
         let copies = lines.map { strdup($0) }
         defer { copies.forEach { free($0) } }
