@@ -48,6 +48,12 @@ function readBlobsThenSend(entry, blobs, large) {
   });
   entry.blobBytes = new Map();
   readBlobs(entry, read, function () {
+    if (large) {
+      read.forEach(function (blob) {
+        var bytes = entry.blobBytes.get(blob);
+        if (bytes.byteLength >= byteThreshold) large.push({ key: blob, bytes: bytes });
+      });
+    }
     if (large && large.length > 0) postBytesThenSend(entry, large);
     else queueOrTransmit(entry);
   });
