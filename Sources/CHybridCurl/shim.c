@@ -48,6 +48,19 @@ void hk_curl_share_free(hk_curl_share *share) {
     free(share);
 }
 
+hk_curl_multi *hk_curl_multi_new(void) {
+    pthread_once(&hk_curl_once, hk_curl_global);
+    return (hk_curl_multi *)curl_multi_init();
+}
+
+void hk_curl_multi_free(hk_curl_multi *multi) {
+    if (multi) curl_multi_cleanup((CURLM *)multi);
+}
+
+void hk_curl_multi_wake(hk_curl_multi *multi) {
+    if (multi) curl_multi_wakeup((CURLM *)multi);
+}
+
 typedef struct hk_curl_state {
     CURL *easy;
     const hk_curl_callbacks *callbacks;
@@ -114,10 +127,10 @@ int hk_curl_perform(const hk_curl_request *request, const hk_curl_callbacks *cal
     memset(result, 0, sizeof *result);
     result->declared = -1;
     CURL *easy = curl_easy_init();
-    CURLM *multi = curl_multi_init();
+    CURLM *multi = request->multi ? (CURLM *)request->multi : curl_multi_init();
     if (!easy || !multi) {
         if (easy) curl_easy_cleanup(easy);
-        if (multi) curl_multi_cleanup(multi);
+        if (multi && !request->multi) curl_multi_cleanup(multi);
         strncpy(result->message, "libcurl could not start a transfer", sizeof result->message - 1);
         return CURLE_FAILED_INIT;
     }
@@ -200,7 +213,7 @@ int hk_curl_perform(const hk_curl_request *request, const hk_curl_callbacks *cal
     curl_multi_remove_handle(multi, easy);
     curl_slist_free_all(list);
     curl_easy_cleanup(easy);
-    curl_multi_cleanup(multi);
+    if (!request->multi) curl_multi_cleanup(multi);
     return (int)code;
 }
 
@@ -211,7 +224,7 @@ int hk_curl_get(const char *url, const char *const *headers, size_t header_count
         .url = url, .method = NULL, .headers = headers, .header_count = header_count,
         .body = NULL, .body_size = -1, .follow_redirects = 1, .max_declared = max_declared,
         .connect_ms = connect_ms, .total_ms = total_ms, .tick_ms = tick_ms,
-        .receive_buffer = 0, .send_buffer = 0, .share = NULL,
+        .receive_buffer = 0, .send_buffer = 0, .share = NULL, .multi = NULL,
     };
     return hk_curl_perform(&request, callbacks, result);
 }

@@ -129,6 +129,9 @@ private final class Exchange: @unchecked Sendable {
     private let request: CurlExchange.Request
     private let handlers: CurlExchange.Handlers
     private let cancelled = LockedState(false)
+    /// The multi handle while the transfer runs on it, under a lock: a cancel wakes its wait at
+    /// once, and never after it is freed.
+    private let waking = LockedState<OpaquePointer?>(nil)
     private var lines = ResponseHeaderLines()
     private var stop: (any Error)?
 
@@ -137,7 +140,10 @@ private final class Exchange: @unchecked Sendable {
         self.handlers = handlers
     }
 
-    func cancel() { cancelled.withLock { $0 = true } }
+    func cancel() {
+        cancelled.withLock { $0 = true }
+        waking.withLock { if let multi = $0 { hk_curl_multi_wake(multi) } }
+    }
 
     func run() throws {
         var callbacks = hk_curl_callbacks(
@@ -169,6 +175,13 @@ private final class Exchange: @unchecked Sendable {
         defer { copies.forEach { free($0) } }
         let remaining = request.deadline.timeIntervalSinceNow
         guard remaining > 0 else { throw CurlExchange.Failure.timedOut }
+        let multi = hk_curl_multi_new()
+        waking.withLock { $0 = multi }
+        defer {
+            waking.withLock { $0 = nil }
+            hk_curl_multi_free(multi)
+        }
+        // Cancelled before the handle was published: the first tick sees it.
         var result = hk_curl_result()
         let code: Int32 = copies.map { UnsafePointer($0) }.withUnsafeBufferPointer { pointers in
             request.url.absoluteString.withCString { url in
@@ -181,7 +194,7 @@ private final class Exchange: @unchecked Sendable {
                             // libcurl's timeouts are the backstop of the caller's deadline, which ticks check.
                             connect_ms: Self.milliseconds(remaining + 1), total_ms: Self.milliseconds(remaining + 1),
                             tick_ms: 50, receive_buffer: 256 << 10, send_buffer: 1 << 20,
-                            share: request.connections?.share)
+                            share: request.connections?.share, multi: multi)
                         return hk_curl_perform(&plan, &callbacks, &result)
                     }
                 }

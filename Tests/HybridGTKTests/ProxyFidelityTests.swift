@@ -187,6 +187,16 @@ struct ProxyFidelityTests {
               out.readBefore = [JSON.parse(text).path.length > 0, r.bodyUsed];
             }
             {
+              // An empty body is closed before the abort, so the abort leaves it closed (the
+              // standard; web-platform-tests fetch/api/abort, "Stream will not error if body is empty").
+              const c = new AbortController();
+              const r = await fetch(`${base}/bytes/${via}?n=0`, { signal: c.signal });
+              await r.clone().text();
+              const reader = r.body.getReader();
+              c.abort();
+              try { out.emptyBody = (await reader.read()).done ? 'done' : 'chunk'; } catch (e) { out.emptyBody = e.name; }
+            }
+            {
               const c = new AbortController();
               const r = await fetch(`${base}/echo/${via}?bodyAfter`, { signal: c.signal });
               c.abort();
@@ -220,6 +230,7 @@ struct ProxyFidelityTests {
             #expect(engine[key] == proxy[key], "\(key)")
         }
         #expect(engine["text"] == "AbortError")
+        #expect(proxy["emptyBody"] == "done")
         // Blink errors both branches of a clone, as the standard says, and so does the proxy on
         // both engines; WebKit's clone resolves or rejects with a TypeError depending on how much
         // of the body had arrived.

@@ -63,6 +63,18 @@ hk_curl_share *hk_curl_share_new(void);
 /// Frees a share no transfer uses any more.
 void hk_curl_share_free(hk_curl_share *share);
 
+/// A multi handle a transfer runs on, made by the caller so that another thread can wake its
+/// wait (`hk_curl_multi_wake`, libcurl's thread-safe `curl_multi_wakeup`) the moment it is cancelled.
+typedef struct hk_curl_multi hk_curl_multi;
+
+/// A new multi handle; NULL when libcurl cannot make one.
+hk_curl_multi *hk_curl_multi_new(void);
+/// Frees a multi handle no transfer runs on any more.
+void hk_curl_multi_free(hk_curl_multi *multi);
+/// Ends the current wait of the transfer running on `multi` at once (its tick then runs); safe
+/// from any thread while the handle lives.
+void hk_curl_multi_wake(hk_curl_multi *multi);
+
 /// One request.
 typedef struct hk_curl_request {
     /// An http or https URL.
@@ -91,6 +103,8 @@ typedef struct hk_curl_request {
     long send_buffer;
     /// Connections to reuse (NULL: the transfer's own).
     hk_curl_share *share;
+    /// The multi handle to run on (NULL: one of the transfer's own, which nothing can wake).
+    hk_curl_multi *multi;
 } hk_curl_request;
 
 /// Runs `request` on libcurl's multi interface on the calling thread. Returns the CURLcode.
