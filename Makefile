@@ -34,7 +34,7 @@ test: bootstrap
 	$(MAKE) --no-print-directory fuzz-smoke
 	$(MAKE) --no-print-directory example
 
-# The page runtime (docs/page-runtime.md): `runtime` assembles Sources/HybridCore/Resources/*.js
+# The page runtime (docs/page-runtime.md): `runtime` assembles Sources/{HybridBridge,HybridCore}/Resources/*.js
 # from the modules in runtime/src; `js-tests` checks that the checked-in scripts are what they
 # build, runs the runtime's unit tests in node and checks hybrid.d.ts against hybrid.js (seconds).
 runtime:

@@ -19,11 +19,14 @@ var targets: [Target] = [
     .target(name: "HybridHealth", dependencies: ["HybridBase"]),
     .target(name: "HybridEngine", dependencies: ["HybridBase"]),
     .target(name: "HybridPackages", dependencies: ["HybridBase", "HybridHTTP", "HybridHealth"]),
+    // The bridge: wire format, router, host, byte store and the built-in modules, with the page
+    // runtime and transport it injects; it knows the engine seam and no view, package or config.
+    .target(name: "HybridBridge", dependencies: ["HybridBase", "HybridEngine"],
+            resources: [.copy("Resources/hybrid.js"), .copy("Resources/hybrid.d.ts"), .copy("Resources/hybrid-transport.js")]),
     .target(name: "HybridCore", dependencies: ["HybridBase", "HybridHTTP", "HybridHealth", "HybridEngine", "HybridPackages",
-                                          .target(name: "CCrypto", condition: linux)],
-            resources: [.copy("Resources/hybrid.js"), .copy("Resources/hybrid.d.ts"), .copy("Resources/hybrid-proxy.js"),
-                                            .copy("Resources/hybrid-prefetch.js"), .copy("Resources/hybrid-transport.js"),
-                                            .copy("Resources/hybrid-health.js")]),
+                                          "HybridBridge", .target(name: "CCrypto", condition: linux)],
+            resources: [.copy("Resources/hybrid-proxy.js"), .copy("Resources/hybrid-prefetch.js"),
+                        .copy("Resources/hybrid-health.js")]),
 
     // libcurl's easy and multi interfaces for bounded downloads on Linux (the library
     // FoundationNetworking already links): its callbacks run in the read loop, so a limit stops

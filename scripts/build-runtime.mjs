@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Assembles the page scripts HybridCore injects (Sources/HybridCore/Resources/*.js) from their
+// Assembles the page scripts HybridKit injects (Sources/<module>/Resources/*.js) from their
 // source modules in runtime/src (docs/page-runtime.md).
 //
 //   node scripts/build-runtime.mjs            writes the resources
@@ -18,16 +18,19 @@ import vm from 'node:vm';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const sourceRoot = join(root, 'runtime', 'src');
-const resourceRoot = join(root, 'Sources', 'HybridCore', 'Resources');
 
-/** The injected scripts: the resource's file name and its entry module. */
+/** The injected scripts: the resource's file name, its entry module, and the Swift module whose
+ * bundle ships it (the bridge's runtime and transport in HybridBridge, the rest in HybridCore). */
 export const scripts = [
-  { output: 'hybrid.js', entry: 'hybrid/main.js' },
-  { output: 'hybrid-transport.js', entry: 'transport/main.js' },
-  { output: 'hybrid-proxy.js', entry: 'proxy/main.js' },
-  { output: 'hybrid-prefetch.js', entry: 'prefetch/main.js' },
-  { output: 'hybrid-health.js', entry: 'health/main.js' },
+  { output: 'hybrid.js', entry: 'hybrid/main.js', module: 'HybridBridge' },
+  { output: 'hybrid-transport.js', entry: 'transport/main.js', module: 'HybridBridge' },
+  { output: 'hybrid-proxy.js', entry: 'proxy/main.js', module: 'HybridCore' },
+  { output: 'hybrid-prefetch.js', entry: 'prefetch/main.js', module: 'HybridCore' },
+  { output: 'hybrid-health.js', entry: 'health/main.js', module: 'HybridCore' },
 ];
+
+/** Where the shipped resource of `script` lives. */
+export function resourcePath(script) { return join(root, 'Sources', script.module, 'Resources', script.output); }
 
 const INCLUDE = /^([ \t]*)\/\/ @include (\S+)[ \t]*$/;
 
@@ -105,14 +108,14 @@ function wrap(text, prefix, width) {
 }
 
 function main(args) {
-  let outDir = resourceRoot;
+  let outDir = null;
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--out' && i + 1 < args.length) outDir = resolve(args[++i]);
     else { console.error(`usage: node scripts/build-runtime.mjs [--out DIR]`); process.exit(2); }
   }
-  mkdirSync(outDir, { recursive: true });
+  if (outDir) mkdirSync(outDir, { recursive: true });
   for (const script of scripts) {
-    const file = join(outDir, script.output);
+    const file = outDir ? join(outDir, script.output) : resourcePath(script);
     const text = build(script);
     // An unchanged resource is left alone: a rewrite would make SwiftPM copy it again (and fail a
     // build running meanwhile with "modified during the build").

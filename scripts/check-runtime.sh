@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The page runtime's checks (docs/page-runtime.md), what `make js-tests` runs:
-#   1. the resources in Sources/HybridCore/Resources are what runtime/src builds (rebuilt into a
+#   1. the resources in Sources/{HybridBridge,HybridCore}/Resources are what runtime/src builds (rebuilt into a
 #      temporary folder and compared byte for byte: edit the modules, then `make runtime`);
 #   2. the runtime's unit tests and the hybrid.d.ts check (node's test runner, runtime/test).
 set -euo pipefail
@@ -17,9 +17,10 @@ node scripts/build-runtime.mjs --out "$out"
 stale=0
 for built in "$out"/*.js; do
   name=$(basename "$built")
-  if ! cmp -s "$built" "Sources/HybridCore/Resources/$name"; then
-    echo "check-runtime: Sources/HybridCore/Resources/$name is not what runtime/src builds:" >&2
-    diff -u "Sources/HybridCore/Resources/$name" "$built" | head -40 >&2 || true
+  shipped=$(ls Sources/*/Resources/"$name" 2>/dev/null | head -1)
+  if [ -z "$shipped" ] || ! cmp -s "$built" "$shipped"; then
+    echo "check-runtime: ${shipped:-Sources/*/Resources/$name} is not what runtime/src builds:" >&2
+    diff -u "${shipped:-/dev/null}" "$built" | head -40 >&2 || true
     stale=1
   fi
 done

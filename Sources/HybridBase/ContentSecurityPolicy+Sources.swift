@@ -41,7 +41,7 @@ extension ContentSecurityPolicy {
 
     /// `'self'` (CSP3 §6.7.2.6 step 4): the document's origin, or the same host and port reached
     /// over a more secure scheme (an http page's `'self'` includes https on its host).
-    package static func matchesSelf(_ url: URL, scheme: String, origin: BridgeOrigin?) -> Bool {
+    static func matchesSelf(_ url: URL, scheme: String, origin: BridgeOrigin?) -> Bool {
         guard let origin, let host = url.host?.lowercased() else { return false }
         let port = url.port ?? defaultPort(scheme)
         if origin.scheme == scheme && origin.host == host && origin.port == port { return true }
@@ -52,7 +52,7 @@ extension ContentSecurityPolicy {
     }
 
     /// CSP3 §6.7.2.7 "scheme-part matching": equal, or the source's scheme upgraded.
-    package static func schemePartMatches(_ a: String, _ b: String) -> Bool {
+    static func schemePartMatches(_ a: String, _ b: String) -> Bool {
         let a = a.lowercased()
         if a == b { return true }
         switch a {
@@ -66,7 +66,7 @@ extension ContentSecurityPolicy {
     /// CSP3 §6.7.2.9 "host-part matching". The standard leaves IP addresses out ("not a domain");
     /// both engines match an IP literal exactly (`127.0.0.1:8080`), which is what this does, and
     /// never through a wildcard.
-    package static func hostPartMatches(_ pattern: String, _ host: String) -> Bool {
+    static func hostPartMatches(_ pattern: String, _ host: String) -> Bool {
         if pattern == "*" { return true }
         if pattern.hasPrefix("*.") {
             if isIPAddress(host) { return false }
@@ -76,7 +76,7 @@ extension ContentSecurityPolicy {
     }
 
     /// CSP3 §6.7.2.10 "port-part matching": no port means the URL's scheme's default; `*` any.
-    package static func portPartMatches(_ port: String?, url: URL, scheme: String) -> Bool {
+    static func portPartMatches(_ port: String?, url: URL, scheme: String) -> Bool {
         if port == "*" { return true }
         let urlPort = url.port.flatMap { $0 == defaultPort(scheme) ? nil : $0 }
         let input = port.flatMap { Int($0) }
@@ -87,7 +87,7 @@ extension ContentSecurityPolicy {
 
     /// CSP3 §6.7.2.11 "path-part matching": a path ending in `/` is a prefix of whole segments,
     /// any other path must equal the URL's; segments are compared percent-decoded.
-    package static func pathPartMatches(_ a: String, _ b: String) -> Bool {
+    static func pathPartMatches(_ a: String, _ b: String) -> Bool {
         if a.isEmpty { return true }
         if a == "/" && b.isEmpty { return true }
         let exact = !a.hasSuffix("/")
@@ -114,7 +114,7 @@ extension ContentSecurityPolicy {
     }
 
     /// `scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`.
-    package static func isScheme(_ text: Substring) -> Bool {
+    static func isScheme(_ text: Substring) -> Bool {
         guard let first = text.unicodeScalars.first, first.isASCII, CharacterSet.letters.contains(first) else { return false }
         return text.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "+-.".unicodeScalars.contains($0)) }
     }
@@ -124,7 +124,7 @@ extension ContentSecurityPolicy {
     }
 
     /// `host-source = [ scheme-part "://" ] host-part [ ":" port-part ] [ path-part ]`.
-    package struct HostSource {
+    struct HostSource {
         package var scheme: String?
         package var host: String
         package var port: String?

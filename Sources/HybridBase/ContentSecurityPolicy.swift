@@ -167,7 +167,7 @@ public struct ContentSecurityPolicy: Sendable, Hashable {
         return parts.string ?? url.absoluteString
     }
 
-    package static func isASCIIWhitespace(_ character: Character) -> Bool {
+    static func isASCIIWhitespace(_ character: Character) -> Bool {
         character == " " || character == "\t" || character == "\n" || character == "\r" || character == "\u{0C}"
     }
 }

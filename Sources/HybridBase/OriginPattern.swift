@@ -47,8 +47,8 @@ public struct BridgeOrigin: Sendable, Hashable, CustomStringConvertible {
         return text
     }
 
-    package static let defaultPorts: [String: Int] = ["http": 80, "https": 443, "ws": 80, "wss": 443]
-    package static let opaqueSchemes: Set<String> = ["about", "data", "javascript", "blob"]
+    static let defaultPorts: [String: Int] = ["http": 80, "https": 443, "ws": 80, "wss": 443]
+    static let opaqueSchemes: Set<String> = ["about", "data", "javascript", "blob"]
 }
 
 /// Which origins may call a module: exact `scheme://host[:port]` patterns, normalised, or `*`.

@@ -1,7 +1,8 @@
-// HybridCore is the container (view, pool, bridge, proxy, config, first screen) and the
+// HybridCore is the container (view, pool, proxy, cookies, config, first screen) and the
 // umbrella of the modules below it, so `import HybridCore` alone still gives an app all of
 // HybridKit's public API (docs/architecture.md shows the graph).
 @_exported import HybridBase
+@_exported import HybridBridge
 @_exported import HybridEngine
 @_exported import HybridHTTP
 @_exported import HybridHealth

@@ -63,53 +63,13 @@ extension WebEngineDelegate {
 ///
 /// All members run on the main actor: every engine lives on its UI thread.
 @MainActor
-public protocol WebEngine: AnyObject {
-    /// The engine's name (`webkitgtk`, `wkwebview`, `blink`).
-    var engineName: String { get }
-    /// What this engine can do (the same as its provider's).
-    var capabilities: EngineCapabilities { get }
+public protocol WebEngine: EngineView {
     /// Who decides navigations and answers dialogs; adapters hold it weakly. With none, the safe
     /// defaults of ``WebEngineDelegate`` apply.
     var delegate: (any WebEngineDelegate)? { get set }
 
-    // MARK: Loading
-    /// Loads a request (method, headers and body where the engine allows).
-    func load(_ request: EngineRequest)
-    /// Loads HTML as if it came from `baseURL` (relative URLs and origin follow it).
-    func loadHTML(_ html: String, baseURL: URL?)
-    /// Shows `data` as the response for `url`: history, origin and relative URLs are as for a
-    /// normal load of `url` (used to overlap the network with view creation).
-    func loadSimulatedResponse(_ data: Data, mimeType: String, encoding: String?, for url: URL)
-    /// Stops the current load, if any.
-    func stopLoading()
-    /// Reloads the current page.
-    func reload()
-    /// Goes one entry back in the back-forward list; nothing happens when there is none.
-    func goBack()
-    /// Goes one entry forward in the back-forward list; nothing happens when there is none.
-    func goForward()
-
-    // MARK: State
-    /// The URL of the current page, `nil` before the first load.
-    var url: URL? { get }
-    /// The current page's title, if it has one.
-    var title: String? { get }
-    /// A load is in progress.
-    var isLoading: Bool { get }
-    /// 0...1 as the engine estimates it.
-    var estimatedProgress: Double { get }
-    /// There is an entry to go back to.
-    var canGoBack: Bool { get }
-    /// There is an entry to go forward to.
-    var canGoForward: Bool { get }
-    /// The back-forward list as it is now.
-    var backForwardList: BackForwardList { get }
     /// `false` once the view was closed or its content process is gone for good.
     var isAlive: Bool { get }
-    /// What the engine itself knows of whether the content process answers, without a round
-    /// trip to it: `false` once it is dead or the engine saw it stop answering; `nil` when the
-    /// engine does not track it (then only a probe, such as evaluating a script, can tell).
-    var isContentProcessResponsive: Bool? { get }
 
     /// Calls `handler` for every ``EngineEvent``, in order, until the token is cancelled.
     func observe(_ handler: @escaping @MainActor (EngineEvent) -> Void) -> ObservationToken
@@ -123,19 +83,9 @@ public protocol WebEngine: AnyObject {
     /// - Throws: `HybridError.engine(.javaScript)` when it throws or rejects.
     func callAsync(_ body: String, arguments: [String: JSONValue], in world: ScriptWorld) async throws -> JSONValue
 
-    // MARK: Cookies, snapshot, process
-    /// This view's cookie store (shared by every view of the same provider).
-    var cookieStore: any EngineCookieStore { get }
+    // MARK: Snapshot and closing
     /// PNG data of the visible page.
     func snapshot() async throws -> Data
-    /// Kills the web content process (tests, recovery). A ``EngineEvent/contentProcessTerminated(_:)`` follows.
-    func terminateContentProcess()
-    /// Makes the view visible or hidden in its host (affects timers, media, visibility state).
-    func setVisible(_ visible: Bool)
-    /// Takes the view out of sight (the page sees itself hidden) but keeps its host mapped, so
-    /// that ``setVisible(_:)`` with `true` shows it again without mapping and realising it anew
-    /// (a warm pooled view). An engine that cannot do that hides it (the default).
-    func setParked(_ parked: Bool)
     /// Tears the view down. Pending script calls fail with `.closed`, open dialogs get their safe
     /// default, no callback reaches the owner afterwards. Idempotent.
     func close()
@@ -154,18 +104,13 @@ extension WebEngine {
     }
     /// Loads `url` with a plain `GET`.
     public func load(_ url: URL) { load(EngineRequest(url: url)) }
-    /// Hides the view (`setVisible(false)`) when parked and shows it when not: the fallback for
-    /// engines that cannot keep a view mapped out of sight.
-    public func setParked(_ parked: Bool) { setVisible(!parked) }
-    /// An engine that does not track its content process's responsiveness.
-    public var isContentProcessResponsive: Bool? { nil }
 }
 
 /// Creates engine views that share processes and a session (a WKProcessPool + WKWebsiteDataStore,
 /// a WebKitWebContext + WebKitNetworkSession, a Chromium browser + profile).
 @MainActor
 public protocol WebEngineProvider: AnyObject {
-    /// The engine's name (`webkitgtk`, `wkwebview`, `blink`), as its views report it.
+    /// The engine's name (`webkit` — WebKitGTK on Linux, WKWebView on Apple platforms — or `blink`), as its views report it.
     var engineName: String { get }
     /// What the engine can do; HybridCore's policies read it (bridge transport, engine choice).
     var capabilities: EngineCapabilities { get }

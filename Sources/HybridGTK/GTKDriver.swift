@@ -33,8 +33,8 @@ public final class GTKDriver: EngineDriver {
             + "(byteChannel: a custom-scheme request or response body)",
     ]
 
-    /// `webkitgtk`.
-    public let engineName = "webkitgtk"
+    /// `webkit`: one name per engine everywhere (remote config kinds, `--engine`, health reports, tests).
+    public let engineName = "webkit"
     /// ``capabilities``.
     public var capabilities: EngineCapabilities { Self.capabilities }
     /// The contract this driver reports to.

@@ -8,8 +8,8 @@ import HybridCore
 /// (the twin of a shared `WKProcessPool` + `WKWebsiteDataStore`).
 @MainActor
 public final class GTKEngineProvider: WebEngineProvider {
-    /// `webkitgtk`.
-    public let engineName = "webkitgtk"
+    /// `webkit`: one name per engine everywhere (remote config kinds, `--engine`, health reports, tests).
+    public let engineName = "webkit"
     /// ``GTKDriver/capabilities``.
     public let capabilities = GTKDriver.capabilities
     /// ``GTKDriver/limitations``.

@@ -38,7 +38,7 @@ public final class HealthAggregator: HealthSink {
         package var launchCount = 0
         package var errors = 0
         package var dropped = 0
-        package var paints: [Double] = []
+        var paints: [Double] = []
     }
 
     /// Paint samples kept per release (the oldest are replaced beyond it).

@@ -3,7 +3,7 @@ import HybridBase
 
 /// The one table between a ``HealthEvent`` and its OpenTelemetry attributes, both ways:
 /// semantic-convention names where one exists, `hybridkit.*` for the rest.
-package enum HealthAttributes {
+enum HealthAttributes {
     package static func encode(_ event: HealthEvent) -> [OTLPAttribute] {
         var out: [OTLPAttribute] = []
         func add(_ key: String, _ value: String?) { if let value { out.append(OTLPAttribute(key, .string(value))) } }

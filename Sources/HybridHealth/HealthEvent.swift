@@ -88,7 +88,7 @@ public struct HealthContext: Sendable, Equatable, Hashable {
     public var packageID: String?
     /// That package's version.
     public var packageVersion: Int?
-    /// The engine (`webkitgtk`, `blink`, `wkwebview`).
+    /// The engine (`webkit` or `blink`).
     public var engine: String
     /// The remote-config rule that applied, if one did.
     public var configRule: String?

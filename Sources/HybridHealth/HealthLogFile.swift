@@ -132,7 +132,7 @@ public final class HealthLogFile: HealthSink {
 /// Nanoseconds since 1970, seconds and fraction apart (a Double holds 1.7e18 only to ~256 ns).
 /// Saturates at `UInt64.max` (in the year 2554): a later time — a clock set far ahead, or one
 /// read from a log line that said so — must not trap while being logged.
-package func unixNanos(_ date: Date) -> UInt64 {
+func unixNanos(_ date: Date) -> UInt64 {
     let seconds = max(0, date.timeIntervalSince1970)
     // Whole seconds up to 18446744073 fit; the fraction of the last one is the overflow check's.
     guard seconds < Double(UInt64.max / 1_000_000_000 + 1) else { return .max }
@@ -149,7 +149,7 @@ package func date(unixNanos nanos: UInt64) -> Date {
 extension HealthEvent {
     /// OpenTelemetry's severity for this kind: errors for script errors and crashes, warnings
     /// for white screens, rollbacks and drops, info for the rest.
-    package var severity: (number: Int, text: String) {
+    var severity: (number: Int, text: String) {
         switch kind {
         case .scriptError, .processTerminated: (17, "ERROR")
         case .whiteScreen, .rollback, .dropped, .bridgeFailure, .proxyFailure: (13, "WARN")
@@ -178,33 +178,33 @@ extension HealthEvent {
 // MARK: OTLP JSON (the subset a log record needs)
 
 /// `LogsData`.
-package struct OTLPLogsData: Codable {
-    package struct ResourceLogs: Codable {
+struct OTLPLogsData: Codable {
+    struct ResourceLogs: Codable {
         package var resource: Resource
-        package var scopeLogs: [ScopeLogs]
+        var scopeLogs: [ScopeLogs]
     }
-    package struct Resource: Codable { var attributes: [OTLPAttribute] }
-    package struct ScopeLogs: Codable {
-        package var scope: Scope
-        package var logRecords: [OTLPLogRecord]
+    struct Resource: Codable { var attributes: [OTLPAttribute] }
+    struct ScopeLogs: Codable {
+        var scope: Scope
+        var logRecords: [OTLPLogRecord]
     }
-    package struct Scope: Codable { var name: String }
-    package var resourceLogs: [ResourceLogs]
+    struct Scope: Codable { var name: String }
+    var resourceLogs: [ResourceLogs]
 }
 
 /// `LogRecord`.
-package struct OTLPLogRecord: Codable {
-    package var timeUnixNano: String
-    package var observedTimeUnixNano: String
-    package var severityNumber: Int
-    package var severityText: String
+struct OTLPLogRecord: Codable {
+    var timeUnixNano: String
+    var observedTimeUnixNano: String
+    var severityNumber: Int
+    var severityText: String
     package var body: OTLPValue
     package var attributes: [OTLPAttribute]
-    package var eventName: String?
+    var eventName: String?
 }
 
 /// `KeyValue`.
-package struct OTLPAttribute: Codable, Equatable {
+struct OTLPAttribute: Codable, Equatable {
     package var key: String
     package var value: OTLPValue
 
@@ -215,7 +215,7 @@ package struct OTLPAttribute: Codable, Equatable {
 }
 
 /// `AnyValue`, the scalar cases (OTLP JSON writes 64-bit integers as strings).
-package struct OTLPValue: Codable, Equatable {
+struct OTLPValue: Codable, Equatable {
     package var stringValue: String?
     package var intValue: String?
     package var doubleValue: Double?

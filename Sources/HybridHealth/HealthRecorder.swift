@@ -59,8 +59,8 @@ public final class HealthRecorder: Sendable {
 
     private struct State {
         package var launches: [String: Launch] = [:]
-        package var nextOrder = 0
-        package var droppedOutsideLaunches = 0
+        var nextOrder = 0
+        var droppedOutsideLaunches = 0
     }
 
     /// The app's choices.
@@ -142,7 +142,7 @@ public final class HealthRecorder: Sendable {
     }
 
     /// `report` as a page sees a foreign frame's error: `Script error.`, nothing else but its type and origin.
-    package static func crossOrigin(_ report: ScriptErrorReport) -> ScriptErrorReport {
+    static func crossOrigin(_ report: ScriptErrorReport) -> ScriptErrorReport {
         ScriptErrorReport(type: report.type, message: "Script error.", origin: report.origin)
     }
 
@@ -179,7 +179,7 @@ public final class HealthRecorder: Sendable {
     }
 
     /// `url` without query and fragment, unless the app keeps them.
-    package func redact(_ url: String) -> String {
+    func redact(_ url: String) -> String {
         guard !options.keepsQueryStrings else { return url }
         guard let cut = url.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return url }
         return String(url[..<cut])

@@ -10,7 +10,7 @@ import HybridHTTP
 ///
 /// An ``HTTPStreamSink``: its callbacks arrive one at a time on the stream's thread, and the
 /// state below is only touched there or before and after the stream runs.
-package final class BlobTransfer: HTTPStreamSink, @unchecked Sendable {
+final class BlobTransfer: HTTPStreamSink, @unchecked Sendable {
     package let url: URL
     package let file: PackageFile
     package let partial: URL
@@ -104,7 +104,7 @@ package final class BlobTransfer: HTTPStreamSink, @unchecked Sendable {
     }
 
     /// Finishes a transfer that needed no request (all bytes present): checks the digest.
-    package func finishWithoutRequest() throws {
+    func finishWithoutRequest() throws {
         try complete()
     }
 

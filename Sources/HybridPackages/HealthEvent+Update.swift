@@ -9,7 +9,7 @@ extension HealthEvent {
     /// it took. The context is the package's release after the update.
     ///
     /// ```swift
-    /// let updater = PackageUpdater(repository: repo, installer: installer, health: recorder, healthEngine: "webkitgtk")
+    /// let updater = PackageUpdater(repository: repo, installer: installer, health: recorder, healthEngine: "webkit")
     /// let report = try await updater.update("shop")   // recorded
     /// ```
     public init(update report: PackageUpdater.Report, engine: String, time: Date = Date()) {

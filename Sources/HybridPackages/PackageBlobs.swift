@@ -2,7 +2,7 @@ import Foundation
 
 extension PackageStore.ActiveRecord {
     /// The versions whose manifests (and blobs) must stay on disk.
-    package var keptVersions: Set<Int> { Set([current] + (previous.map { [$0] } ?? [])) }
+    var keptVersions: Set<Int> { Set([current] + (previous.map { [$0] } ?? [])) }
 }
 
 /// What a garbage collection removed.
@@ -21,14 +21,14 @@ extension PackageStore {
     /// Needs no lock: blobs are named by their content, so two writers of one name write the
     /// same bytes, and `rename` makes whichever lands last whole.
     /// - Throws: a write failure (the source is removed either way).
-    package func adoptBlob(at source: URL, sha256: String) throws {
+    func adoptBlob(at source: URL, sha256: String) throws {
         let destination = blobURL(sha256)
         try createDirectory(destination.deletingLastPathComponent())
         try rename(source, to: destination)
     }
 
     /// Writes verified bytes as the blob `sha256`, honouring injected write faults.
-    package func writeBlob(_ data: Data, sha256: String) throws {
+    func writeBlob(_ data: Data, sha256: String) throws {
         try atomicWrite(data, to: blobURL(sha256))
     }
 
@@ -41,7 +41,7 @@ extension PackageStore {
         try withLock { try collectGarbageLocked(now: now) }
     }
 
-    package func collectGarbageLocked(now: Date) throws -> PackageCollection {
+    func collectGarbageLocked(now: Date) throws -> PackageCollection {
         let fm = FileManager.default
         var referenced = Set<String>()
         let ids = (try? fm.contentsOfDirectory(atPath: packagesDirectory.path)) ?? []

@@ -5,10 +5,10 @@ import HybridBase
 /// truncation changes it. One `stat(2)`, no read.
 package struct FileStamp: Equatable, Sendable {
     package var device: UInt64
-    package var inode: UInt64
+    var inode: UInt64
     package var size: Int64
-    package var modifiedSeconds: Int
-    package var modifiedNanoseconds: Int
+    var modifiedSeconds: Int
+    var modifiedNanoseconds: Int
 
     /// `nil` when `path` does not exist (or cannot be looked at).
     package init?(_ path: String) {
@@ -36,7 +36,7 @@ package struct FileStamp: Equatable, Sendable {
 /// ``maxFileBytes`` per file and ``maxTotalBytes`` in all, the oldest forgotten first.
 package final class PackageByteCache: @unchecked Sendable {
     /// Files larger than this are read from the disk on every request.
-    package let maxFileBytes: Int
+    let maxFileBytes: Int
     /// What the cache holds at most.
     package let maxTotalBytes: Int
     private let lock = NSLock()

@@ -7,7 +7,7 @@ import HybridHTTP
 
 /// The HTTP side of the updater: small documents in memory through ``BoundedFetch``, blobs
 /// streamed to disk through ``BlobTransfer``s; both are ``HTTPStream``s held to ``deadlines``.
-package struct PackageDownloader: Sendable {
+struct PackageDownloader: Sendable {
     private let digests: any DigestFactory
     private let deadlines: DownloadDeadlines
 
@@ -39,7 +39,7 @@ package struct PackageDownloader: Sendable {
 
     /// The largest document (pointer, manifest, signature, patch index, rotation statement) the
     /// updater accepts: 16 MiB.
-    package static let documentLimit = 16 << 20
+    static let documentLimit = 16 << 20
 
     /// What fetching one blob took.
     package struct Outcome: Sendable {
@@ -48,11 +48,11 @@ package struct PackageDownloader: Sendable {
         /// Bytes an earlier, interrupted attempt had already written.
         package var resumed = 0
         /// Another updater on the store fetched it while this one waited.
-        package var byAnotherUpdater = false
+        var byAnotherUpdater = false
         /// How it was obtained: the full blob, unless a patch made it.
         package var way: PackageUpdater.Way = .full
         /// The patch's base when ``way`` is `.patch`.
-        package var patchBase: String?
+        var patchBase: String?
         /// Why cheaper ways failed, in the order tried.
         package var fallbacks: [String] = []
     }

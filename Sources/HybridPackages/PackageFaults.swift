@@ -49,17 +49,17 @@ public final class PackageFaults: @unchecked Sendable {
         }
     }
 
-    package func checkpoint(_ step: PackageInstaller.Step) throws {
+    func checkpoint(_ step: PackageInstaller.Step) throws {
         let armed = lock.withLock { crashSteps.remove(step) != nil }
         if armed { throw HybridError.pkg(.injectedCrash(step.rawValue)) }
     }
 
-    package func checkpoint(_ step: BootTrial.Step) throws {
+    func checkpoint(_ step: BootTrial.Step) throws {
         let armed = lock.withLock { trialCrashSteps.remove(step) != nil }
         if armed { throw HybridError.pkg(.injectedCrash(step.rawValue)) }
     }
 
-    package func willWrite(_ count: Int, to path: String) throws {
+    func willWrite(_ count: Int, to path: String) throws {
         try lock.withLock {
             if let fragment = failingPathFragment, path.contains(fragment) {
                 throw HybridError.pkg(.diskFull(path: path))

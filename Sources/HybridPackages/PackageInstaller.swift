@@ -150,7 +150,7 @@ public struct PackageInstaller: Sendable {
 
     // MARK: Internals (called with the lock held)
 
-    package func markLoadedLocked(_ id: String) throws {
+    func markLoadedLocked(_ id: String) throws {
         guard var record = store.activeRecord(id) else { throw HybridError.pkg(.notInstalled(id)) }
         guard !record.confirmed || record.previous != nil else { return }
         record.confirmed = true
@@ -160,7 +160,7 @@ public struct PackageInstaller: Sendable {
         _ = try? store.collectGarbageLocked(now: Date())
     }
 
-    package func rollbackLocked(_ id: String, rejecting: Bool) throws -> Int {
+    func rollbackLocked(_ id: String, rejecting: Bool) throws -> Int {
         guard let record = store.activeRecord(id) else { throw HybridError.pkg(.notInstalled(id)) }
         guard let previous = record.previous else { throw HybridError.pkg(.noPreviousVersion(id)) }
         var state = store.state(id)
@@ -174,7 +174,7 @@ public struct PackageInstaller: Sendable {
         return previous
     }
 
-    package func recoverLocked(_ id: String) throws {
+    func recoverLocked(_ id: String) throws {
         let fm = FileManager.default
         try? fm.removeItem(at: store.stagingDirectory(id))
         let packageDirectory = store.packageDirectory(id)

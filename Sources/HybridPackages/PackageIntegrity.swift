@@ -50,14 +50,14 @@ public struct PackageIntegrity: Sendable {
     }
 
     /// The `stat` of one file at its last check.
-    package struct Stamp: Codable, Equatable {
+    struct Stamp: Codable, Equatable {
         package var size: Int64
         package var modified: Double
-        package var inode: UInt64
+        var inode: UInt64
     }
 
     /// The record of the last full check of a version.
-    package struct Record: Codable {
+    struct Record: Codable {
         package var version: Int
         package var files: [String: Stamp]
     }
@@ -121,9 +121,9 @@ public struct PackageIntegrity: Sendable {
 
     // MARK: Internals
 
-    package func recordURL(_ id: String) -> URL { installer.store.packageDirectory(id).appendingPathComponent("integrity.json") }
+    func recordURL(_ id: String) -> URL { installer.store.packageDirectory(id).appendingPathComponent("integrity.json") }
 
-    package static func stamp(_ url: URL) -> Stamp? {
+    static func stamp(_ url: URL) -> Stamp? {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path) else { return nil }
         return Stamp(size: (attributes[.size] as? NSNumber)?.int64Value ?? -1,
                      modified: (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0,
@@ -157,7 +157,7 @@ public struct PackageIntegrity: Sendable {
 extension PackageUpdater {
     /// Fetches the full blobs of `files` again, each verified as an update verifies it.
     /// - Returns: the SHA-256s now back in the store.
-    package func refetch(_ files: [PackageFile]) async -> Set<String> {
+    func refetch(_ files: [PackageFile]) async -> Set<String> {
         let downloader = PackageDownloader(digests: installer.platform.digests, timeout: timeout, deadlines: deadlines)
         var restored = Set<String>()
         for file in files {

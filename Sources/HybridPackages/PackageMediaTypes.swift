@@ -22,7 +22,7 @@ public enum PackageMediaTypes {
     }
 
     /// Whether a document of this type gets the Content-Security-Policy header.
-    package static func isDocument(_ type: String) -> Bool {
+    static func isDocument(_ type: String) -> Bool {
         type.hasPrefix("text/html") || type.hasPrefix("application/xhtml+xml") || type.hasPrefix("image/svg+xml")
     }
 }

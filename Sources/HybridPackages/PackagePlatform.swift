@@ -103,7 +103,7 @@ public struct PackagePlatform: Sendable {
 
 extension Data {
     /// Lower-case hexadecimal (how manifests spell SHA-256 digests).
-    package var packageHex: String {
+    var packageHex: String {
         let digits = Array("0123456789abcdef".utf8)
         var out = [UInt8]()
         out.reserveCapacity(count * 2)

@@ -20,7 +20,7 @@ public struct PackageResolver: Sendable {
     }
 
     /// Files larger than this are streamed in chunks instead of read whole.
-    package static let streamThreshold = 1 << 20
+    static let streamThreshold = 1 << 20
 
     /// The installed version whose files are served.
     public let package: InstalledPackage

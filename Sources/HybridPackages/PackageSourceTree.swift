@@ -2,7 +2,7 @@ import Foundation
 import HybridBase
 
 /// One file of the directory being packed.
-package struct PackageSource: Sendable {
+struct PackageSource: Sendable {
     package var url: URL
     package var path: PackagePath
     package var size: Int64
@@ -10,14 +10,14 @@ package struct PackageSource: Sendable {
 
 extension PackageWriter {
     /// Names the publisher's tools leave behind that never belong in a package.
-    package static let ignoredNames: Set<String> = [".DS_Store", "Thumbs.db", ".git", ".svn", ".hg"]
+    static let ignoredNames: Set<String> = [".DS_Store", "Thumbs.db", ".git", ".svn", ".hg"]
 
     /// Lists the regular files under `directory` as package paths, sorted.
     ///
     /// Refuses symbolic links (they may point outside the directory), names that are not valid
     /// ``PackagePath``s, and two names that collide after Unicode and case normalisation.
     /// - Throws: ``PackageFailure/invalidPath(path:reason:)`` or ``PackageFailure/pathCollision(_:_:)``.
-    package static func listFiles(in directory: URL) throws -> [PackageSource] {
+    static func listFiles(in directory: URL) throws -> [PackageSource] {
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
         guard fm.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {

@@ -69,20 +69,20 @@ public struct PackageStore: Sendable {
     // MARK: Layout
 
     package var root: URL { config.root }
-    package var lockURL: URL { root.appendingPathComponent(".lock") }
-    package var blobsDirectory: URL { root.appendingPathComponent("blobs") }
-    package var partialDirectory: URL { root.appendingPathComponent("partial") }
-    package var packagesDirectory: URL { root.appendingPathComponent("packages") }
-    package var stateDirectory: URL { root.appendingPathComponent("state") }
+    var lockURL: URL { root.appendingPathComponent(".lock") }
+    var blobsDirectory: URL { root.appendingPathComponent("blobs") }
+    var partialDirectory: URL { root.appendingPathComponent("partial") }
+    var packagesDirectory: URL { root.appendingPathComponent("packages") }
+    var stateDirectory: URL { root.appendingPathComponent("state") }
 
-    package func blobURL(_ sha256: String) -> URL {
+    func blobURL(_ sha256: String) -> URL {
         blobsDirectory.appendingPathComponent(String(sha256.prefix(2))).appendingPathComponent(sha256)
     }
-    package func partialURL(_ blob: String) -> URL { partialDirectory.appendingPathComponent(blob + ".part") }
-    package func packageDirectory(_ id: String) -> URL { packagesDirectory.appendingPathComponent(id) }
-    package func versionsDirectory(_ id: String) -> URL { packageDirectory(id).appendingPathComponent("versions") }
-    package func versionDirectory(_ id: String, _ version: Int) -> URL { versionsDirectory(id).appendingPathComponent(String(version)) }
-    package func stagingDirectory(_ id: String) -> URL { packageDirectory(id).appendingPathComponent("staging") }
+    func partialURL(_ blob: String) -> URL { partialDirectory.appendingPathComponent(blob + ".part") }
+    func packageDirectory(_ id: String) -> URL { packagesDirectory.appendingPathComponent(id) }
+    func versionsDirectory(_ id: String) -> URL { packageDirectory(id).appendingPathComponent("versions") }
+    func versionDirectory(_ id: String, _ version: Int) -> URL { versionsDirectory(id).appendingPathComponent(String(version)) }
+    func stagingDirectory(_ id: String) -> URL { packageDirectory(id).appendingPathComponent("staging") }
     package func activeURL(_ id: String) -> URL { packageDirectory(id).appendingPathComponent("active.json") }
     package func stateURL(_ id: String) -> URL { stateDirectory.appendingPathComponent(id + ".json") }
 
@@ -134,14 +134,14 @@ public struct PackageStore: Sendable {
 
     /// Writes `data` to `url` atomically (temporary file + rename), honouring injected faults.
     /// - Throws: ``PackageFailure/diskFull(path:)`` or ``PackageFailure/writeFailed(path:message:)``.
-    package func atomicWrite(_ data: Data, to url: URL) throws {
+    func atomicWrite(_ data: Data, to url: URL) throws {
         try rename(try writeTemporary(data, for: url), to: url)
     }
 
     /// Writes `data` to a new temporary file beside `url` and `fsync`s it: without the sync, a
     /// power cut after the caller's rename can leave an empty file under the final name.
     /// - Returns: the temporary file, for the caller to rename into place.
-    package func writeTemporary(_ data: Data, for url: URL) throws -> URL {
+    func writeTemporary(_ data: Data, for url: URL) throws -> URL {
         try createDirectory(url.deletingLastPathComponent())
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp-\(UUID().uuidString)")
         try config.faults?.willWrite(data.count, to: url.path)
@@ -177,7 +177,7 @@ public struct PackageStore: Sendable {
         }
     }
 
-    package static func writeError(_ error: any Error, path: String) -> HybridError {
+    static func writeError(_ error: any Error, path: String) -> HybridError {
         if let error = error as? HybridError { return error }
         let ns = error as NSError
         let posix = (ns.userInfo[NSUnderlyingErrorKey] as? NSError)?.code ?? (ns.domain == NSPOSIXErrorDomain ? ns.code : 0)

@@ -3,12 +3,12 @@ import HybridBase
 
 extension PackageUpdater {
     /// The largest manifest the updater inflates from a compressed copy.
-    package static let manifestLimit = 16 << 20
+    static let manifestLimit = 16 << 20
 
     /// The manifest's exact signed bytes: inflated from the compressed copy the pointer names when
     /// this platform has its compressor, else (or when the copy is missing, corrupt or does not hash
     /// to the pointer's SHA-256) the plain `manifest.json`.
-    package func fetchManifest(_ pointer: PackagePointer, downloader: PackageDownloader, report: inout Report) async throws -> Data {
+    func fetchManifest(_ pointer: PackagePointer, downloader: PackageDownloader, report: inout Report) async throws -> Data {
         let platform = installer.platform
         if let encoding = pointer.manifestEncoding, let size = pointer.manifestSize, size <= Self.manifestLimit,
            let compressor = platform.compressor, compressor.encoding == encoding {
@@ -28,13 +28,13 @@ extension PackageUpdater {
     }
 
     /// The patches of `file` this store can use (a codec, the base held, smaller than the full blob), smallest first.
-    package func usablePatches(of file: PackageFile, store: PackageStore) -> [PackagePatch] {
+    func usablePatches(of file: PackageFile, store: PackageStore) -> [PackagePatch] {
         guard installer.platform.delta != nil else { return [] }
         return (file.patches ?? []).filter { $0.size < file.storedSize && store.hasBlob($0.base) }.sorted { $0.size < $1.size }
     }
 
     /// The bytes the cheapest way to get `file` should fetch.
-    package func cheapestSize(of file: PackageFile, store: PackageStore) -> Int {
+    func cheapestSize(of file: PackageFile, store: PackageStore) -> Int {
         usablePatches(of: file, store: store).first?.size ?? file.storedSize
     }
 
@@ -46,7 +46,7 @@ extension PackageUpdater {
     /// written, atomically, as the file's blob. Nothing is left behind when any step fails.
     /// - Returns: the outcome when a patch made the file (`nil` to fall back to the full blob), the
     ///   bytes fetched either way, and why each patch tried failed.
-    package func fetchByPatch(_ file: PackageFile, downloader: PackageDownloader, store: PackageStore,
+    func fetchByPatch(_ file: PackageFile, downloader: PackageDownloader, store: PackageStore,
                       meter: ProgressMeter) async -> (outcome: PackageDownloader.Outcome?, spent: Int, fallbacks: [String]) {
         guard let codec = installer.platform.delta else { return (nil, 0, []) }
         let digests = installer.platform.digests
@@ -83,13 +83,13 @@ extension PackageUpdater {
 
 extension PackageUpdater {
     /// The most rotations one update fetches (a pointer announcing more is refused).
-    package static let rotationLimit = 64
+    static let rotationLimit = 64
 
     /// Brings the installer's ``TrustedKeySet`` up to the key sequence the (not yet verified)
     /// pointer announces, fetching and applying `keys/rotation-N.json` in order. Each rotation is
     /// verified against the chain, so a lying announcement costs requests, never trust.
     /// - Throws: ``PackageFailure/badRotation(_:)`` for a missing or refused statement.
-    package func catchUpKeyRotations(announcedIn pointerData: Data, downloader: PackageDownloader, report: inout Report) async throws {
+    func catchUpKeyRotations(announcedIn pointerData: Data, downloader: PackageDownloader, report: inout Report) async throws {
         struct Announcement: Decodable { var keySequence: Int? }
         guard let keys = installer.verifier as? TrustedKeySet,
               let announced = (try? JSONDecoder().decode(Announcement.self, from: pointerData))?.keySequence, announced > keys.sequence else { return }

@@ -118,7 +118,7 @@ public struct PackageUpdater: Sendable {
     /// per call of ``update(_:now:progress:)``, way `none`, `patch`, `files` or `full`, and `failed`
     /// when it threw; `nil` (the default) records nothing.
     public var health: HealthRecorder?
-    /// The engine name the recorded events carry (`webkitgtk`, `blink`, `wkwebview`).
+    /// The engine name the recorded events carry (`webkit` or `blink`).
     public var healthEngine: String
 
     /// - Parameter repository: the repository's base URL (`https://cdn.example.com/packages/`).
@@ -291,7 +291,7 @@ public struct PackageUpdater: Sendable {
 }
 
 /// Accumulates progress from concurrent downloads and reports snapshots.
-package final class ProgressMeter: @unchecked Sendable {
+final class ProgressMeter: @unchecked Sendable {
     private let lock = NSLock()
     private var progress: PackageUpdater.Progress
     private let sink: (@Sendable (PackageUpdater.Progress) -> Void)?
@@ -304,7 +304,7 @@ package final class ProgressMeter: @unchecked Sendable {
     package func phase(_ phase: PackageUpdater.Phase) { update { $0.phase = phase } }
     package func expect(blobs: Int, bytes: Int64) { update { $0.blobsTotal = blobs; $0.bytesExpected = bytes } }
     package func received(_ bytes: Int) { if bytes > 0 { update { $0.bytesReceived += Int64(bytes) } } }
-    package func blobDone() { update { $0.blobsDone += 1 } }
+    func blobDone() { update { $0.blobsDone += 1 } }
 
     private func update(_ change: (inout PackageUpdater.Progress) -> Void) {
         let snapshot = lock.withLock { () -> PackageUpdater.Progress in

@@ -5,7 +5,7 @@ package struct PackagePatchBases {
     /// One earlier version's files, indexed by path and by hashed-name stem.
     package struct Version {
         package let manifest: PackageManifest
-        package let byStem: [String: [PackageFile]]
+        let byStem: [String: [PackageFile]]
 
         package init(_ manifest: PackageManifest) {
             self.manifest = manifest
@@ -14,7 +14,7 @@ package struct PackagePatchBases {
 
         /// The file at the same path, or else the only file whose name differs from `path` just by
         /// a content hash (`app.3f2a1b9c.js` for `app.77d0e4aa.js`, as webpack and vite name bundles).
-        package func counterpart(of path: PackagePath) -> PackageFile? {
+        func counterpart(of path: PackagePath) -> PackageFile? {
             if let file = manifest.file(at: path) { return file }
             guard let candidates = byStem[PackagePatchBases.stem(path.value)], candidates.count == 1 else { return nil }
             return candidates[0]
@@ -38,7 +38,7 @@ package struct PackagePatchBases {
     }
 
     /// The distinct earlier contents of the file at `path` that differ from `sha256`.
-    package func bases(for path: PackagePath, sha256: String) -> [PackageFile] {
+    func bases(for path: PackagePath, sha256: String) -> [PackageFile] {
         var seen = Set<String>()
         return versions.compactMap { $0.counterpart(of: path) }.filter { $0.sha256 != sha256 && seen.insert($0.sha256).inserted }
     }

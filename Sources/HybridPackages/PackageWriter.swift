@@ -83,9 +83,9 @@ public struct PackageWriter: Sendable {
     }
 
     /// Files smaller than this are stored as they are: zlib's header would eat the saving.
-    package static let compressionFloor = 256
+    static let compressionFloor = 256
     /// Files larger than this are stored as they are, so clients never inflate huge blobs in memory.
-    package static let compressionCeiling = 16 << 20
+    static let compressionCeiling = 16 << 20
 
     /// The repository's root directory.
     public let repository: URL
@@ -178,7 +178,7 @@ public struct PackageWriter: Sendable {
     /// Refuses a signer the repository's rotations moved away from, or whose window the last
     /// rotation closed: clients would refuse what it signs.
     /// - Throws: ``PackageFailure/invalidKey(_:)`` or ``PackageFailure/keyExpired(key:until:)``.
-    package func checkSignerIsCurrent(now: Date = Date()) throws {
+    func checkSignerIsCurrent(now: Date = Date()) throws {
         guard let last = try KeyRotation.Signed.chain(in: repository).last, let rotation = try? KeyRotation.decode(last.statement) else { return }
         guard rotation.next.publicKey == signer.publicKey else {
             throw HybridError.pkg(.invalidKey("the repository's signing key was rotated to \(rotation.next.fingerprint) (keys/rotation-\(rotation.sequence).json); sign with it"))

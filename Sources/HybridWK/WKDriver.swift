@@ -40,8 +40,8 @@ public final class WKDriver: EngineDriver {
             + "channel (a CORS fetch from the page's origin) is not measured on a device, so bytes cross as base64",
     ]
 
-    /// `wkwebview`.
-    public let engineName = "wkwebview"
+    /// `webkit` (the WebKit engine, as WebKitGTK is on Linux).
+    public let engineName = "webkit"
     /// ``capabilities``.
     public var capabilities: EngineCapabilities { Self.capabilities }
     /// The contract this driver reports to.

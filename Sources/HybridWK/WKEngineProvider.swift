@@ -25,8 +25,8 @@ public final class WKEngineProvider: WebEngineProvider {
         case profile(UUID)
     }
 
-    /// `wkwebview`, the name remote config and reports use for this engine.
-    public let engineName = "wkwebview"
+    /// `webkit`, the name remote config and reports use for this engine (the WebKit engine, as on Linux).
+    public let engineName = "webkit"
     /// What WKWebView can do: ``WKDriver/capabilities``.
     public var capabilities: EngineCapabilities { WKDriver.capabilities }
     /// Why WKWebView lacks the rest: ``WKDriver/limitations``.

@@ -1,4 +1,5 @@
 import Foundation
+@testable import HybridBridge
 @testable import HybridCore
 @testable import HybridBase
 @testable import HybridEngine

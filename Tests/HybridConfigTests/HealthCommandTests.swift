@@ -12,7 +12,7 @@ struct HealthCommandTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let log = HealthLogFile(url: directory.appendingPathComponent("health.jsonl"), serviceName: "Shop", serviceVersion: "1")
         for index in 0..<4 {
-            let context = HealthContext(packageID: "shop", packageVersion: 2, engine: "webkitgtk", launchID: "l\(index)")
+            let context = HealthContext(packageID: "shop", packageVersion: 2, engine: "webkit", launchID: "l\(index)")
             log.record(HealthEvent(.launch(source: .pooledPackage), context: context))
             log.record(HealthEvent(.pageTiming(PageTiming(firstContentfulPaint: Double(index + 1) * 100)), context: context))
             if index > 0 { log.record(HealthEvent(.ready(milliseconds: 10), context: context)) }
@@ -46,7 +46,7 @@ struct HealthCommandTests {
         #expect(failed.output.contains("no valid health event") && failed.output.contains("9 line(s) skipped"), "\(failed.output)")
         // Some bad lines beside good events are still skipped and counted, and the table printed.
         let log = HealthLogFile(url: directory.appendingPathComponent("mixed.jsonl"), serviceName: "Shop", serviceVersion: "1")
-        let context = HealthContext(packageID: "shop", packageVersion: 2, engine: "webkitgtk", launchID: "l0")
+        let context = HealthContext(packageID: "shop", packageVersion: 2, engine: "webkit", launchID: "l0")
         log.record(HealthEvent(.launch(source: .pooledPackage), context: context))
         let handle = try FileHandle(forWritingTo: log.url)
         try handle.seekToEnd()

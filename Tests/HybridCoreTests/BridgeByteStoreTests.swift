@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import HybridBridge
 @testable import HybridCore
 @testable import HybridBase
 @testable import HybridEngine

@@ -1,6 +1,7 @@
 import Foundation
 import HybridTesting
 import Testing
+@testable import HybridBridge
 @testable import HybridCore
 @testable import HybridBase
 @testable import HybridEngine

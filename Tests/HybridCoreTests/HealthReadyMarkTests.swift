@@ -1,4 +1,5 @@
 import Foundation
+@testable import HybridBridge
 @testable import HybridCore
 @testable import HybridBase
 @testable import HybridEngine
@@ -64,7 +65,7 @@ struct HealthReadyMarkTests {
         let both = readyEvents(events)
         #expect(both.count == 2)
         #expect(both[1].context.launchID != both[0].context.launchID)
-        #expect(view.bootTrial == nil)
+        #expect(view.packageVersionOnTrial == nil)
     }
 
     @Test func anUnlistedOriginIsDeniedAndRecordsNothing() async throws {

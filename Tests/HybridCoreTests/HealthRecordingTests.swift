@@ -15,7 +15,7 @@ struct HealthRecordingTests {
     }
 
     static func context(_ launch: String?, release: (String, Int)? = ("shop", 7), url: String? = "https://m.example.com/shop/") -> HealthContext {
-        HealthContext(packageID: release?.0, packageVersion: release?.1, engine: "webkitgtk", configRule: "shop-canary",
+        HealthContext(packageID: release?.0, packageVersion: release?.1, engine: "webkit", configRule: "shop-canary",
                       rolloutBucket: 12.5, url: url, launchID: launch)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+@testable import HybridBridge
 @testable import HybridCore
 @testable import HybridBase
 @testable import HybridEngine
@@ -92,7 +93,7 @@ struct HealthWiringTests {
         report.bytesFetched = 1_200
         report.documentBytes = 300
         report.duration = 0.25
-        let event = HealthEvent(update: report, engine: "webkitgtk")
+        let event = HealthEvent(update: report, engine: "webkit")
         #expect(event.kind == .update(way: "patch", bytes: 1_500, milliseconds: 250))
         #expect(event.context.release == "shop@7")
         let none = HealthEvent(update: PackageUpdater.Report(id: "shop", previousVersion: 7, outcome: nil, upToDate: true), engine: "blink")

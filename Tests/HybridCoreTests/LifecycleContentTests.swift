@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+@testable import HybridBridge
 @testable import HybridCore
 @testable import HybridBase
 @testable import HybridEngine

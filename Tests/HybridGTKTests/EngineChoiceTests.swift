@@ -62,7 +62,7 @@ struct EngineChoiceEndToEndTests {
         let onWebKit = try HybridWebView.make(for: Self.webkitURL, remoteConfig: client, engines: engines, configuration: Self.configuration(pages))
         defer { onWebKit.close() }
         #expect(onBlink.engineName == "blink")
-        #expect(onWebKit.engineName == "webkitgtk")
+        #expect(onWebKit.engineName == "webkit")
 
         try await onBlink.loadAndWait(Self.blinkURL, timeout: 30)
         try await onWebKit.loadAndWait(Self.webkitURL)
@@ -81,7 +81,7 @@ struct EngineChoiceEndToEndTests {
         let view = try HybridWebView.make(for: Self.blinkURL, remoteConfig: client, engines: try Self.registry(),
                                           configuration: Self.configuration(HostPages()))
         defer { view.close() }
-        #expect(view.engineName == "webkitgtk")
+        #expect(view.engineName == "webkit")
     }
 
     @Test func anEngineThatCannotStartFallsBackToTheDefault() throws {
@@ -92,7 +92,7 @@ struct EngineChoiceEndToEndTests {
         let view = try HybridWebView.make(for: Self.blinkURL, remoteConfig: client, engines: engines,
                                           configuration: Self.configuration(HostPages()))
         defer { view.close() }
-        #expect(view.engineName == "webkitgtk")
+        #expect(view.engineName == "webkit")
     }
 
     @Test func aHalfRolloutSendsSomeInstallsToEachEngineStably() async throws {
@@ -108,7 +108,7 @@ struct EngineChoiceEndToEndTests {
         let engines = try Self.registry()
         let pages = HostPages()
         for (install, expected) in [(installs[kinds.firstIndex(of: "blink")!], "blink"),
-                                    (installs[kinds.firstIndex(of: "webkit")!], "webkitgtk")] {
+                                    (installs[kinds.firstIndex(of: "webkit")!], "webkit")] {
             let (client, directory) = try Self.client(config, installID: install)
             defer { try? FileManager.default.removeItem(at: directory) }
             for _ in 0..<2 {

@@ -1,4 +1,5 @@
 import Foundation
+@testable import HybridBridge
 @testable import HybridCore
 @testable import HybridBase
 @testable import HybridEngine
@@ -366,7 +367,7 @@ struct PackageUpdaterHealthTests {
         let events = Events()
         var updater = fixture.updater
         updater.health = HealthRecorder(sinks: [events])
-        updater.healthEngine = "webkitgtk"
+        updater.healthEngine = "webkit"
         try fixture.publish(version: 1, files: UpdateFixture.site(version: 1))
         let first = try await updater.update("app")
         _ = try await updater.update("app")   // nothing newer
@@ -380,7 +381,7 @@ struct PackageUpdaterHealthTests {
         #expect(updates.map(\.0) == ["full", "none", "failed"])
         #expect(updates[0].1 == Int(first.totalBytes) && updates[0].1 > 0)
         #expect(updates.map(\.2) == [1, 1, 1])
-        #expect(updates.allSatisfy { $0.3 == "webkitgtk" })
+        #expect(updates.allSatisfy { $0.3 == "webkit" })
         #expect(events.all.allSatisfy { $0.context.packageID == "app" })
     }
 }

@@ -10,13 +10,16 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
+import { resourcePath, scripts } from '../../scripts/build-runtime.mjs';
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const resources = join(root, 'Sources', 'HybridCore', 'Resources');
 export const sources = join(root, 'runtime', 'src');
 
-/** The shipped text of a resource (`hybrid.js`, ...). */
-export function resource(name) { return readFileSync(join(resources, name), 'utf8'); }
+/** The shipped text of a resource (`hybrid.js`, ...), from the bundle of the module that ships it. */
+export function resource(name) {
+  const script = scripts.find((s) => s.output === name);
+  return readFileSync(script ? resourcePath(script) : join(root, 'Sources', 'HybridBridge', 'Resources', name), 'utf8');
+}
 
 // ---- time -------------------------------------------------------------------------------
 /** Timers that run only when the test advances the clock. */

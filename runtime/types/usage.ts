@@ -1,7 +1,7 @@
 // A page using window.hybrid as hybrid.d.ts declares it: `tsc -p runtime/types` compiles it in
 // strict mode (runtime/test/dts.test.mjs). Each `@ts-expect-error` line is a misuse the
 // declarations must refuse: if they grow too loose, tsc reports the directive as unused.
-import type { Hybrid, HybridError, HybridInfo, DeviceInfo, ResumeEvent, ProxyFetchError, JSONValue } from '../../Sources/HybridCore/Resources/hybrid';
+import type { Hybrid, HybridError, HybridInfo, DeviceInfo, ResumeEvent, ProxyFetchError, JSONValue } from '../../Sources/HybridBridge/Resources/hybrid';
 
 export async function page(): Promise<void> {
   const api: Hybrid = window.hybrid;

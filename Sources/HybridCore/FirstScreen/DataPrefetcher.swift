@@ -1,4 +1,5 @@
 import Foundation
+import HybridBridge
 import HybridBase
 import HybridEngine
 
@@ -197,5 +198,5 @@ extension CharacterSet {
 
 /// `hybrid-prefetch.js` as shipped.
 enum PrefetchScript {
-    static let runtime = ScriptResource.source("hybrid-prefetch")
+    static let runtime = ScriptResource.source("hybrid-prefetch", in: .module)
 }

@@ -51,7 +51,7 @@ extension HybridWebView {
     /// loads, and each prefetched response is pushed into its document as soon as both exist.
     public func open(_ url: URL) {
         configuration.prefetcher?.start(for: url)
-        deliverPrefetches(for: url)
+        feature(PrefetchDeliveryFeature.self)?.deliver(for: url)
         load(url)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HybridBridge
 import HybridBase
 
 /// A data request declared in a remote-config rule (`features.prefetch`): the container starts it

@@ -1,4 +1,5 @@
 import Foundation
+import HybridBridge
 import HybridBase
 
 /// The bridge side of data prefetch: `hybrid.prefetched(key)` (and the page script's transparent

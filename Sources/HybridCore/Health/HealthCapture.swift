@@ -1,4 +1,5 @@
 import Foundation
+import HybridBridge
 import HybridBase
 import HybridEngine
 import HybridHealth
@@ -7,7 +8,7 @@ import HybridHealth
 /// `hybrid-health.js`, run at document start in every frame in the container's own script world
 /// (the bridge's: a world of its own would cost every document another world), and the handler it
 /// posts to in that world. Its errors feed both health recording and boot health's trial
-/// (``HybridWebView/pageCaptured(_:)``), so a package page pays for one script, not two.
+/// (``PageCaptureFeature``), so a package page pays for one script, not two.
 ///
 /// Measured (docs/health.md): on WebKit (WebKitGTK, WKWebView) the world hears the page's `error`
 /// and `unhandledrejection` events and its paint entries, whatever the page overrides; on Blink it
@@ -20,7 +21,7 @@ enum HealthCapture {
     static let maxMessageBytes = 32_768
 
     /// `hybrid-health.js` as shipped.
-    static let source = ScriptResource.source("hybrid-health")
+    static let source = ScriptResource.source("hybrid-health", in: .module)
 
     /// The script, in every frame at document start, in `world` (the page cannot see its globals
     /// or post to its handler); without `timing` (boot health alone wants the errors) it leaves the

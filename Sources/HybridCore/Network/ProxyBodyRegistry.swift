@@ -1,4 +1,5 @@
 import Foundation
+import HybridBridge
 import HybridBase
 
 /// The streamed request bodies of a ``RequestProxy`` that are being sent, by their random name,

@@ -1,4 +1,5 @@
 import Foundation
+import HybridBridge
 import HybridBase
 
 /// A request body that stays in the page and is pulled from it by offset, a slice at a time,

@@ -1,4 +1,5 @@
 import Foundation
+import HybridBridge
 import HybridBase
 
 /// The engine's CORS protocol for one proxied request: what the engine would send, check and

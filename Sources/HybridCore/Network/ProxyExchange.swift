@@ -1,4 +1,5 @@
 import Foundation
+import HybridBridge
 import HybridBase
 
 /// A page request as it crosses the bridge (`hybrid.call('proxy', 'request', …)`).

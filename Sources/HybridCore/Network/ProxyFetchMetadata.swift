@@ -1,4 +1,5 @@
 import Foundation
+import HybridBridge
 import HybridBase
 
 /// The `Sec-Fetch-*` request headers the engine sends (Fetch Metadata), so a server that

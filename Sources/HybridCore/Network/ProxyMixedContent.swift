@@ -1,4 +1,5 @@
 import Foundation
+import HybridBridge
 import HybridBase
 
 /// Mixed-content blocking for proxied requests, as the engines apply it to their own `fetch` and

@@ -1,4 +1,5 @@
 import Foundation
+import HybridBridge
 import HybridBase
 
 /// The `Referer` the engine sends (the Referrer Policy standard), for each hop of a proxied request.

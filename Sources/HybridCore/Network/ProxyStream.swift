@@ -1,4 +1,5 @@
 import Foundation
+import HybridBridge
 import HybridBase
 
 /// Carries a proxied request's progress to the page in order, coalescing what piles up.

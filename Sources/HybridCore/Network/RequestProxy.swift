@@ -1,5 +1,6 @@
 import Foundation
 import HybridBase
+import HybridBridge
 import HybridEngine
 import HybridHTTP
 

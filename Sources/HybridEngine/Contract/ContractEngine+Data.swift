@@ -50,7 +50,7 @@ extension ContractEngine {
 /// Questions handed out and not answered yet, each with its default: ``answerAll(pageBoundOnly:)``
 /// gives every one still open its default; a later answer is ignored.
 @MainActor
-package final class OpenEngineRequests {
+final class OpenEngineRequests {
     private var pending: [UInt64: (pageBound: Bool, answerDefault: @MainActor () -> Void)] = [:]
     private var nextID: UInt64 = 0
 
@@ -68,7 +68,7 @@ package final class OpenEngineRequests {
 
     /// Answers with their defaults all questions still open (only those of the page, for a
     /// content process that died).
-    package func answerAll(pageBoundOnly: Bool) {
+    func answerAll(pageBoundOnly: Bool) {
         let open = pending.filter { !pageBoundOnly || $0.value.pageBound }
         for id in open.keys { pending[id] = nil }
         for id in open.keys.sorted() { open[id]?.answerDefault() }

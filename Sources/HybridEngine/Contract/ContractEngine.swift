@@ -40,7 +40,7 @@ public final class ContractEngine<Driver: EngineDriver>: WebEngine, EngineDriver
     private let calls = EngineCallTable()
     private var openDialogs: [WeakCompletion] = []
     /// Permission, download and file-picker questions not answered yet (ContractEngine+Data.swift).
-    package let openRequests = OpenEngineRequests()
+    let openRequests = OpenEngineRequests()
 
     /// Takes `driver` and becomes its host.
     /// - Parameters:

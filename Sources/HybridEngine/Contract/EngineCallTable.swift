@@ -7,7 +7,7 @@ import Foundation
 /// A failure the driver reports waits ``EngineHeuristics/terminationGrace`` before it is
 /// delivered, so that a termination reported meanwhile fails the call with its reason.
 @MainActor
-package final class EngineCallTable {
+final class EngineCallTable {
     private var failures: [UInt64: @MainActor (any Error) -> Void] = [:]
     private var nextID: UInt64 = 0
     private let grace: TimeInterval

@@ -13,46 +13,10 @@ import HybridBase
 /// The verbs run on the main actor, only while the view is open (and, for the script verbs, only
 /// while its content process lives); ``tearDown()`` is called once, last.
 @MainActor
-public protocol EngineDriver: AnyObject {
-    /// The engine's name (`webkitgtk`, `wkwebview`, `blink`).
-    var engineName: String { get }
-    /// What the engine can do (the same as its provider's).
-    var capabilities: EngineCapabilities { get }
+public protocol EngineDriver: EngineView {
     /// Where the driver reports events, questions and messages. Set by ``ContractEngine`` before
     /// any verb; drivers hold it weakly.
     var host: (any EngineDriverHost)? { get set }
-
-    // MARK: Loading
-    /// Loads a request (method, headers and body where the engine can).
-    func load(_ request: EngineRequest)
-    /// Loads HTML as if it came from `baseURL`.
-    func loadHTML(_ html: String, baseURL: URL?)
-    /// Shows `data` as the response for `url` (history, origin and relative URLs as for a load of `url`).
-    func loadSimulatedResponse(_ data: Data, mimeType: String, encoding: String?, for url: URL)
-    /// Stops the current load.
-    func stopLoading()
-    /// Reloads the current page (starting a new content process after one died).
-    func reload()
-    /// Goes one entry back, when there is one.
-    func goBack()
-    /// Goes one entry forward, when there is one.
-    func goForward()
-
-    // MARK: State
-    /// The current page's URL.
-    var url: URL? { get }
-    /// The current page's title; `nil` when it has none.
-    var title: String? { get }
-    /// A load is in progress.
-    var isLoading: Bool { get }
-    /// The engine's load progress estimate (0...1).
-    var estimatedProgress: Double { get }
-    /// There is an entry to go back to.
-    var canGoBack: Bool { get }
-    /// There is an entry to go forward to.
-    var canGoForward: Bool { get }
-    /// The back-forward list, back items oldest first.
-    var backForwardList: BackForwardList { get }
 
     // MARK: Scripts
     /// Evaluates `script` in `world` and calls `completion` exactly once with its value as JSON or
@@ -65,30 +29,9 @@ public protocol EngineDriver: AnyObject {
     /// Takes a PNG of the visible page and calls `completion` exactly once.
     func snapshot(completion: @escaping @MainActor @Sendable (Result<Data, any Error>) -> Void)
 
-    // MARK: Cookies, process, host
-    /// The view's cookie store (shared by every view of the provider).
-    var cookieStore: any EngineCookieStore { get }
-    /// Ends the content process; the driver reports it (``EngineDriverHost/contentProcessTerminated(_:)``).
-    func terminateContentProcess()
-    /// Shows or hides the view in its host.
-    func setVisible(_ visible: Bool)
-    /// Takes the view out of sight but keeps it mapped (see ``WebEngine/setParked(_:)``).
-    func setParked(_ parked: Bool)
-    /// What the engine itself knows of whether the content process answers (WebKitGTK's
-    /// `is-web-process-responsive`), without asking it anything; `nil` when the engine does not
-    /// track it (the default), so a caller that must know sends a probe.
-    var isContentProcessResponsive: Bool? { get }
     /// Releases everything native: called once, when the view closes, after the contract failed
     /// its pending calls and answered its dialogs. Nothing may reach the host afterwards.
     func tearDown()
-}
-
-extension EngineDriver {
-    /// Hides the view when parked and shows it when not: for engines that cannot keep a view
-    /// mapped out of sight.
-    public func setParked(_ parked: Bool) { setVisible(!parked) }
-    /// The engine does not track its content process's responsiveness.
-    public var isContentProcessResponsive: Bool? { nil }
 }
 
 /// What a driver reports to, and asks of, the engine contract (``ContractEngine``).

@@ -65,7 +65,7 @@ public struct ContentDisposition: Sendable, Equatable {
 
     /// `charset'[language]'value-chars`: UTF-8 or ISO-8859-1 (any case), percent-decoded; `nil`
     /// for another charset or a malformed value (then `filename`, if any, is used).
-    package static func decodeExtended(_ text: String) -> String? {
+    static func decodeExtended(_ text: String) -> String? {
         let parts = text.split(separator: "'", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count == 3 else { return nil }
         var bytes: [UInt8] = []
@@ -127,7 +127,7 @@ public struct ContentDisposition: Sendable, Equatable {
         }
 
         /// A parameter's value: a quoted string (unescaped) or a token.
-        package mutating func parameterValue() -> String {
+        mutating func parameterValue() -> String {
             skipSpaces()
             guard current == "\"" else { return token() }
             index += 1
@@ -147,7 +147,7 @@ public struct ContentDisposition: Sendable, Equatable {
         }
 
         /// Skips to the next `;` that is not inside a quoted string.
-        package mutating func skipParameter() {
+        mutating func skipParameter() {
             var quoted = false
             while let scalar = current {
                 if scalar == "\"" { quoted.toggle() }

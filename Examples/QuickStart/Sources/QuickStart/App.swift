@@ -53,7 +53,7 @@ func runShop<T: Sendable>(repository: URL, publicKey: URL, data: URL,
         // Offline, the update fails and the version already installed serves.
         let store = PackageStore(root: data.appendingPathComponent("packages"))
         let installer = PackageInstaller(store: store, platform: .native, verifier: verifier)
-        let updater = PackageUpdater(repository: repository, installer: installer, health: health, healthEngine: "webkitgtk")
+        let updater = PackageUpdater(repository: repository, installer: installer, health: health, healthEngine: "webkit")
         _ = try? await updater.update("shop")
         let packages = ["shop": PackageBinding(installer: installer, id: "shop", scheme: "app")]
 

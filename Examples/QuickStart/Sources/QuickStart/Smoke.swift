@@ -92,7 +92,7 @@ struct Smoke {
             .init(name: "remote config chose the package", ok: package?.id == "shop", detail: "package \(package?.id ?? "none")"),
             .init(name: "remote config turned cookie sync on", ok: view.configuration.cookieSync != nil,
                   detail: view.configuration.cookieSync == nil ? "no cookie sync" : "synced with the app's jar"),
-            .init(name: "engine", ok: view.engineName == "webkitgtk", detail: view.engineName),
+            .init(name: "engine", ok: view.engineName == "webkit", detail: view.engineName),
         ]
     }
 

@@ -135,7 +135,7 @@ public final class WebViewPool {
         guard !view.isClosed else { return }
         view.park()
         view.delegate = nil
-        view.recovery.cancelScheduled()
+        view.report(.enqueued)
         Task {
             await view.pauseMedia()
             let fate = policy.fate(of: candidate(view), pooled: ready.count + warming)

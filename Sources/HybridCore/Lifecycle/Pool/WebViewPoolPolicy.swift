@@ -74,7 +74,7 @@ public struct WebViewPoolPolicy: Sendable, Equatable {
 
     /// How a pooled view that ``mayHandOut(_:)`` is confirmed alive and answering before it is
     /// handed out, given `engineReport`, what the engine itself knows of its content process
-    /// (``WebEngine/isContentProcessResponsive``; `nil` when it does not track it).
+    /// (``EngineView/isContentProcessResponsive``; `nil` when it does not track it).
     ///
     /// A view never handed out has run nothing but the empty warm-up document and the
     /// container's own scripts since its warm-up load finished (which the process answered), so

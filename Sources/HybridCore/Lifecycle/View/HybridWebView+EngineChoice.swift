@@ -8,10 +8,10 @@ import HybridEngine
 /// let engines = EngineRegistry(defaultProvider: try GTKEngineProvider())
 /// engines.register(kind: "blink") { _ in try BlinkEngineProvider() }
 /// let view = try HybridWebView.make(for: url, remoteConfig: client, engines: engines, configuration: base)
-/// view.load(url)   // view.engineName is "blink" or "webkitgtk", as the config decided
+/// view.load(url)   // view.engineName is "blink" or "webkit", as the config decided
 /// ```
 extension HybridWebView {
-    /// The engine this container runs on (`webkitgtk`, `wkwebview`, `blink`).
+    /// The engine this container runs on (`webkit` — WebKitGTK on Linux, WKWebView on Apple platforms — or `blink`).
     public var engineName: String { engine.engineName }
 
     /// Makes the container for a page at `url` on the engine `remoteConfig` picks for it

@@ -1,4 +1,5 @@
 import Foundation
+import HybridBridge
 import HybridEngine
 import HybridHealth
 import HybridPackages

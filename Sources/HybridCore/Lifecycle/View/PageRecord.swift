@@ -2,8 +2,8 @@ import Foundation
 
 /// What a view knows of the page it shows beyond what the engine reports: the page as it last
 /// loaded well (for recovery and the blank-page probe), a load that failed (whose error page must
-/// not count as the page), a title the page set through the bridge, a back navigation under way,
-/// and a failing package page. Owned by ``HybridWebView``; every change to it is made here.
+/// not count as the page), a title the page set through the bridge and a back navigation under
+/// way. Owned by ``HybridWebView``; every change to it is made here.
 struct PageRecord {
     /// The URL of the page as it last finished loading.
     private(set) var lastURL: URL?
@@ -13,22 +13,14 @@ struct PageRecord {
     private(set) var titleOverride: String?
     /// A back navigation is under way (the text size is reset when it finishes).
     private(set) var backNavigationPending = false
-    /// The package page being loaded answered with an error status.
-    private(set) var packageFailed = false
     /// A load that failed: WebKit then shows its own error page for the same URL.
     private var failedURL: URL?
-
-    /// The app asked for a navigation: a failing package page is forgotten.
-    mutating func navigationBegan() { packageFailed = false }
 
     /// A back navigation started (the app's, or the engine's back-forward load).
     mutating func backNavigationBegan() { backNavigationPending = true }
 
     /// The page set its title through the bridge.
     mutating func setTitle(_ title: String) { titleOverride = title }
-
-    /// A package page answered with an error status: roll back when it finishes.
-    mutating func packagePageFailed() { packageFailed = true }
 
     /// A new document committed: its own title arrives later; a bridge title belonged to the old one.
     mutating func committed(showingErrorPage: Bool) {
@@ -47,8 +39,6 @@ struct PageRecord {
         var endedBackNavigation: Bool
         /// It was the engine's error page for a load that failed.
         var isErrorPage: Bool
-        /// A package page had failed and the package must roll back.
-        var packageFailed: Bool
     }
 
     /// A load finished at `url` with `title`.
@@ -57,8 +47,7 @@ struct PageRecord {
             lastURL = url ?? lastURL
             if let title { lastGoodTitle = title }
         }
-        let finish = Finish(endedBackNavigation: backNavigationPending, isErrorPage: url != nil && url == failedURL,
-                            packageFailed: packageFailed)
+        let finish = Finish(endedBackNavigation: backNavigationPending, isErrorPage: url != nil && url == failedURL)
         backNavigationPending = false
         failedURL = nil
         return finish
@@ -66,7 +55,4 @@ struct PageRecord {
 
     /// A load failed at `url`.
     mutating func failed(_ url: URL?) { failedURL = url }
-
-    /// The package rolled back.
-    mutating func rolledBack() { packageFailed = false }
 }

@@ -43,7 +43,7 @@ public final class BridgeDelegateSlot<Delegate>: Sendable {
     /// A slot holding `delegate` weakly.
     public init(_ delegate: Delegate?) { self.delegate = delegate }
 
-    func require(_ what: String) throws -> Delegate {
+    package func require(_ what: String) throws -> Delegate {
         guard let delegate else { throw BridgeFailure.unavailable("no \(what) delegate is set") }
         return delegate
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HybridBridge
 import HybridBase
 
 /// What the `app` module reports to its container: the page's own word on its health.

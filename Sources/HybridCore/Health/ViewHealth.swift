@@ -1,15 +1,16 @@
 import Foundation
+import HybridBridge
 import HybridEngine
 import HybridHealth
 import HybridBase
 
 /// One view's health recording (``HybridWebViewConfiguration/health``): the launch in progress,
 /// the page's own reports (timing, errors, drops) from the container's capture
-/// (``HybridWebView/pageCaptured(_:)``), and what the
+/// (``PageCaptureFeature``), and what the
 /// view itself sees (white screens, terminations, the ready mark, rollbacks), each recorded with
 /// the launch's context: release, engine, remote-config rule and bucket, page, launch id.
 @MainActor
-final class ViewHealth {
+final class ViewHealth: ViewFeature {
     /// A top-level page load being recorded.
     struct Launch {
         var context: HealthContext
@@ -36,7 +37,7 @@ final class ViewHealth {
 
     /// Starts watching `view`'s engine (before the view's own observer, so a termination is
     /// recorded before the white screen it causes).
-    func attach(_ view: HybridWebView) {
+    func attach(to view: HybridWebView) {
         self.view = view
         observation = view.engine.observe { [weak self] event in self?.engineReported(event) }
         // Chained: a completion handler set before the view was made keeps being called. A failed
@@ -52,11 +53,24 @@ final class ViewHealth {
         }
     }
 
+    func viewDidReport(_ event: ViewEvent) {
+        switch event {
+        case .appLoading(let url, let navigation): appLoading(url, preloaded: navigation == .preloaded)
+        case .pageCaptured(let message): pagePosted(message)
+        case .ready(nil): ready()
+        case .ready(let origin?): ready(from: origin)
+        case .whiteScreen(let event): whiteScreen(event)
+        case .rolledBack(let rollback): record(.rollback(reason: rollback.reason.code))
+        case .closing: close()
+        default: break
+        }
+    }
+
     // MARK: Launches
 
     /// The app asked `view` to load `url`: a launch begins now, its source from how the view got
     /// the page (a warm pooled view, a preload, the offline package).
-    func appLoading(_ url: URL?, preloaded: Bool) {
+    private func appLoading(_ url: URL?, preloaded: Bool) {
         guard let view else { return }
         let pooled = view.poolRecord.uses > 0 && view.poolRecord.isWarm
         let source: HealthEvent.PageSource = switch (preloaded, isPackage(url), pooled) {
@@ -78,7 +92,7 @@ final class ViewHealth {
     }
 
     /// Ends the launch in progress: its dropped count, if any, is recorded.
-    func end() {
+    private func end() {
         guard let id = launch?.context.launchID else { return }
         launch = nil
         recorder.endLaunch(id)
@@ -119,7 +133,7 @@ final class ViewHealth {
     // MARK: Events
 
     /// Records `kind` in the launch in progress (or with the view's context when there is none).
-    func record(_ kind: HealthEvent.Kind) {
+    private func record(_ kind: HealthEvent.Kind) {
         let context = launch?.context ?? context(for: view?.engine.url, launchID: "")
         var event = HealthEvent(kind, context: context)
         if event.context.launchID == "" { event.context.launchID = nil }
@@ -137,7 +151,7 @@ final class ViewHealth {
     }
 
     /// What the page's capture script posted.
-    func pagePosted(_ message: HealthCapture.Message) {
+    private func pagePosted(_ message: HealthCapture.Message) {
         guard launch != nil else { return }
         switch message {
         case .timing(let timing, let page):
@@ -157,7 +171,7 @@ final class ViewHealth {
     }
 
     /// The page said it is ready (`hybrid.call('app', 'ready')`): once per launch.
-    func ready() {
+    private func ready() {
         guard let launch, !launch.readyRecorded else { return }
         self.launch?.readyRecorded = true
         record(.ready(milliseconds: Date().timeIntervalSince(launch.started) * 1000))
@@ -166,14 +180,14 @@ final class ViewHealth {
     /// A network page of `origin` said it is ready: recorded as ``ready()`` when the launch in
     /// progress shows a page of that origin (a frame of an admitted origin inside another page
     /// does not mark that page ready).
-    func ready(from origin: BridgeOrigin?) {
+    private func ready(from origin: BridgeOrigin?) {
         guard let origin, let page = launch?.context.url.flatMap(URL.init(string:)),
               BridgeOrigin(url: page) == origin else { return }
         ready()
     }
 
     /// The view found the page white and recovers it as `recovery` says.
-    func whiteScreen(_ event: WhiteScreenEvent) {
+    private func whiteScreen(_ event: WhiteScreenEvent) {
         let recovery = switch event.recovery {
         case .reload: "reload"
         case .showErrorPage: "error_page"
@@ -182,7 +196,7 @@ final class ViewHealth {
     }
 
     /// The view closed: the launch ends and nothing more is recorded.
-    func close() {
+    private func close() {
         end()
         observation?.cancel()
         observation = nil

@@ -1,8 +1,19 @@
 import Foundation
+import HybridBridge
 import HybridBase
 import HybridEngine
 
-extension HybridWebView {
+/// Prefetch delivery (``HybridWebViewConfiguration/prefetcher``): what ``HybridWebView/open(_:)``
+/// started for a page reaches its document without a bridge round trip.
+@MainActor
+final class PrefetchDeliveryFeature: ViewFeature {
+    private let prefetcher: DataPrefetcher
+    private weak var view: HybridWebView?
+
+    init(_ prefetcher: DataPrefetcher) { self.prefetcher = prefetcher }
+
+    func attach(to view: HybridWebView) { self.view = view }
+
     /// Pushes what ``HybridWebViewConfiguration/prefetcher`` started for `url` into the page's
     /// document as soon as both exist — the navigation to `url` committed and the response
     /// arrived — so the page takes it without a bridge round trip or waiting for the bridge's
@@ -12,12 +23,13 @@ extension HybridWebView {
     /// only the document of `url` (checked by the engine on commit and by the page script
     /// against its own `location`), the main frame only, once. A response the document did not
     /// receive stays in the prefetcher for the bridge's `take`.
-    func deliverPrefetches(for url: URL) {
-        guard let prefetcher = configuration.prefetcher, let origin = BridgeOrigin(url: url),
-              bridge.router.moduleNames(for: origin).contains(PrefetchModule.moduleName) else { return }
+    func deliver(for url: URL) {
+        guard let view, let origin = BridgeOrigin(url: url),
+              view.bridge.router.moduleNames(for: origin).contains(PrefetchModule.moduleName) else { return }
+        let prefetcher = self.prefetcher
         let page = url.absoluteString
         let watch = PrefetchDeliveryWatch()
-        watch.token = engine.observe { [weak self] event in
+        watch.token = view.engine.observe { [weak self] event in
             switch event {
             case .loadCommitted(let committed) where !watch.committed:
                 watch.committed = true
@@ -27,11 +39,11 @@ extension HybridWebView {
                 }
                 for started in prefetcher.untaken(page: page, origin: origin) {
                     Task { @MainActor [weak self] in
-                        guard let response = await started.response.value, let self, !self.isClosed else { return }
+                        guard let response = await started.response.value, let self, let view = self.view, !view.isClosed else { return }
                         // Checked natively, claimed and sent in one main-actor turn: the document
                         // is still the one committed for `page` (no navigation since), and a bridge
                         // `take` that finds it gone is answered after the document has it.
-                        guard !watch.superseded, self.engine.url.map({ Self.sameDocument($0.absoluteString, page) }) == true,
+                        guard !watch.superseded, view.engine.url.map({ Self.sameDocument($0.absoluteString, page) }) == true,
                               let claim = prefetcher.claimForPush(started.key, page: page, origin: origin) else { return }
                         if await !self.pushIntoDocument(page: page, key: started.key, withCookies: claim.withCookies, response: response) {
                             prefetcher.giveBack(claim)
@@ -57,7 +69,7 @@ extension HybridWebView {
               return !!early && String(location.href).split('#')[0] === page && early.deliver(page, key, withCookies, reply);
             })(\(JSONValue.string(Self.withoutFragment(page)).jsonText), \(JSONValue.string(key).jsonText), \(withCookies), \(String(decoding: reply, as: UTF8.self)))
             """
-        return (try? await engine.evaluate(script, in: .page)) == .bool(true)
+        return (try? await view?.engine.evaluate(script, in: .page)) == .bool(true)
     }
 
     private static func sameDocument(_ a: String, _ b: String) -> Bool { withoutFragment(a) == withoutFragment(b) }

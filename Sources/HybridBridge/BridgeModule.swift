@@ -46,7 +46,7 @@ public struct BridgeCallContext: Sendable {
     /// The caller's document (its generation in the router), so that a later call can be
     /// bound to the document that started an earlier one (a streamed request body's slices).
     /// `nil` for contexts made outside the router.
-    let document: Int?
+    package let document: Int?
     let progressSink: @MainActor @Sendable (String) -> Void
     /// The view's byte store: the call's result and progress, reported from any task or thread
     /// (a transfer's callbacks), carry large bytes through the byte channel. Bound only while they

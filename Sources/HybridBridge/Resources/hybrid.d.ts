@@ -145,7 +145,7 @@ export interface CallOptions<Progress = JSONValue> {
 
 /** What the container reports about itself once `hybrid.ready` has resolved. */
 export interface HybridCapabilities {
-  /** The engine behind the container: `webkitgtk`, `wkwebview`, `blink`. */
+  /** The engine behind the container: `webkit` (WebKitGTK, WKWebView) or `blink`. */
   readonly engine?: string;
   /** The transport in use: `isolated-reply`, `isolated-callback`, `page-reply`, `page-callback` or `url`. */
   readonly transport?: string;

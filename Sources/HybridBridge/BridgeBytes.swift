@@ -60,7 +60,7 @@ public struct BridgeBytes: Codable, Sendable, Hashable {
     var jsonText: String { Self.outboundText(data) }
 
     /// `Data` in params: a base64 string (`JSONDecoder`'s default), or a bytes object as above.
-    @Sendable static func decodeData(_ decoder: any Decoder) throws -> Data {
+    @Sendable package static func decodeData(_ decoder: any Decoder) throws -> Data {
         if let text = try? decoder.singleValueContainer().decode(String.self) {
             guard let data = Data(base64Encoded: text) else {
                 throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not base64"))

@@ -28,7 +28,7 @@ public enum BridgeTransportScript {
     static let configPlaceholder = "__HYBRIDKIT_TRANSPORT_CONFIG__"
 
     /// `hybrid-transport.js` as shipped.
-    static let transportSource = ScriptResource.source("hybrid-transport")
+    static let transportSource = ScriptResource.source("hybrid-transport", in: .module)
 
     /// The script the container evaluates (in the transport's world, main frame) to hand an
     /// issued nonce to a new document, whether or not its transport has started yet.
@@ -46,7 +46,7 @@ public enum BridgeTransportScript {
     }
 
     /// The page runtime `hybrid.js`, shipped as a package resource.
-    public static let runtimeSource = ScriptResource.source("hybrid")
+    public static let runtimeSource = ScriptResource.source("hybrid", in: .module)
 
     /// `hybrid.js` preceded by its boot settings (`transport`, `urlScheme`, `maxMessageBytes`).
     /// - Parameters:

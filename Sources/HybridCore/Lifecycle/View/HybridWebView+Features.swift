@@ -1,0 +1,26 @@
+import Foundation
+
+extension HybridWebView {
+    /// The features a view made with `configuration` has, in the order they hear events and decide
+    /// navigations: health first (it records what the others cause), dialogs before recovery (open
+    /// dialogs are answered before a white screen is reported), recovery's retry link, the
+    /// navigation policy and new windows in that order of decision, then the package's launches,
+    /// the proxy's documents and prefetch delivery. A new feature is added here (docs/architecture.md).
+    static func makeFeatures(_ configuration: HybridWebViewConfiguration) -> [any ViewFeature] {
+        var features: [any ViewFeature] = []
+        if let recorder = configuration.health { features.append(ViewHealth(recorder: recorder)) }
+        if configuration.health != nil || configuration.package != nil {
+            features.append(PageCaptureFeature(recording: configuration.health != nil,
+                                               world: .named(configuration.bridgeOptions.worldName)))
+        }
+        features.append(ProgressFeature(options: configuration.progress))
+        features.append(DialogFeature())
+        features.append(RecoveryFeature(policy: configuration.whiteScreen, livenessTimeout: configuration.livenessTimeout))
+        features.append(NavigationFeature(configuration))
+        features.append(NewWindowFeature())
+        features.append(PackageLaunchFeature(configuration))
+        if configuration.modules.contains(where: { $0 is ProxyModule }) { features.append(ProxyDocumentFeature(configuration.modules)) }
+        if let prefetcher = configuration.prefetcher { features.append(PrefetchDeliveryFeature(prefetcher)) }
+        return features
+    }
+}
