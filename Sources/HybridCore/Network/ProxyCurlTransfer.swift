@@ -57,6 +57,8 @@ final class ProxyCurlTransfer: ProxyTransport {
         return (head, state.data)
     }
 
+    /// Nothing to stop: each exchange ends with the task that awaits it (cancelling that task
+    /// cancels the exchange), and the connections go with the last exchange that holds them.
     func invalidate() {}
 }
 
