@@ -104,23 +104,7 @@ package enum CurlExchange {
     /// - Throws: a ``Failure``, what a handler threw, or `CancellationError`.
     package static func perform(_ request: Request, handlers: Handlers) async throws {
         let exchange = Exchange(request: request, handlers: handlers)
-        // The thread's end is handed over under a lock as well as through the continuation (as in
-        // CurlStream: ThreadSanitizer does not see a resume from our own thread as ordering).
-        let outcome = LockedState<Result<Void, any Error>>(.success(()))
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let thread = Thread {
-                    let result = Result { try exchange.run() }
-                    outcome.withLock { $0 = result }
-                    continuation.resume()
-                }
-                thread.name = "HybridKit exchange"
-                thread.start()
-            }
-        } onCancel: {
-            exchange.cancel()
-        }
-        try outcome.withLock { $0 }.get()
+        try await CurlThread.run("HybridKit exchange", cancel: { exchange.cancel() }) { try exchange.run() }
     }
 }
 
@@ -192,7 +176,7 @@ private final class Exchange: @unchecked Sendable {
                             body: body == nil ? nil : (bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)), body_size: size,
                             follow_redirects: 0, max_declared: Int64(request.limit ?? 0),
                             // libcurl's timeouts are the backstop of the caller's deadline, which ticks check.
-                            connect_ms: Self.milliseconds(remaining + 1), total_ms: Self.milliseconds(remaining + 1),
+                            connect_ms: CurlThread.milliseconds(remaining + 1), total_ms: CurlThread.milliseconds(remaining + 1),
                             tick_ms: 50, receive_buffer: 256 << 10, send_buffer: 1 << 20,
                             share: request.connections?.share, multi: multi)
                         return hk_curl_perform(&plan, &callbacks, &result)
@@ -209,7 +193,7 @@ private final class Exchange: @unchecked Sendable {
         case Int32(HK_CURL_OPERATION_TIMEDOUT):
             throw CurlExchange.Failure.timedOut
         default:
-            let message = withUnsafeBytes(of: result.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let message = CurlThread.message(result)
             let lost: Set<Int32> = [Int32(HK_CURL_GOT_NOTHING), Int32(HK_CURL_SEND_ERROR), Int32(HK_CURL_RECV_ERROR),
                                     Int32(HK_CURL_SEND_FAIL_REWIND)]
             if result.status == 0 && lost.contains(code) { throw CurlExchange.Failure.connectionLost(message) }
@@ -231,10 +215,6 @@ private final class Exchange: @unchecked Sendable {
 
     private static func from(_ context: UnsafeMutableRawPointer?) -> Exchange {
         Unmanaged<Exchange>.fromOpaque(context!).takeUnretainedValue()
-    }
-
-    private static func milliseconds(_ seconds: TimeInterval) -> Int {
-        Int(min(seconds * 1000, Double(Int32.max)).rounded(.up))
     }
 
     /// Records why the exchange stops; false tells libcurl to stop.
