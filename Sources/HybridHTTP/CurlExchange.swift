@@ -73,16 +73,13 @@ package enum CurlExchange {
         package var head: (HTTPHead) throws -> Void
         /// The next piece of the body, valid during the call. Throwing stops the exchange.
         package var body: (UnsafeRawBufferPointer) throws -> Void
-        /// Asked on every tick: a reason to stop now (a deadline of the caller's), or `nil`.
-        package var stop: () -> (any Error)?
 
         /// Handlers.
         package init(sent: ((Int64, Int64) -> Void)?, head: @escaping (HTTPHead) throws -> Void,
-                     body: @escaping (UnsafeRawBufferPointer) throws -> Void, stop: @escaping () -> (any Error)? = { nil }) {
+                     body: @escaping (UnsafeRawBufferPointer) throws -> Void) {
             self.sent = sent
             self.head = head
             self.body = body
-            self.stop = stop
         }
     }
 
@@ -100,7 +97,8 @@ package enum CurlExchange {
     }
 
     /// Sends `request` and reads its response into `handlers`. Cancelling the calling task
-    /// stops the exchange at its next tick (or read) with `CancellationError`.
+    /// stops the exchange at once (its wait for the socket is woken; a streamed body's read must
+    /// be woken by its owner) with `CancellationError`.
     /// - Throws: a ``Failure``, what a handler threw, or `CancellationError`.
     package static func perform(_ request: Request, handlers: Handlers) async throws {
         let exchange = Exchange(request: request, handlers: handlers)
@@ -124,6 +122,8 @@ private final class Exchange: @unchecked Sendable {
         self.handlers = handlers
     }
 
+    /// Marks the exchange cancelled and wakes its wait; cancelled before the multi handle is
+    /// published, the first tick sees the mark.
     func cancel() {
         cancelled.withLock { $0 = true }
         waking.withLock { if let multi = $0 { hk_curl_multi_wake(multi) } }
@@ -165,12 +165,13 @@ private final class Exchange: @unchecked Sendable {
             waking.withLock { $0 = nil }
             hk_curl_multi_free(multi)
         }
-        // Cancelled before the handle was published: the first tick sees it.
         var result = hk_curl_result()
         let code: Int32 = copies.map { UnsafePointer($0) }.withUnsafeBufferPointer { pointers in
             request.url.absoluteString.withCString { url in
                 request.method.withCString { method in
                     (body ?? Data()).withUnsafeBytes { bytes in
+                        // An empty body still needs a pointer (NULL means "call read"); none of its
+                        // 0 bytes is read.
                         var plan = hk_curl_request(
                             url: url, method: method, headers: pointers.baseAddress, header_count: pointers.count,
                             body: body == nil ? nil : (bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)), body_size: size,
@@ -248,7 +249,6 @@ private final class Exchange: @unchecked Sendable {
     private func tick() -> Bool {
         if cancelled.withLock({ $0 }) { return halt(CancellationError()) }
         if Date() >= request.deadline { return halt(CurlExchange.Failure.timedOut) }
-        if let reason = handlers.stop() { return halt(reason) }
         return true
     }
 }
