@@ -23,10 +23,15 @@ var targets: [Target] = [
     // runtime and transport it injects; it knows the engine seam and no view, package or config.
     .target(name: "HybridBridge", dependencies: ["HybridBase", "HybridEngine"],
             resources: [.copy("Resources/hybrid.js"), .copy("Resources/hybrid.d.ts"), .copy("Resources/hybrid-transport.js")]),
+    // Cookies (the app's jar, Set-Cookie, sync with the engine's store) and the request proxy (a
+    // bridge module carrying XHR/fetch/form requests natively, with the page's CSP, SRI and mixed
+    // content kept); it knows the bridge and the engine seam and no view, package or config.
+    .target(name: "HybridNetwork", dependencies: ["HybridBase", "HybridHTTP", "HybridEngine", "HybridBridge", "HybridHealth",
+                                             .target(name: "CCrypto", condition: linux)],
+            resources: [.copy("Resources/hybrid-proxy.js")]),
     .target(name: "HybridCore", dependencies: ["HybridBase", "HybridHTTP", "HybridHealth", "HybridEngine", "HybridPackages",
-                                          "HybridBridge", .target(name: "CCrypto", condition: linux)],
-            resources: [.copy("Resources/hybrid-proxy.js"), .copy("Resources/hybrid-prefetch.js"),
-                        .copy("Resources/hybrid-health.js")]),
+                                          "HybridBridge", "HybridNetwork"],
+            resources: [.copy("Resources/hybrid-prefetch.js"), .copy("Resources/hybrid-health.js")]),
 
     // libcurl's easy and multi interfaces for bounded downloads on Linux (the library
     // FoundationNetworking already links): its callbacks run in the read loop, so a limit stops

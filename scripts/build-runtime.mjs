@@ -20,11 +20,12 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const sourceRoot = join(root, 'runtime', 'src');
 
 /** The injected scripts: the resource's file name, its entry module, and the Swift module whose
- * bundle ships it (the bridge's runtime and transport in HybridBridge, the rest in HybridCore). */
+ * bundle ships it (the bridge's runtime and transport in HybridBridge, the request proxy's in
+ * HybridNetwork, the rest in HybridCore). */
 export const scripts = [
   { output: 'hybrid.js', entry: 'hybrid/main.js', module: 'HybridBridge' },
   { output: 'hybrid-transport.js', entry: 'transport/main.js', module: 'HybridBridge' },
-  { output: 'hybrid-proxy.js', entry: 'proxy/main.js', module: 'HybridCore' },
+  { output: 'hybrid-proxy.js', entry: 'proxy/main.js', module: 'HybridNetwork' },
   { output: 'hybrid-prefetch.js', entry: 'prefetch/main.js', module: 'HybridCore' },
   { output: 'hybrid-health.js', entry: 'health/main.js', module: 'HybridCore' },
 ];

@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 products=(
-  Sources/HybridBase Sources/HybridHTTP Sources/HybridHealth Sources/HybridEngine Sources/HybridBridge Sources/HybridPackages
+  Sources/HybridBase Sources/HybridHTTP Sources/HybridHealth Sources/HybridEngine Sources/HybridBridge Sources/HybridNetwork Sources/HybridPackages
   Sources/HybridCore Sources/HybridGTK Sources/HybridBlink Sources/HybridServer
   Sources/HybridCrypto Sources/HybridFixtures Sources/HybridWK Sources/HybridUIKit
   Sources/HybridTesting Sources/HybridCommandLine

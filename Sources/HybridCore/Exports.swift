@@ -1,4 +1,4 @@
-// HybridCore is the container (view, pool, proxy, cookies, config, first screen) and the
+// HybridCore is the container (view and its features, pool, config, first screen) and the
 // umbrella of the modules below it, so `import HybridCore` alone still gives an app all of
 // HybridKit's public API (docs/architecture.md shows the graph).
 @_exported import HybridBase
@@ -6,4 +6,5 @@
 @_exported import HybridEngine
 @_exported import HybridHTTP
 @_exported import HybridHealth
+@_exported import HybridNetwork
 @_exported import HybridPackages

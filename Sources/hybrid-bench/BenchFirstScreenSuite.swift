@@ -13,7 +13,7 @@ enum FirstScreenBenchSuite: BenchSuite {
     static let keys = """
         The bench-offline page (HTML, 15 CSS, 24 JS, 20 PNG) made a single-page app: the body is empty
         until its last script has fetched /api/data.json (40 ms added) and rendered 100 paragraphs and
-        the images from it. Every figure is the median of N opens (default 11), the cases taking turns,
+        the images from it. Every figure is the median of N opens (default 11), the cases taking turns in a rotating order after one untimed open each,
         timed from before the view is asked for to the page's first contentful paint (the paint
         entry's time on the page's clock, performance.timeOrigin + startTime, against the app's
         wall clock on the same machine):
@@ -35,6 +35,8 @@ enum FirstScreenBenchSuite: BenchSuite {
         stage_script_ms         the page's app script started (all 24 scripts and 15 sheets before it)
         stage_data_ms           the data request answered (its fetch began when the script started)
         stage_fcp_ms            first contentful paint (= pooled_package_ms)
+        aa_noise_ratio          the A/A noise floor: pooled_package_ms measured a second time in every round, over
+                                the first (1 is no noise); a difference between cases within it is no difference
         """
 
     static let id = "firstscreen"
@@ -113,8 +115,7 @@ enum FirstScreenBenchSuite: BenchSuite {
 
         // One-time costs (libraries, processes, connections) out of the way on every path.
         _ = try await open(cold: provider, entry(networkBase, "warmup"))
-        var cold: [Double] = [], pooledNetwork: [Double] = [], pooledPackage: [Double] = [], prefetched: [Double] = []
-        var bridged: [Double] = [], bridgedData: [Double] = []
+        var bridgedData: [Double] = []
         var stages: [[Double]] = Array(repeating: [], count: 5), prefetchStages: [[Double]] = Array(repeating: [], count: 5)
         /// A prefetched open, checked (not timed) to have made exactly one data request.
         func prefetchedOpen(_ name: String, pushing: Bool) async throws -> OpenTiming {
@@ -127,43 +128,49 @@ enum FirstScreenBenchSuite: BenchSuite {
             }
             return timing
         }
-        for round in 0..<opens {
-            for step in 0..<5 {
-                switch (round + step) % 5 {
-                case 0:
-                    cold.append(try await open(cold: provider, entry(networkBase, "cold-\(round)")).fcp)
-                case 1:
-                    await networkPool.prewarm()
-                    try await settle()
-                    pooledNetwork.append(try await open(pooled: networkPool, entry(networkBase, "net-\(round)")).fcp)
-                case 2:
-                    let timing = try await prefetchedOpen("pre-\(round)", pushing: true)
-                    prefetched.append(timing.fcp)
-                    for (index, value) in timing.stages.enumerated() { prefetchStages[index].append(value) }
-                case 3:
-                    let timing = try await prefetchedOpen("bridge-\(round)", pushing: false)
-                    bridged.append(timing.fcp)
-                    bridgedData.append(timing.data)
-                default:
-                    await packagePool.prewarm()
-                    try await settle()
-                    let timing = try await open(pooled: packagePool, entry(packageBase, "pkg-\(round)"))
-                    pooledPackage.append(timing.fcp)
-                    for (index, value) in timing.stages.enumerated() { stages[index].append(value) }
-                }
+        // The five ways take turns in a rotating order; the pooled package open is also measured twice
+        // a round, for the run's A/A noise floor.
+        var twin = 0
+        let turns = BenchTurns(rounds: opens, settle: settle, noiseSide: "package")
+        let samples = try await turns.run([
+            .init(name: "cold") { try await open(cold: provider, entry(networkBase, "cold-\($0)")).fcp },
+            .init(name: "network") { round in
+                await networkPool.prewarm()
                 try await settle()
-            }
-        }
-        let coldMs = upperMedian(cold), packageMs = upperMedian(pooledPackage), prefetchMs = upperMedian(prefetched)
+                return try await open(pooled: networkPool, entry(networkBase, "net-\(round)")).fcp
+            },
+            .init(name: "prefetched") { round in
+                let timing = try await prefetchedOpen("pre-\(round)", pushing: true)
+                if round >= 0 { for (index, value) in timing.stages.enumerated() { prefetchStages[index].append(value) } }
+                return timing.fcp
+            },
+            .init(name: "bridged") { round in
+                let timing = try await prefetchedOpen("bridge-\(round)", pushing: false)
+                if round >= 0 { bridgedData.append(timing.data) }
+                return timing.fcp
+            },
+            .init(name: "package") { round in
+                await packagePool.prewarm()
+                try await settle()
+                twin += 1
+                let timing = try await open(pooled: packagePool, entry(packageBase, "pkg-\(round)-\(twin)"))
+                if round >= 0 { for (index, value) in timing.stages.enumerated() { stages[index].append(value) } }
+                return timing.fcp
+            },
+        ])
+        let cold = samples["cold"], pooledNetwork = samples["network"], prefetched = samples["prefetched"]
+        let bridged = samples["bridged"], pooledPackage = samples["package"]
+        let coldMs = benchMedian(cold), packageMs = benchMedian(pooledPackage), prefetchMs = benchMedian(prefetched)
         let names = ["view", "commit", "script", "data", "fcp"]
         var values: [(String, Double)] = [
-            ("cold_network_ms", coldMs), ("pooled_network_ms", upperMedian(pooledNetwork)), ("pooled_package_ms", packageMs),
-            ("pooled_package_prefetch_ms", prefetchMs), ("pooled_package_prefetch_bridge_ms", upperMedian(bridged)),
+            ("cold_network_ms", coldMs), ("pooled_network_ms", benchMedian(pooledNetwork)), ("pooled_package_ms", packageMs),
+            ("pooled_package_prefetch_ms", prefetchMs), ("pooled_package_prefetch_bridge_ms", benchMedian(bridged)),
             ("speedup", coldMs / prefetchMs), ("speedup_pooled_package", coldMs / packageMs),
         ]
-        values += names.indices.map { ("stage_\(names[$0])_ms", upperMedian(stages[$0])) }
-        values += names.indices.map { ("prefetch_stage_\(names[$0])_ms", upperMedian(prefetchStages[$0])) }
-        values += [("prefetch_bridge_stage_data_ms", upperMedian(bridgedData)), ("opens", Double(opens))]
+        values += names.indices.map { ("stage_\(names[$0])_ms", benchMedian(stages[$0])) }
+        values += names.indices.map { ("prefetch_stage_\(names[$0])_ms", benchMedian(prefetchStages[$0])) }
+        values += [("prefetch_bridge_stage_data_ms", benchMedian(bridgedData)), ("opens", Double(opens)),
+                   ("aa_noise_ratio", samples.noiseRatio ?? 0)]
         return BenchReport(values: values)
     }
 
@@ -194,7 +201,9 @@ enum FirstScreenBenchSuite: BenchSuite {
         return try await measure(view, url, began: began, pushing: pushing)
     }
 
-    /// Loads `url` in `view` and reads the page's own marks once its content has painted.
+    /// Loads `url` in `view` and reads the page's own marks once its content has painted. The one
+    /// timing of the harness on the wall clock (`Date`, not ``BenchClock``): the page's marks are on
+    /// its own epoch clock (`performance.timeOrigin`), the only clock both processes share.
     @MainActor private static func measure(_ view: HybridWebView, _ url: URL, began: Date, pushing: Bool = false) async throws -> OpenTiming {
         var timing = OpenTiming()
         let since = { (date: Date) in date.timeIntervalSince(began) * 1000 }

@@ -128,24 +128,24 @@ enum HealthBenchSuite: BenchSuite {
                     await side.pool.prewarm()
                     try await settle()
                     let url = server.url("/page?pool=\(round)-\(index)&side=\(side.name)")
-                    let began = Date()
+                    let began = BenchClock.now()
                     let view = try await side.pool.dequeue()
-                    var seen: [String: Date] = [:]
+                    var seen: [String: Double] = [:]
                     let token = view.engine.observe { event in
                         switch event {
-                        case .loadCommitted(url): seen["commit"] = seen["commit"] ?? Date()
-                        case .loadFinished(url): seen["finish"] = seen["finish"] ?? Date()
+                        case .loadCommitted(url): seen["commit"] = seen["commit"] ?? BenchClock.now()
+                        case .loadFinished(url): seen["finish"] = seen["finish"] ?? BenchClock.now()
                         default: break
                         }
                     }
                     try await view.engine.waitForLoad(of: url, timeout: BenchOptions.loadTimeout) { view.load(url) }
-                    let ended = Date()
+                    let ended = BenchClock.now()
                     token.cancel()
-                    opens[side.name, default: []].append(ended.timeIntervalSince(began) * 1000)
+                    opens[side.name, default: []].append(ended - began)
                     if let commit = seen["commit"], let finish = seen["finish"] {
-                        stages["\(side.name)_commit", default: []].append(commit.timeIntervalSince(began) * 1000)
-                        stages["\(side.name)_finish", default: []].append(finish.timeIntervalSince(commit) * 1000)
-                        stages["\(side.name)_resume", default: []].append(ended.timeIntervalSince(finish) * 1000)
+                        stages["\(side.name)_commit", default: []].append(commit - began)
+                        stages["\(side.name)_finish", default: []].append(finish - commit)
+                        stages["\(side.name)_resume", default: []].append(ended - finish)
                     }
                     if side.health {
                         healthOpens += 1
@@ -161,20 +161,20 @@ enum HealthBenchSuite: BenchSuite {
                 }
             }
         }
-        let bridgeOffMs = upperMedian(bridgeOff), bridgeOnMs = upperMedian(bridgeOn)
-        let poolOffMs = upperMedian(opens["off"] ?? []), poolOnMs = upperMedian(opens["on"] ?? [])
-        let paired = upperMedian(zip(opens["on"] ?? [], opens["off"] ?? []).map { $0 / $1 })
+        let bridgeOffMs = benchMedian(bridgeOff), bridgeOnMs = benchMedian(bridgeOn)
+        let poolOffMs = benchMedian(opens["off"] ?? []), poolOnMs = benchMedian(opens["on"] ?? [])
+        let paired = benchMedian(zip(opens["on"] ?? [], opens["off"] ?? []).map { $0 / $1 })
         var values: [(key: String, value: Double)] = [
             ("bridge_off_ms", bridgeOffMs), ("bridge_on_ms", bridgeOnMs), ("health_overhead_bridge", bridgeOnMs / bridgeOffMs),
             ("pool_off_ms", poolOffMs), ("pool_on_ms", poolOnMs), ("health_overhead_pool", poolOnMs / poolOffMs),
             ("pool_paired_ratio", paired),
-            ("fcp_ms", fcps.isEmpty ? -1 : upperMedian(fcps)), ("fcp_recorded_ratio", Double(fcps.count) / Double(max(1, healthOpens))),
+            ("fcp_ms", fcps.isEmpty ? -1 : benchMedian(fcps)), ("fcp_recorded_ratio", Double(fcps.count) / Double(max(1, healthOpens))),
             ("rounds", Double(rounds)),
             ("pool_opens", Double(opens["off"]?.count ?? 0)),
         ]
-        values += stages.keys.sorted().map { ("pool_\($0)_ms", upperMedian(stages[$0] ?? [])) }
+        values += stages.keys.sorted().map { ("pool_\($0)_ms", benchMedian(stages[$0] ?? [])) }
         if let scripted = opens["script"] {
-            values += [("pool_script_ms", upperMedian(scripted)), ("script_overhead_pool", upperMedian(scripted) / poolOffMs)]
+            values += [("pool_script_ms", benchMedian(scripted)), ("script_overhead_pool", benchMedian(scripted) / poolOffMs)]
         }
         return BenchReport(values: values)
     }

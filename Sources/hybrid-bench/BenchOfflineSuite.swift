@@ -108,7 +108,7 @@ enum OfflineBenchSuite: BenchSuite {
             }
             if round == 0 { try installer.markLoaded(id) }   // as an app does after the first good load
         }
-        let medians = times.map(median)
+        let medians = times.map(benchMedian)
 
         // The incremental update: version 2 changes 3 files.
         let v2 = try writer.pack(site2, options: .init(id: id, version: 2, origin: origin))

@@ -10,8 +10,8 @@ import HybridFixtures
 enum PoolBenchSuite: BenchSuite {
     static let name = "pool"
     static let keys = """
-        Opens a small page on a loopback HybridServer N times each way (default 15, medians,
-        interleaved so every side sees the same machine; every view ends up visible):
+        Opens a small page on a loopback HybridServer N times each way (default 15, medians; the sides take
+        turns in an order that rotates every round, after one untimed open each; every view ends up visible):
         cold_open_ms        a new view of the running engine, beside others (WebKit may hand it a process it kept
                             warm), load to load-finished: what a pool saves an app that is already up
         pooled_open_ms      dequeue a warm view from a WebViewPool (parked out of sight until then) and load the page
@@ -29,6 +29,8 @@ enum PoolBenchSuite: BenchSuite {
         open40_ms           a new view, page served with 40 ms added latency, normal load
         preload_open40_ms   same, with the HTML fetched natively while the view is created
         preload_speedup     open40_ms / preload_open40_ms (target >= 1.1)
+        aa_noise_ratio      the A/A noise floor: pooled_open_ms measured a second time in every round, over the
+                            first (1 is no noise); a difference between sides within it is no difference
         """
 
     @MainActor static func run(_ options: BenchOptions) async throws -> BenchReport {
@@ -50,76 +52,58 @@ enum PoolBenchSuite: BenchSuite {
         _ = try await cold(provider, server.url("/page40?warmup"))
         _ = await preloader.fetch(server.url("/page40?warmup"))
 
-        var coldFresh: [Double] = [], coldShared: [Double] = [], pooledTimes: [Double] = []
-        var pooledParts: [PooledOpen] = [], bare: [Double] = []
-        var open40: [Double] = [], preload40: [Double] = []
-        for round in 0..<rounds {
+        func logged(_ side: String, _ round: Int, _ ms: Double) -> Double {
+            if debug { FileHandle.standardError.write(Data(String(format: "round %d: %@ %.1f ms\n", round, side, ms).utf8)) }
+            return ms
+        }
+        var pooledParts: [PooledOpen] = []
+        let turns = BenchTurns(rounds: rounds, settle: settle, noiseSide: "pooled")
+        let samples = try await turns.run([
             // A new engine per timing, its start timed with it: nothing WebKit keeps warm can help
             // it (an app's first open). Reported as first_open_ms, not the pool's headline.
-            coldFresh.append(try await first(options, server.url("/page?fresh=\(round)")))
-            try await settle()
-            coldShared.append(try await cold(provider, server.url("/page?shared=\(round)")))
-            try await settle()
-            // The pooled open and its floor take turns going first.
-            for step in 0..<2 {
-                if (step == 0) == (round % 2 == 0) {
-                    await pool.prewarm()
-                    try await settle()
-                    let open = try await pooled(pool, server.url("/page?pooled=\(round)"))
-                    pooledTimes.append(open.total)
-                    pooledParts.append(open)
-                } else {
-                    bare.append(try await bareOpen(provider, server.url("/page?bare=\(round)")))
-                }
+            .init(name: "first") { logged("first", $0, try await first(options, server.url("/page?fresh=\($0)"))) },
+            .init(name: "cold") { logged("cold", $0, try await cold(provider, server.url("/page?shared=\($0)"))) },
+            .init(name: "pooled") { round in
+                await pool.prewarm()
                 try await settle()
-            }
-            // Alternate which of the pair goes first, so neither always follows the same work.
-            let normalFirst = round % 2 == 0
-            for step in 0..<2 {
-                if (step == 0) == normalFirst {
-                    open40.append(try await cold(provider, server.url("/page40?normal=\(round)")))
-                } else {
-                    preload40.append(try await preloaded(provider, preloader, server.url("/page40?preload=\(round)")))
-                }
-                try await settle()
-            }
-            if debug {
-                let parts = pooledParts[round]
-                let line = String(format: "round %d: first %.1f cold %.1f pooled %.1f (dequeue %.1f commit %.1f finish %.1f) bare %.1f open40 %.1f preload40 %.1f\n",
-                                  round, coldFresh[round], coldShared[round], pooledTimes[round], parts.dequeue, parts.commit,
-                                  parts.finish, bare[round], open40[round], preload40[round])
-                FileHandle.standardError.write(Data(line.utf8))
-            }
-        }
-        let firstMs = upperMedian(coldFresh), coldMs = upperMedian(coldShared), pooledMs = upperMedian(pooledTimes), bareMs = upperMedian(bare)
-        let open40Ms = upperMedian(open40), preload40Ms = upperMedian(preload40)
+                let open = try await pooled(pool, server.url("/page?pooled=\(round)"))
+                if round >= 0 { pooledParts.append(open) }
+                return logged("pooled", round, open.total)
+            },
+            .init(name: "bare") { logged("bare", $0, try await bareOpen(provider, server.url("/page?bare=\($0)"))) },
+            .init(name: "open40") { logged("open40", $0, try await cold(provider, server.url("/page40?normal=\($0)"))) },
+            .init(name: "preload40") { logged("preload40", $0, try await preloaded(provider, preloader, server.url("/page40?preload=\($0)"))) },
+        ])
+        let firstMs = samples.median("first"), coldMs = samples.median("cold"), pooledMs = samples.median("pooled")
+        let bareMs = samples.median("bare"), open40Ms = samples.median("open40"), preload40Ms = samples.median("preload40")
         return BenchReport(values: [
             ("cold_open_ms", coldMs), ("pooled_open_ms", pooledMs), ("pool_speedup", coldMs / pooledMs),
             ("first_open_ms", firstMs), ("first_open_speedup", firstMs / pooledMs),
-            ("pooled_dequeue_ms", upperMedian(pooledParts.map(\.dequeue))), ("pooled_commit_ms", upperMedian(pooledParts.map(\.commit))),
-            ("pooled_finish_ms", upperMedian(pooledParts.map(\.finish))),
+            ("pooled_dequeue_ms", benchMedian(pooledParts.map(\.dequeue))), ("pooled_commit_ms", benchMedian(pooledParts.map(\.commit))),
+            ("pooled_finish_ms", benchMedian(pooledParts.map(\.finish))),
             ("bare_open_ms", bareMs), ("bare_speedup", coldMs / bareMs), ("pooled_over_bare_ms", pooledMs - bareMs),
             ("open40_ms", open40Ms), ("preload_open40_ms", preload40Ms), ("preload_speedup", open40Ms / preload40Ms),
+            ("aa_noise_ratio", samples.noiseRatio ?? 0),
         ])
     }
 
     /// Start a new engine, create its first view, load `url`, close: milliseconds to load-finished.
     @MainActor private static func first(_ options: BenchOptions, _ url: URL) async throws -> Double {
-        let began = Date()
+        let began = BenchClock.now()
         let provider = try options.makeProvider()
         let view = try HybridWebView(provider: provider)
         defer { view.close() }
         try await view.engine.waitForLoad(of: url, timeout: BenchOptions.loadTimeout) { view.load(url) }
-        return Date().timeIntervalSince(began) * 1000
+        return BenchClock.since(began)
     }
 
     /// Create a view, load `url`, close: milliseconds to load-finished.
     @MainActor private static func cold(_ provider: any WebEngineProvider, _ url: URL) async throws -> Double {
-        let began = Date()
+        let began = BenchClock.now()
         let view = try HybridWebView(provider: provider)
         defer { view.close() }
         try await view.engine.waitForLoad(of: url, timeout: BenchOptions.loadTimeout) { view.load(url) }
-        return Date().timeIntervalSince(began) * 1000
+        return BenchClock.since(began)
     }
 
     /// The floor of a pooled open: an engine view made with no HybridKit code at all, warmed with the
@@ -132,10 +116,10 @@ enum PoolBenchSuite: BenchSuite {
         engine.setParked(true)
         try await engine.waitForLoad(timeout: BenchOptions.loadTimeout) { engine.loadHTML("", baseURL: nil) }
         try await settle()
-        let began = Date()
+        let began = BenchClock.now()
         engine.setParked(false)
         try await engine.waitForLoad(of: url, timeout: BenchOptions.loadTimeout) { engine.load(url) }
-        return Date().timeIntervalSince(began) * 1000
+        return BenchClock.since(began)
     }
 
     /// A pooled open's milliseconds: in all, and its parts (dequeue, load to commit, commit to finish).
@@ -145,21 +129,21 @@ enum PoolBenchSuite: BenchSuite {
 
     /// When the page's commit was reported (the warm-up document's is not the page's: it ended before).
     @MainActor private final class CommitClock {
-        var committed: Date?
+        var committed: Double?
     }
 
     @MainActor private static func pooled(_ pool: WebViewPool, _ url: URL) async throws -> PooledOpen {
-        let began = Date()
+        let began = BenchClock.now()
         let view = try await pool.dequeue()
         defer { pool.enqueue(view) }
-        let handedOut = Date()
+        let handedOut = BenchClock.now()
         let clock = CommitClock()
         let token = view.engine.observe { event in
-            if case .loadCommitted(let committed) = event, committed?.path == url.path, clock.committed == nil { clock.committed = Date() }
+            if case .loadCommitted(let committed) = event, committed?.path == url.path, clock.committed == nil { clock.committed = BenchClock.now() }
         }
         defer { token.cancel() }
         try await view.engine.waitForLoad(of: url, timeout: BenchOptions.loadTimeout) { view.load(url) }
-        let finished = Date()
+        let finished = BenchClock.now()
         // Not timed: the view handed out showed no earlier page (its history is this page alone).
         let history = try await view.engine.evaluate("history.length")
         guard history == 1, !view.engine.canGoBack, pool.coldCount == 0 else {
@@ -167,19 +151,18 @@ enum PoolBenchSuite: BenchSuite {
             throw HybridError.engine(.native(domain: "bench", code: 2, message: "the pooled view was not a clean warm view: \(detail)"))
         }
         let committed = clock.committed ?? finished
-        return PooledOpen(total: finished.timeIntervalSince(began) * 1000, dequeue: handedOut.timeIntervalSince(began) * 1000,
-                          commit: committed.timeIntervalSince(handedOut) * 1000, finish: finished.timeIntervalSince(committed) * 1000)
+        return PooledOpen(total: finished - began, dequeue: handedOut - began, commit: committed - handedOut, finish: finished - committed)
     }
 
     @MainActor private static func preloaded(_ provider: any WebEngineProvider, _ preloader: PagePreloader, _ url: URL) async throws -> Double {
-        let began = Date()
+        let began = BenchClock.now()
         let page = preloader.start(url)
         let view = try HybridWebView(provider: provider)
         defer { view.close() }
         // Started at once, as the normal load is: a plain Task would start the view's content
         // process one main-loop turn (3-5 ms measured) later.
         try await view.engine.waitForLoad(of: url, timeout: BenchOptions.loadTimeout) { Task.immediate { await view.load(url, preloaded: page) } }
-        return Date().timeIntervalSince(began) * 1000
+        return BenchClock.since(began)
     }
 
     /// Lets closed views' processes exit and the pool's warm-up finish before the next timing.

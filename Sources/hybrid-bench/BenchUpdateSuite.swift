@@ -207,10 +207,10 @@ enum UpdateBenchSuite: BenchSuite {
             times.append(milliseconds(ContinuousClock.now - start))
         }
         ProcessMemory.releaseFreed()   // what earlier runs freed must not hide this run's growth
-        guard ProcessMemory.resetPeak(), let before = ProcessMemory.kilobytes("VmRSS") else { return (median(times), -1) }
+        guard ProcessMemory.resetPeak(), let before = ProcessMemory.kilobytes("VmRSS") else { return (benchMedian(times), -1) }
         try applyOnce()
-        guard let peak = ProcessMemory.kilobytes("VmHWM") else { return (median(times), -1) }
-        return (median(times), Double(max(0, peak - before)) * 1024)
+        guard let peak = ProcessMemory.kilobytes("VmHWM") else { return (benchMedian(times), -1) }
+        return (benchMedian(times), Double(max(0, peak - before)) * 1024)
     }
 
     private static func milliseconds(_ duration: Duration) -> Double {

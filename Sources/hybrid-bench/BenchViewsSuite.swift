@@ -25,11 +25,11 @@ enum ViewsBenchSuite: BenchSuite {
         var after20 = start
         var timings: [Double] = []
         for index in 1...count {
-            let began = Date()
+            let began = BenchClock.now()
             let engine = try provider.makeEngine(EngineConfiguration())
             try await engine.waitForLoad(timeout: BenchOptions.loadTimeout) { engine.loadHTML(page, baseURL: URL(string: "https://views.hybridkit.invalid/")) }
             engine.close()
-            timings.append(Date().timeIntervalSince(began) * 1000)
+            timings.append(BenchClock.since(began))
             if index == 20 {
                 try await settle()
                 after20 = residentMB()
@@ -39,11 +39,10 @@ enum ViewsBenchSuite: BenchSuite {
         let end = residentMB()
         let alive = (provider as? GTKEngineProvider)?.liveViewCount ?? (provider as? BlinkEngineProvider)?.liveViewCount ?? 0
         guard alive == 0 else { throw HybridError.engine(.native(domain: "bench", code: 1, message: "\(alive) views still alive")) }
-        timings.sort()
         return BenchReport(values: [
             ("rss_start_mb", start), ("rss_after_20_mb", after20), ("rss_after_n_mb", end),
             ("growth_per_view_kb", (end - after20) * 1024 / Double(max(count - 20, 1))),
-            ("views", Double(count)), ("open_close_ms", timings[timings.count / 2]),
+            ("views", Double(count)), ("open_close_ms", benchMedian(timings)),
         ])
     }
 

@@ -3,6 +3,7 @@ import HybridFixtures
 import Testing
 @testable import HybridBridge
 @testable import HybridCore
+@testable import HybridNetwork
 @testable import HybridBase
 @testable import HybridEngine
 @testable import HybridHTTP

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import HybridBridge
 @testable import HybridCore
+@testable import HybridNetwork
 @testable import HybridBase
 @testable import HybridEngine
 @testable import HybridHTTP

@@ -1,6 +1,7 @@
 import Foundation
 @testable import HybridBridge
 @testable import HybridCore
+@testable import HybridNetwork
 @testable import HybridBase
 @testable import HybridEngine
 @testable import HybridHTTP

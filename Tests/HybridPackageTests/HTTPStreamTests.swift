@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 @testable import HybridBridge
 @testable import HybridCore
+@testable import HybridNetwork
 @testable import HybridBase
 @testable import HybridEngine
 @testable import HybridHTTP

@@ -1,4 +1,5 @@
 import Foundation
+import HybridNetwork
 import HybridEngine
 import HybridBase
 

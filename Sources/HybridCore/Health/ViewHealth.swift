@@ -1,4 +1,5 @@
 import Foundation
+import HybridNetwork
 import HybridBridge
 import HybridEngine
 import HybridHealth

@@ -57,7 +57,7 @@ final class PackageLaunchFeature: ViewFeature, BridgeAppHealthDelegate {
             packagePageFailed = false
         case .appLoading(let url, let navigation) where navigation != .html:
             beginLaunch(url)
-        case .mainResponse(let response):
+        case .navigationResponse(let response):
             if response.isMainFrame, response.statusCode >= 400, package?.serves(response.url) == true { packagePageFailed = true }
         case .pageFinished(let url, let finish):
             guard let package, package.serves(url) else { return }

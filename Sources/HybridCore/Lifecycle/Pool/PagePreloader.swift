@@ -1,4 +1,5 @@
 import Foundation
+import HybridNetwork
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

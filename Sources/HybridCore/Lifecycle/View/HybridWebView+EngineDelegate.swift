@@ -35,7 +35,7 @@ extension HybridWebView: WebEngineDelegate {
     /// the engine can show, download the rest).
     public func engine(_ engine: any WebEngine, decidePolicyFor response: NavigationResponse) async -> NavigationResponsePolicy {
         guard !isClosed else { return .cancel }
-        report(.mainResponse(response))
+        report(.navigationResponse(response))
         if let delegate { return await delegate.webView(self, decidePolicyFor: response) }
         return EngineDefaults.policy(for: response)
     }

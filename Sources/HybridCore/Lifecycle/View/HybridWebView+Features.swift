@@ -1,4 +1,5 @@
 import Foundation
+import HybridNetwork
 
 extension HybridWebView {
     /// The features a view made with `configuration` has, in the order they hear events and decide

@@ -72,8 +72,8 @@ enum ViewEvent {
     case pageFinished(URL?, PageRecord.Finish)
     /// A load of the page failed (not cancelled).
     case pageFailed(URL?, message: String)
-    /// The main frame's response arrived (before the app's delegate decides on it).
-    case mainResponse(NavigationResponse)
+    /// A navigation's response arrived, of the main frame or a subframe (before the app's delegate decides on it).
+    case navigationResponse(NavigationResponse)
     /// The container's page capture (`hybrid-health.js`) posted a message.
     case pageCaptured(HealthCapture.Message)
     /// The view found its page white and recovers it.

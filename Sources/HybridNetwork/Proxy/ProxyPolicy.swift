@@ -117,13 +117,6 @@ public struct ProxyPolicy: Sendable, Hashable {
         return headers
     }
 
-    /// This policy as remote config decided it for a page: off when the rule turned the proxy off.
-    public func applying(_ features: FeatureSet) -> ProxyPolicy {
-        var policy = self
-        policy.isEnabled = isEnabled && features.requestProxy
-        return policy
-    }
-
     /// The configuration the page script reads (`window.__hybridkitProxy`).
     var scriptConfiguration: JSONValue {
         [

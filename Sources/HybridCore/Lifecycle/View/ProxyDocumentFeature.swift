@@ -1,4 +1,5 @@
 import Foundation
+import HybridNetwork
 import HybridBridge
 import HybridEngine
 
@@ -18,7 +19,7 @@ final class ProxyDocumentFeature: ViewFeature {
     }
 
     func viewDidReport(_ event: ViewEvent) {
-        guard case .mainResponse(let response) = event else { return }
+        guard case .navigationResponse(let response) = event else { return }
         for target in documents { target.mainResponseArrived(response) }
     }
 }
