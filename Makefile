@@ -1,7 +1,7 @@
 # HybridKit: `make demo` runs the demo tour in the container; `make test` runs every test.
 # Both install what they need first (scripts/bootstrap.sh; a no-op when all is present).
 
-.PHONY: all bootstrap build lint test unit-tests engine-tests webdriver-tests example quickstart-check demo clean fuzz fuzz-smoke runtime js-tests tsan asan
+.PHONY: all bootstrap build lint test unit-tests engine-tests webdriver-tests cdn-tests example quickstart-check demo clean fuzz fuzz-smoke runtime js-tests tsan asan
 
 all: build
 
@@ -30,7 +30,7 @@ test: bootstrap
 	$(MAKE) --no-print-directory lint quickstart-check js-tests
 	$(SWIFT_BUILD) --build-tests
 	$(SWIFT_BUILD) --product hybrid-engine-tests
-	$(MAKE) --no-print-directory unit-tests engine-tests webdriver-tests
+	$(MAKE) --no-print-directory unit-tests engine-tests webdriver-tests cdn-tests
 	$(MAKE) --no-print-directory fuzz-smoke
 	$(MAKE) --no-print-directory example
 
@@ -54,6 +54,12 @@ engine-tests:
 # skips, saying why, only when python3-venv, selenium or chromium is missing (docs/testing.md).
 webdriver-tests:
 	@bash scripts/webdriver-tests.sh
+
+# The package repository behind a CDN edge (docs/offline-packages.md, "Serving at scale"): 50 installs
+# update through varnishd in front of `hybrid serve` and are halted back (`hybrid bench rollout` at a
+# small size), and deploy/nginx/hybrid-repo.conf gives every file the caching `hybrid serve` gives it.
+cdn-tests:
+	@bash scripts/cdn-tests.sh
 
 # libFuzzer targets for every parser of untrusted bytes (docs/fuzzing.md), built with
 # -sanitize=fuzzer,address in .build/fuzz: `fuzz` runs each for FUZZ_SECONDS, `fuzz-smoke` for 10 s

@@ -170,7 +170,7 @@ var targets: [Target] = [
     .testTarget(name: "HybridPackageTests", dependencies: ["HybridCore", "HybridCrypto", "HybridServer", "HybridFixtures"]),
     // The WebDriver endpoint over the fake engine (Selenium on the real engines: scripts/webdriver-tests.sh).
     .testTarget(name: "HybridWebDriverTests", dependencies: ["HybridWebDriver", "HybridCore", "HybridTesting"]),
-    .testTarget(name: "HybridServerTests", dependencies: ["HybridServer", "HybridCore", "HybridFixtures"]),
+    .testTarget(name: "HybridServerTests", dependencies: ["HybridServer", "HybridCore", "HybridCrypto", "HybridFixtures"]),
     // Fuzz regression inputs and seed corpora replayed through the fuzz targets' property checks
     // (Tests/HybridFuzzTests/Checks, which scripts/fuzz.sh also links into the libFuzzer harness).
     .testTarget(name: "HybridFuzzTests", dependencies: ["HybridCore", "HybridCrypto", "HybridServer"]),

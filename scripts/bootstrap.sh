@@ -16,6 +16,11 @@ packages+=(jq python3)
 # with MiniBrowser (webkit2gtk-driver; it brings the WebKitGTK 4.1 build MiniBrowser runs on).
 packages+=(python3-venv chromium-driver webkit2gtk-driver)
 
+# The package repository behind a CDN edge (docs/offline-packages.md, "Serving at scale"): the
+# rollout load test in `make test` and `hybrid bench rollout` run varnishd, unprivileged on loopback
+# ports with a work directory of their own, in front of the origin.
+packages+=(varnish)
+
 missing=()
 for package in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

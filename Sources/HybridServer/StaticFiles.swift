@@ -15,6 +15,9 @@ public struct StaticFiles: Sendable {
     public var indexFile = "index.html"
     /// Sent with every file; `no-cache` makes clients revalidate with the ETag (cheap 304s).
     public var cacheControl = "no-cache"
+    /// When set, the `Cache-Control` of each file by its path relative to ``root`` (instead of
+    /// ``cacheControl``): a package repository uses ``RepositoryCaching/cacheControl(forPath:)``.
+    public var cacheControlForPath: (@Sendable (String) -> String)?
     /// Compress text types for clients that accept gzip (never for ranges).
     public var gzip = true
     #if canImport(CSoup)
@@ -51,11 +54,13 @@ public struct StaticFiles: Sendable {
               let data = try? Data(contentsOf: resolved, options: .mappedIfSafe)
         else { return .status(404) }
         let modified = (attributes[.modificationDate] as? Date) ?? Date(timeIntervalSince1970: 0)
+        let caching = cacheControlForPath?(segments.joined(separator: "/")) ?? cacheControl
         return answer(request, file: resolved.path, data: data, modified: modified,
-                      contentType: MediaTypes.type(forPath: resolved.lastPathComponent))
+                      contentType: MediaTypes.type(forPath: resolved.lastPathComponent), cacheControl: caching)
     }
 
-    private func answer(_ request: ServerRequest, file: String, data: Data, modified: Date, contentType: String) -> ServerResponse {
+    private func answer(_ request: ServerRequest, file: String, data: Data, modified: Date, contentType: String,
+                        cacheControl: String) -> ServerResponse {
         var etag = Self.entityTag(size: data.count, modified: modified)
         var data = data
         var headers: HTTPHeaders = [:]

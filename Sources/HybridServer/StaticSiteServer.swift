@@ -4,7 +4,8 @@ import HybridBase
 
 /// What `hybrid serve` runs: one directory — a package repository with its `config/`, or any
 /// static site — served read-only by ``StaticFiles`` on a ``LoopbackServer``, with one access-log
-/// line per request.
+/// line per request. Each file carries the `Cache-Control` a CDN needs for it
+/// (``RepositoryCaching``: immutable blobs and manifests, short-lived pointers, rollouts and config).
 ///
 /// Everything a HybridKit client fetches is a static file, so this server adds nothing a CDN or
 /// nginx lacks; it is the embedded default, and tests run the same clients against both.
@@ -32,8 +33,10 @@ public final class StaticSiteServer: Sendable {
         self.root = root
         let sink = accessLog.map { log in { @Sendable (line: String) in log("\(HTTPDate.logTimestamp(Date())) \(line)") } }
         server = try LoopbackServer(host: host, port: port, accessLog: sink, headerTimeout: headerTimeout)
-        let files = StaticFiles(root: root, prefix: "/")
-        server.route("/") { request in Self.refusal(of: request) ?? files.respond(to: request) }
+        var files = StaticFiles(root: root, prefix: "/")
+        files.cacheControlForPath = RepositoryCaching.cacheControl(forPath:)
+        let repository = files
+        server.route("/") { request in Self.refusal(of: request) ?? repository.respond(to: request) }
     }
 
     /// The longest request target answered (nginx's default header buffer is 8 KB).

@@ -54,6 +54,7 @@ enum BenchCommand: HybridCommand {
         ProxyBenchSuite.self,
         DataBenchSuite.self,
         UpdateBenchSuite.self,
+        RolloutBenchSuite.self,
         FirstScreenBenchSuite.self,
         HealthBenchSuite.self,
     ] }
@@ -63,7 +64,7 @@ enum BenchCommand: HybridCommand {
     static let iterations: CommandOption<Int?> = .int("--iterations", "N", in: 10...Int.max, defaultText: "each suite's own",
                                                       help: "repetitions per measurement")
     static let engine: CommandOption<String> = .choice("--engine", BenchOptions.engines, default: "webkit", help: """
-        the engine, for every suite but serve and update (they use no engine and refuse the option); a suite reports \
+        the engine, for every suite but serve, update and rollout (they use no engine and refuse the option); a suite reports \
         the same keys on either engine
         """)
 

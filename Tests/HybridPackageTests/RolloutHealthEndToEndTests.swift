@@ -40,7 +40,9 @@ import Testing
 
     func rollout(_ fixture: RolloutFixture, _ arguments: String...) async throws -> HybridTool.Run {
         let tool = try HybridTool.built()
-        let all = ["rollout"] + arguments + ["--repo", fixture.repository.path, "--id", "shop", "--key", fixture.privateKey.path]
+        // status verifies with the public key; the other actions sign with the private one.
+        let key = arguments.first == "status" ? fixture.root.appendingPathComponent("keys/public") : fixture.privateKey
+        let all = ["rollout"] + arguments + ["--repo", fixture.repository.path, "--id", "shop", "--key", key.path]
         return try await withCheckedThrowingContinuation { continuation in
             Thread { continuation.resume(with: Result { try tool.run(all) }) }.start()
         }
@@ -87,7 +89,20 @@ import Testing
         }
         #expect(fixture.downloadsBeyondChecks.isEmpty, "\(fixture.downloadsBeyondChecks)")
         let status = try await rollout(fixture, "status")
-        #expect(status.output.contains("halted") && status.output.contains("reason: crash_free_rate"), "\(status.output)")
+        #expect(status.status == 0 && status.output.contains("halted") && status.output.contains("reason: crash_free_rate"), "\(status.output)")
+        #expect(status.output.contains("signature: verified"), "\(status.output)")
+
+        // status refuses a document whose signature does not hold, and one without a signature.
+        let document = fixture.repository.appendingPathComponent("packages/shop/rollout.json")
+        let signature = fixture.repository.appendingPathComponent("packages/shop/rollout.json.sig")
+        let signed = try Data(contentsOf: document)
+        try Data(String(decoding: signed, as: UTF8.self).replacingOccurrences(of: "halted", with: "running").utf8).write(to: document)
+        let altered = try await rollout(fixture, "status")
+        #expect(altered.status != 0 && altered.output.contains("bad_signature") && !altered.output.contains("running,"), "\(altered.output)")
+        try signed.write(to: document)
+        try FileManager.default.removeItem(at: signature)
+        let unsigned = try await rollout(fixture, "status")
+        #expect(unsigned.status != 0 && unsigned.output.contains("missing_signature"), "\(unsigned.output)")
     }
 
     @Test func aHealthyCandidateAdvancesToEveryone() async throws {

@@ -10,7 +10,7 @@ enum RolloutCommand: HybridCommand {
     static let files: CommandArgument<[String]> = .repeated("HEALTH.jsonl", help: "with advance --auto: the health logs to judge by")
     static let repo: CommandOption<String> = .required("--repo", "REPO", help: "the static repository")
     static let id: CommandOption<String> = .required("--id", "ID", help: "the package")
-    static let key: CommandOption<String?> = .text("--key", "KEYDIR/private", help: "the private key that signs (start, advance, halt)")
+    static let key: CommandOption<String?> = .text("--key", "KEYDIR/private", help: "the private key that signs (start, advance, halt); for status, the public key (KEYDIR/public) that verifies")
     static let candidate: CommandOption<Int?> = .int("--candidate", "N", in: 1...Int.max, help: "start: the version to roll out (packed, e.g. with --staged)")
     static let baseline: CommandOption<Int?> = .int("--baseline", "N", in: 1...Int.max,
                                                     defaultText: "the version latest.json names", help: "start: the version everyone else stays on")
@@ -32,7 +32,10 @@ enum RolloutCommand: HybridCommand {
                 install and sends installs on it back to the baseline. With --auto, advance first compares
                 the candidate's health with the baseline's in the HEALTH.jsonl files (one-sided
                 two-proportion tests, docs/health.md) and prints the verdict and its reason: halt halts,
-                advance advances, wait (too few launches) writes nothing. status prints the document.
+                advance advances, wait (too few launches) writes nothing. status verifies the document's
+                signature with the public --key (following the repository's key rotations, as a client
+                does) and prints it; an unsigned, altered or foreign-signed document is refused
+                (missing_signature, bad_signature) and not printed.
                 Exit status: 0 done (or waiting), 3 halted by --auto, 1 on an error.
                 """,
             arguments: [action, files],
@@ -44,11 +47,24 @@ enum RolloutCommand: HybridCommand {
         let id = arguments[Self.id]
         let action = arguments[Self.action]
         if action == "status" {
-            guard let rollout = try PackageRolloutPublisher.current(in: repository, id: id) else {
+            guard let key = arguments[Self.key] else {
+                throw CommandLineError.missingRequired("--key KEYDIR/public (rollout status verifies the document's signature)")
+            }
+            let keys = try VerifyCommand.repositoryKeys(root: URL(fileURLWithPath: key), repository: repository)
+            let found: PackageRollout?
+            do {
+                found = try PackageRolloutPublisher.current(in: repository, id: id, verifier: keys)
+            } catch let error as HybridError {
+                // Refused, as a client would refuse it: the document is not shown.
+                print("\(id): REFUSED [\(error.code)] \(error)")
+                return 1
+            }
+            guard let rollout = found else {
                 print("\(id): no rollout")
                 return 0
             }
             print(describe(rollout))
+            print("  signature: verified (key \(keys.currentKeys.map { TrustedKey(publicKey: $0).fingerprint }.joined(separator: ", ")))")
             return 0
         }
         guard let key = arguments[Self.key] else { throw CommandLineError.missingRequired("--key KEYDIR/private (rollout \(action) signs)") }

@@ -28,8 +28,12 @@ enum ServeCommand: HybridCommand {
                 --port 0 picks a free port. Prints the URL and then 'ready' once it accepts connections;
                 SIGINT or SIGTERM close every connection and exit 0.
 
+                Each file carries the Cache-Control a CDN needs: blobs, patches and manifests
+                "public, max-age=31536000, immutable"; pointers, rollout documents, index.json, key
+                rotations and config/ "public, max-age=60" (revalidated by ETag); anything else no-cache.
                 Everything a HybridKit client fetches is a static file, so nginx or any CDN serves the
-                same repository equally well; this is the embedded default.
+                same repository equally well (deploy/nginx, deploy/varnish; docs/offline-packages.md,
+                "Serving at scale"); this is the embedded default.
                 """,
             arguments: [repo], options: [port, host, headerTimeout, quiet])
     }

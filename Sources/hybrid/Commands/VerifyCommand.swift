@@ -24,12 +24,9 @@ enum VerifyCommand: HybridCommand {
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
         let key = arguments[Self.key]
         let repo = arguments[Self.repo]
-        // The root key, moved along the repository's key rotations (each checked as a client would).
-        let root = try Ed25519KeyFiles.verifier(at: URL(fileURLWithPath: key))
-        let keys = TrustedKeySet.ed25519(roots: [TrustedKey(publicKey: root.publicKey)])
-        let rotations = try KeyRotation.Signed.chain(in: URL(fileURLWithPath: repo))
-        for rotation in rotations { try keys.apply(rotation) }
-        if !rotations.isEmpty { print("key rotations: \(rotations.count), current key \(keys.currentKeys.map { TrustedKey(publicKey: $0).fingerprint }.joined())") }
+        let keys = try repositoryKeys(root: URL(fileURLWithPath: key), repository: URL(fileURLWithPath: repo)) { count, keys in
+            print("key rotations: \(count), current key \(keys.currentKeys.map { TrustedKey(publicKey: $0).fingerprint }.joined())")
+        }
         let audit = PackageRepositoryAudit(repository: URL(fileURLWithPath: repo), platform: .native, verifier: keys)
         let bar = TerminalProgress(label: "verifying", counting: true)
         let report = audit.run { done, total in bar.show(done: Int64(done), total: Int64(total), detail: "\(done)/\(total) blobs") }
@@ -42,5 +39,17 @@ enum VerifyCommand: HybridCommand {
         }
         print("\(report.findings.count) problem(s) in \(summary)")
         return 1
+    }
+
+    /// The root public key at `root`, moved along `repository`'s key rotations, each checked as a client
+    /// would; `rotated` hears how many were applied (only when there were any).
+    static func repositoryKeys(root: URL, repository: URL,
+                               rotated: (Int, TrustedKeySet) -> Void = { _, _ in }) throws -> TrustedKeySet {
+        let rootKey = try Ed25519KeyFiles.verifier(at: root)
+        let keys = TrustedKeySet.ed25519(roots: [TrustedKey(publicKey: rootKey.publicKey)])
+        let rotations = try KeyRotation.Signed.chain(in: repository)
+        for rotation in rotations { try keys.apply(rotation) }
+        if !rotations.isEmpty { rotated(rotations.count, keys) }
+        return keys
     }
 }
