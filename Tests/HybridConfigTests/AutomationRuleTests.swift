@@ -49,6 +49,19 @@ import Testing
         #expect(try await !configuration(install: "tester-7", document: document, signed: false, remote: true).allowsAutomation)
     }
 
+    /// Where the rule turns cookie sync on, the engine holds the jar's cookies, so the proxy's page
+    /// script no longer proxies a request for its cookies alone ("Proxy only what needs it").
+    @Test func cookieSyncTellsTheProxyScriptCookiesAreInTheEngine() async throws {
+        let provisions = try FeatureProvisions(jar: CookieJar())
+        let provider = FakeEngineProvider()
+        for synced in [false, true] {
+            let features = FeatureSet(requestProxy: true, cookieSync: synced)
+            let configuration = await HybridWebViewConfiguration().installing(features, from: provisions, cookieStore: provider.cookieStore)
+            let script = try #require(configuration.engine.userScripts.first { $0.source.contains("__hybridkitProxy") })
+            #expect(script.source.contains("\"cookies\":\(!synced)"), "cookie sync \(synced)")
+        }
+    }
+
     @Test func theListRoundTripsAndIsLeftOutWhenEmpty() throws {
         let listed = try JSONEncoder().encode(FeatureSet(automation: ["a", "b"]))
         #expect(try JSONDecoder().decode(FeatureSet.self, from: listed).automation == ["a", "b"])

@@ -95,7 +95,9 @@ extension HybridWebViewConfiguration {
         if features.cookieSync {
             configuration.cookieSync = await provisions.cookieSync(for: cookieStore)
         }
-        let policy = provisions.proxyPolicy.applying(features)
+        var policy = provisions.proxyPolicy.applying(features)
+        // Synced cookies are in the engine too: they alone no longer need the proxy.
+        policy.engineHasJarCookies = configuration.cookieSync != nil
         if let script = ProxyModule.userScript(policy: policy) {
             configuration.modules.append(ProxyModule(proxy: provisions.requestProxy, allowedOrigins: provisions.proxyOrigins))
             configuration.engine.userScripts.append(script)
