@@ -57,6 +57,11 @@ enum RunCommand: HybridCommand {
     static let installID: CommandOption<String> = .text("--install-id", "ID", default: "hybrid-run",
                                                         help: "the install whose rollout buckets --config decides for")
     static let size: CommandOption<String?> = .text("--size", "WxH", defaultText: "1024x768", help: "viewport size")
+    static let inspect: CommandOption<Bool> = .flag("--inspect", help: """
+        open the engine's inspector, on 127.0.0.1 only, and print its URL: WebKitGTK's remote inspector (a listing of the \
+        page with an Inspect button; the window's own Web Inspector too), Chromium's DevTools endpoint (/json/version; \
+        connect DevTools or any CDP client)
+        """)
     static let verbose: CommandOption<Bool> = .flag("--verbose", help: "print bridge traffic, engine events, policy decisions and page logs")
 
     static var table: CommandTable {
@@ -78,7 +83,7 @@ enum RunCommand: HybridCommand {
                 """,
             arguments: [target],
             options: [engine, entry, headless, screenshot, report, until, timeout, allow, cookies, store, repo, config, key,
-                      installID, size, verbose],
+                      installID, size, inspect, verbose],
             epilogue: """
                 EXIT STATUS: 0 loaded / page reported ok, 1 page reported failure, 2 timeout, crash the
                 container could not recover from, HTTP error on the document, or a TARGET/--config that
@@ -129,6 +134,7 @@ enum RunCommand: HybridCommand {
         }
         options.report = report
         options.verbose = verbose
+        options.inspect = arguments[Self.inspect]
         options.allow = allow
         if let timeout { options.timeout = timeout }
         if let cookiesFile {
@@ -151,6 +157,7 @@ enum RunCommand: HybridCommand {
         }
         options.windowed = options.engine == .webkit && display == nil
         defer { display?.stop() }
+        if options.inspect { options.webKitInspector = try RunInspector.prepareWebKit(port: nil) }
         let runOptions = options
         let outcome: RunOutcome
         do {

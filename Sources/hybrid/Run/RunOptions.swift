@@ -26,6 +26,11 @@ struct RunOptions: Sendable {
     var repository: URL?
     /// A remote-config document deciding the features for the target URL (`--config`).
     var config: RunConfigFile?
+    /// Open the engine's inspector on loopback (`--inspect`): WebKit's remote inspector listing, set
+    /// up before the engine starts, or Chromium's DevTools endpoint.
+    var inspect = false
+    /// WebKit's inspector listing, when `--inspect` set it up.
+    var webKitInspector: URL?
 }
 
 /// How a run ended; the exit code follows test-runner conventions (0 ok, 1 failed, 2 timeout/crash).

@@ -45,8 +45,9 @@ final class RunSession: HybridWebViewDelegate {
         let health = options.report == nil ? nil : RunHealth()
         self.health = health
         let container = RunContainer(options: options, target: target, modules: modules, origins: origins,
-                                     health: health?.recorder)
+                                     health: health?.recorder, providers: ProviderCache(inspect: options.inspect))
         let (view, decision) = try await container.make()
+        if options.inspect { await announceInspector(container.providers, view: view) }
         if let config = options.config, let decision { print(config.describe(decision, verbose: options.verbose)) }
         view.delegate = self
         self.view = view
@@ -100,6 +101,18 @@ final class RunSession: HybridWebViewDelegate {
         view.close()
         result.health = health?.report()
         return result
+    }
+
+    /// Prints where the engine's inspector is, at once (a test or a person connects while the page runs).
+    private func announceInspector(_ providers: ProviderCache, view: HybridWebView) async {
+        let endpoint: URL?
+        if let blink = providers.blink, view.engine.engineName == blink.engineName {
+            endpoint = await RunInspector.blinkEndpoint(blink)
+        } else {
+            endpoint = options.webKitInspector
+        }
+        // Unbuffered: whoever connects reads the line while the page runs.
+        FileHandle.standardOutput.write(Data("hybrid run: inspector at \(endpoint?.absoluteString ?? "(none: the engine did not open one)")\n".utf8))
     }
 
     /// The URL to load: the target's on the engine the view runs on; for a package the decision
