@@ -13,30 +13,12 @@ struct RunInspectTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try Data("<title>Inspected page</title><p>inspect me</p>".utf8).write(to: directory.appendingPathComponent("index.html"))
-        let process = Process()
-        process.executableURL = try HybridTool.built().binary
-        process.arguments = ["run", directory.path, "--engine", engine, "--inspect", "--headless", "--until", "done", "--timeout", "30"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer {
-            process.terminate()
-            process.waitUntilExit()
-        }
-        var text = ""
-        while !text.contains("\n"), !text.isEmpty || process.isRunning {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("hybrid run: inspector at ") }) {
-                let url = try #require(URL(string: String(line.dropFirst("hybrid run: inspector at ".count))))
-                #expect(url.host == "127.0.0.1")
-                return (url, try fetch(url, until: marker))
-            }
-            text = text.split(separator: "\n", omittingEmptySubsequences: false).last.map(String.init) ?? ""
-        }
-        throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "no inspector line; output: \(text)"])
+        let run = try LiveRun(["run", directory.path, "--engine", engine, "--inspect", "--headless", "--until", "done", "--timeout", "30"])
+        defer { run.stop() }
+        let line = try run.line(startingWith: "hybrid run: inspector at ")
+        let url = try #require(URL(string: String(line.dropFirst("hybrid run: inspector at ".count))))
+        #expect(url.host == "127.0.0.1")
+        return (url, try fetch(url, until: marker))
     }
 
     /// The body at `url` once it contains `marker` (the page may still be loading when the line

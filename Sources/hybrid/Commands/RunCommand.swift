@@ -62,6 +62,11 @@ enum RunCommand: HybridCommand {
         page with an Inspect button; the window's own Web Inspector too), Chromium's DevTools endpoint (/json/version; \
         connect DevTools or any CDP client)
         """)
+    static let watch: CommandOption<Bool> = .flag("--watch", help: """
+        for a directory TARGET: reload the page when a file under it is saved (CSS-only changes swap the page's style \
+        sheets without a reload), printing what changed and how long the reload took; a load that fails is printed and \
+        the run goes on. The run ends with done, --timeout or the window (not on load)
+        """)
     static let verbose: CommandOption<Bool> = .flag("--verbose", help: "print bridge traffic, engine events, policy decisions and page logs")
 
     static var table: CommandTable {
@@ -83,7 +88,7 @@ enum RunCommand: HybridCommand {
                 """,
             arguments: [target],
             options: [engine, entry, headless, screenshot, report, until, timeout, allow, cookies, store, repo, config, key,
-                      installID, size, inspect, verbose],
+                      installID, size, inspect, watch, verbose],
             epilogue: """
                 EXIT STATUS: 0 loaded / page reported ok, 1 page reported failure, 2 timeout, crash the
                 container could not recover from, HTTP error on the document, or a TARGET/--config that
@@ -135,6 +140,7 @@ enum RunCommand: HybridCommand {
         options.report = report
         options.verbose = verbose
         options.inspect = arguments[Self.inspect]
+        options.watch = arguments[Self.watch]
         options.allow = allow
         if let timeout { options.timeout = timeout }
         if let cookiesFile {

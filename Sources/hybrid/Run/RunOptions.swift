@@ -29,6 +29,9 @@ struct RunOptions: Sendable {
     /// Open the engine's inspector on loopback (`--inspect`): WebKit's remote inspector listing, set
     /// up before the engine starts, or Chromium's DevTools endpoint.
     var inspect = false
+    /// Reload the page when a file of a directory TARGET is saved; swap style sheets in place when
+    /// only CSS changed (`--watch`). The run then lasts until done, the timeout or the window closes.
+    var watch = false
     /// WebKit's inspector listing, when `--inspect` set it up.
     var webKitInspector: URL?
 }

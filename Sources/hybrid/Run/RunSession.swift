@@ -14,6 +14,9 @@ final class RunSession: HybridWebViewDelegate {
     private var shell: GTKWindowShell?
     private var integrityReport: PackageIntegrity.Report?
     private var health: RunHealth?
+    private var watcher: RunWatcher?
+    /// The change a reload under `--watch` answers, until its load finishes.
+    private var reloading: RunWatcher.Change?
 
     init(options: RunOptions) { self.options = options }
 
@@ -58,6 +61,7 @@ final class RunSession: HybridWebViewDelegate {
             shell?.onClose = { [weak self] in self?.finish(RunOutcome(exitCode: 0, summary: "window closed")) }
         }
         defer {
+            watcher?.stop()
             shell?.close()
             view.close()
         }
@@ -174,6 +178,12 @@ final class RunSession: HybridWebViewDelegate {
     private func observe(_ event: EngineEvent) {
         if options.verbose { print("[engine] \(event)") }
         switch event {
+        case .loadFinished where options.watch:
+            startWatching()
+            if let change = reloading {
+                reloading = nil
+                say("\(change.paths.joined(separator: ", ")) changed: reloaded in \(Self.milliseconds(since: change.firstSeen)) ms")
+            }
         case .loadFinished where options.until == .load && !options.windowed:
             Task { @MainActor [weak self] in
                 try? await Task.sleep(nanoseconds: 500_000_000)  // let first paint and scripts settle
@@ -184,6 +194,69 @@ final class RunSession: HybridWebViewDelegate {
         }
     }
 
+    // MARK: --watch
+
+    /// Starts watching a directory TARGET once its page first loaded.
+    private func startWatching() {
+        guard watcher == nil, case .directory(let root)? = try? RunTarget.resolve(options.target, entry: options.entry, store: nil).kind else {
+            return
+        }
+        do {
+            watcher = try RunWatcher(root: root) { [weak self] change in self?.filesChanged(change) }
+            say("watching \(root.path): saving reloads the page, CSS is swapped in place")
+        } catch {
+            say("\(error)")
+        }
+    }
+
+    private func filesChanged(_ change: RunWatcher.Change) {
+        guard let view, !view.isClosed else { return }
+        guard change.isStyleOnly, view.engine.isAlive, !view.engine.isLoading else {
+            reload(for: change)
+            return
+        }
+        Task { @MainActor [weak self] in
+            do {
+                let swapped = try await view.engine.callAsync(Self.swapStyleSheets)
+                self?.say("\(change.paths.joined(separator: ", ")) changed: \(swapped.numberValue.map { Int($0) } ?? 0) style sheet(s) "
+                          + "swapped in \(Self.milliseconds(since: change.firstSeen)) ms, no reload")
+            } catch {
+                self?.reload(for: change)
+            }
+        }
+    }
+
+    private func reload(for change: RunWatcher.Change) {
+        say("\(change.paths.joined(separator: ", ")) changed: reloading")
+        reloading = change
+        view?.reload()
+    }
+
+    /// Replaces each style sheet link with a fresh copy of itself (its URL made unique), the old one
+    /// removed once the new one loaded, so the page never shows unstyled; resolves with their count.
+    static let swapStyleSheets = """
+        const links = [...document.querySelectorAll('link[rel~="stylesheet"]')];
+        await Promise.all(links.map(link => new Promise(resolve => {
+          const next = link.cloneNode();
+          const url = new URL(link.href);
+          url.searchParams.set('hybrid-watch', String(Date.now()));
+          next.href = url.href;
+          next.onload = next.onerror = () => { link.remove(); resolve(); };
+          link.after(next);
+        })));
+        return links.length;
+        """
+
+    private static func milliseconds(since start: ContinuousClock.Instant) -> Int {
+        let elapsed = ContinuousClock.now - start
+        return Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+    }
+
+    /// A line for the terminal, written at once (a test or an editor integration reads it live).
+    private func say(_ line: String) {
+        FileHandle.standardOutput.write(Data("hybrid run: \(line)\n".utf8))
+    }
+
     // MARK: HybridWebViewDelegate
 
     func webView(_ webView: HybridWebView, decidePolicyFor action: NavigationAction) async -> NavigationActionPolicy {
@@ -192,7 +265,9 @@ final class RunSession: HybridWebViewDelegate {
     }
 
     func webView(_ webView: HybridWebView, decidePolicyFor response: NavigationResponse) async -> NavigationResponsePolicy {
-        if response.isMainFrame, response.statusCode >= 400 {
+        if response.isMainFrame, response.statusCode >= 400, options.watch, watcher != nil {
+            say("\(response.url.absoluteString) answered HTTP \(response.statusCode) (fix it and save: watching)")
+        } else if response.isMainFrame, response.statusCode >= 400 {
             finish(RunOutcome(exitCode: 2, summary: "\(response.url.absoluteString) answered HTTP \(response.statusCode)"))
         }
         return response.canShowMIMEType ? .allow : .cancel
@@ -204,6 +279,7 @@ final class RunSession: HybridWebViewDelegate {
     }
 
     func webView(_ webView: HybridWebView, didDetectWhiteScreen event: WhiteScreenEvent) {
+        if options.watch { reloading = nil }
         switch event.recovery {
         case .reload(let delay):
             print("hybrid run: white screen (\(event.reason)); reloading after \(delay) s")
@@ -213,6 +289,11 @@ final class RunSession: HybridWebViewDelegate {
     }
 
     func webView(_ webView: HybridWebView, didFailLoad failure: LoadFailure) {
+        if options.watch, watcher != nil {
+            reloading = nil
+            say("load of \(failure.url?.absoluteString ?? "?") failed: \(failure.message) (fix it and save: watching)")
+            return
+        }
         finish(RunOutcome(exitCode: 2, summary: "load of \(failure.url?.absoluteString ?? "?") failed: \(failure.message)"))
     }
 
