@@ -1,6 +1,5 @@
 import Foundation
 @testable import HybridCore
-import HybridCrypto
 import HybridTesting
 import Testing
 
@@ -12,30 +11,14 @@ import Testing
     let url = URL(string: "https://m.example.com/app/index.html")!
 
     static func document(inspectable: [String]) throws -> RemoteConfig {
-        RemoteConfig(version: 1, created: ConfigFixture.epoch, expires: ConfigFixture.epoch.addingTimeInterval(86_400), killSwitch: false,
-                     engines: [:], rules: [ConfigRule(id: "app", match: try ConfigURLPattern("https://m.example.com/app/*"),
-                                                      features: FeatureSet(inspectable: inspectable)),
-                                           ConfigRule(id: "default", match: try ConfigURLPattern("*"), features: FeatureSet())])
+        try AutomationRuleTests.document(FeatureSet(inspectable: inspectable))
     }
 
     /// The configuration a view for `url` gets on install `install` with `document` published.
     func configuration(install: String, document: RemoteConfig, signed: Bool = true, remote: Bool) async throws -> HybridWebViewConfiguration {
-        let fixture = try ConfigFixture()
-        defer { fixture.cleanUp() }
-        let client = fixture.client(installID: install)
-        let (bytes, signature) = try fixture.signed(document)
-        if signed {
-            _ = try client.accept(document: bytes, signature: signature)
-        } else {
-            #expect(throws: HybridError.self) { try client.accept(document: bytes, signature: Data("not a signature".utf8)) }
+        try await AutomationRuleTests.configuration(for: url, install: install, document: document, signed: signed) {
+            $0.allowsRemoteInspection = remote
         }
-        let provisions = try FeatureProvisions(jar: CookieJar())
-        provisions.allowsRemoteInspection = remote
-        let decision = client.features(for: url)
-        #expect(decision.ruleID == (signed ? "app" : nil))
-        let provider = FakeEngineProvider()
-        return await HybridWebViewConfiguration().applying(decision).installing(decision.features, from: provisions,
-                                                                               cookieStore: provider.cookieStore)
     }
 
     @Test func aListedInstallIsInspectableOnlyWhereTheAppAllowsRemoteInspection() async throws {
