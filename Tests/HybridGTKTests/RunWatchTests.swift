@@ -57,4 +57,18 @@ struct RunWatchTests {
         #expect(run.text.contains("\"loads\":1"))   // the page was never reloaded
         print("watch: \(swapped)")
     }
+
+    @Test func aScriptErrorAfterASaveIsPrintedAndTheRunGoesOn() throws {
+        let site = try Self.site(Self.page(version: 1, doneWhen: "document.body.dataset.v === '3'"))
+        defer { try? FileManager.default.removeItem(at: site) }
+        let run = try LiveRun(["run", site.path, "--watch", "--headless", "--until", "done", "--timeout", "30"])
+        defer { run.stop() }
+        _ = try run.line(startingWith: "hybrid run: watching ")
+        let index = site.appendingPathComponent("index.html")
+        try Data("<title>Broken</title><script>window.notAFunction()</script>".utf8).write(to: index)
+        let error = try run.line(startingWith: "hybrid run: script error: ")
+        #expect(error.contains("notAFunction"))
+        try Data(Self.page(version: 3, doneWhen: "document.body.dataset.v === '3'").utf8).write(to: index)
+        #expect(run.waitForExit() == 0, "\(run.text)")
+    }
 }

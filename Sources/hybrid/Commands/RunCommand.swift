@@ -64,8 +64,8 @@ enum RunCommand: HybridCommand {
         """)
     static let watch: CommandOption<Bool> = .flag("--watch", help: """
         for a directory TARGET: reload the page when a file under it is saved (CSS-only changes swap the page's style \
-        sheets without a reload), printing what changed and how long the reload took; a load that fails is printed and \
-        the run goes on. The run ends with done, --timeout or the window (not on load)
+        sheets without a reload), printing what changed and how long the reload took; a load that fails, an HTTP error \
+        and the page's script errors are printed and the run goes on. The run ends with done, --timeout or the window (not on load)
         """)
     static let verbose: CommandOption<Bool> = .flag("--verbose", help: "print bridge traffic, engine events, policy decisions and page logs")
 

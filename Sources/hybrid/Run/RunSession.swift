@@ -45,7 +45,8 @@ final class RunSession: HybridWebViewDelegate {
             StorageModule(store: BridgeKeyValueStore(directory: storage), allowedOrigins: origins),
             test,
         ]
-        let health = options.report == nil ? nil : RunHealth()
+        // Under --watch the page's script errors are printed as they happen (a broken save shows at once).
+        let health = options.report == nil && !options.watch ? nil : RunHealth(onScriptError: options.watch ? Self.printScriptError : nil)
         self.health = health
         let container = RunContainer(options: options, target: target, modules: modules, origins: origins,
                                      health: health?.recorder, providers: ProviderCache(inspect: options.inspect))
@@ -93,10 +94,10 @@ final class RunSession: HybridWebViewDelegate {
         result.url = view.engine.url?.absoluteString
         result.title = view.engine.title
         // A page of its own (not a placeholder) sends its timing a moment after it painted.
-        if let health, result.exitCode == 0, view.engine.isAlive, let scheme = view.engine.url?.scheme, scheme != "about", scheme != "data" {
+        if let health, options.report != nil, result.exitCode == 0, view.engine.isAlive, let scheme = view.engine.url?.scheme, scheme != "about", scheme != "data" {
             await health.waitForTiming(seconds: 3)
         }
-        if let health, view.engine.isAlive { await health.waitForFoldedErrors() }
+        if let health, options.report != nil, view.engine.isAlive { await health.waitForFoldedErrors() }
         result.integrity = integrityReport.map(Self.json)
         if options.screenshot != nil, result.exitCode != 2 || view.engine.isAlive {
             do { _ = try await takeScreenshot() } catch { print("hybrid run: screenshot failed: \(error)") }
@@ -250,6 +251,13 @@ final class RunSession: HybridWebViewDelegate {
     private static func milliseconds(since start: ContinuousClock.Instant) -> Int {
         let elapsed = ContinuousClock.now - start
         return Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+    }
+
+    /// `hybrid run: script error: MESSAGE (SOURCE:LINE)`, written at once.
+    nonisolated static func printScriptError(_ report: ScriptErrorReport) {
+        let place = [report.source, report.line.map { String($0) }].compactMap { $0 }.joined(separator: ":")
+        let suffix = place.isEmpty ? "" : " (\(place))"
+        FileHandle.standardOutput.write(Data("hybrid run: script \(report.type): \(report.message)\(suffix)\n".utf8))
     }
 
     /// A line for the terminal, written at once (a test or an editor integration reads it live).
