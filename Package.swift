@@ -26,12 +26,12 @@ var targets: [Target] = [
     // Cookies (the app's jar, Set-Cookie, sync with the engine's store) and the request proxy (a
     // bridge module carrying XHR/fetch/form requests natively, with the page's CSP, SRI and mixed
     // content kept); it knows the bridge and the engine seam and no view, package or config.
-    .target(name: "HybridNetwork", dependencies: ["HybridBase", "HybridEngine", "HybridBridge", "HybridHealth",
+    .target(name: "HybridNetwork", dependencies: ["HybridBase", "HybridHTTP", "HybridEngine", "HybridBridge", "HybridHealth",
                                              .target(name: "CCrypto", condition: linux)],
             resources: [.copy("Resources/hybrid-proxy.js")]),
     .target(name: "HybridCore", dependencies: ["HybridBase", "HybridHTTP", "HybridHealth", "HybridEngine", "HybridPackages",
                                           "HybridBridge", "HybridNetwork"],
-            resources: [.copy("Resources/hybrid-prefetch.js"), .copy("Resources/hybrid-health.js")]),
+            resources: [.copy("Resources/hybrid-prefetch.js"), .copy("Resources/hybrid-health.js"), .copy("Resources/hybrid-restore.js")]),
 
     // libcurl's easy and multi interfaces for bounded downloads on Linux (the library
     // FoundationNetworking already links): its callbacks run in the read loop, so a limit stops

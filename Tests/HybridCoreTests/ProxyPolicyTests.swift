@@ -32,6 +32,24 @@ struct ProxyPolicyTests {
         #expect(ProxyModule.userScript(policy: policy.applying(FeatureSet(requestProxy: false))) == nil)
     }
 
+    /// The page script routes by what the policy tells it: only what needs the proxy by default,
+    /// and cookies count as a need until the engine holds the jar's cookies.
+    @Test func routingFactsReachThePageScript() throws {
+        var policy = try ProxyPolicy(requests: ["*"], trustedHosts: ["https://api.example.com"])
+        policy.headerRules = [.init(try ConfigURLPattern("https://api.example.com/v1/*"), headers: ["Authorization": "Bearer t"])]
+        var script = policy.scriptConfiguration
+        #expect(script["routing"] == "whenNeeded")
+        #expect(script["cookies"] == true)
+        #expect(script["headerRules"] == ["https://api.example.com/v1/*"])
+        #expect(script["trusted"] == ["https://api.example.com"])
+        #expect(!script.jsonText.contains("Bearer"), "a rule's header values never reach the page")
+        policy.engineHasJarCookies = true
+        #expect(policy.scriptConfiguration["cookies"] == false)
+        policy.routing = .always
+        script = policy.scriptConfiguration
+        #expect(script["routing"] == "always")
+    }
+
     @Test func headerRulesApplyToMatchingURLsOnly() throws {
         var policy = try ProxyPolicy(requests: ["*"])
         policy.headerRules = [.init(try ConfigURLPattern("https://api.example.com"), headers: ["Authorization": "Bearer t"])]
@@ -41,6 +59,20 @@ struct ProxyPolicyTests {
 
     @Test func invalidPatternsAreRefused() {
         #expect(throws: HybridError.self) { try ProxyPolicy(requests: ["https://a.com/?x"]) }
+    }
+
+    /// The page's view of a response's raw header lines (the Fetch standard's "sort and combine"):
+    /// names lower-cased and sorted, the values of every spelling of one name joined in the order
+    /// they arrived, an empty value kept, `Set-Cookie` hidden but given to the jar one by one.
+    @Test func responseHeadersCombineEverySpellingInArrivalOrder() {
+        var lines = ResponseHeaderLines()
+        ["HTTP/1.1 200 OK", "foo-TEST: 1", "Zeta: z", "HEYA:", "Set-Cookie: a=1; Expires=Wed, 09 Jun 2100 10:18:14 GMT",
+         "FOO-test: 2, 3", "set-cookie: b=2", "X-Dup: a", "x-dup:  b  ", ""].forEach { lines.add($0 + "\r\n") }
+        let head = HTTPHead(status: 200, url: URL(string: "https://a.example/")!, fields: lines.fields)
+        #expect(ProxyHeaders.pairs(head) == [["foo-test", "1, 2, 3"], ["heya", ""], ["x-dup", "a, b"], ["zeta", "z"]])
+        #expect(ProxyHeaders.setCookieValues(head) == ["a=1; Expires=Wed, 09 Jun 2100 10:18:14 GMT", "b=2"])
+        #expect(head.value("FOO-TEST") == "1")
+        #expect(head.values("heya") == [""])
     }
 
     /// Foundation on Linux joins several `Set-Cookie` fields with `, `; an `Expires` date has a comma too.

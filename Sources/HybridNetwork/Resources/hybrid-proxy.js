@@ -80,11 +80,38 @@
   } catch (e) { return; }
   Object.defineProperty(window, '__hybridkitProxyActive', { value: true });
 
+  // Which named requests leave the engine (ProxyPolicy.Routing): every one, or only those the
+  // engine cannot carry without losing something. A page at a custom scheme has an origin no
+  // server expects; cookies only the app's jar holds, a header rule's token and a trusted host's
+  // missing CORS headers are what the engine cannot give. Everything else keeps the engine's own
+  // CSP, cache, service worker, Resource Timing, keepalive and synchronous XHR.
+  var always = config.routing !== 'whenNeeded';
+  var customOrigin = here.protocol !== 'http:' && here.protocol !== 'https:';
+  var headerRules = (config.headerRules || []).map(compile);
+  var trusted = (config.trusted || []).map(compile);
+  // A page its service worker controls keeps the engine's path: the worker sees the page's requests
+  // first, as it does without the container (a worker's own fetches never pass through the page
+  // script). Said once in the console, so the proxy is never bypassed silently.
+  var toldWorker = false;
+  function controlledByWorker() {
+    var controlled = !!(navigator.serviceWorker && navigator.serviceWorker.controller);
+    if (controlled && !toldWorker) {
+      toldWorker = true;
+      console.warn('HybridKit: a service worker controls this page; its requests go to the worker, not the request proxy');
+    }
+    return controlled;
+  }
+  function needsProxy(url) {
+    if (controlledByWorker()) return false;
+    return always || customOrigin || config.cookies === true || headerRules.some(function (m) { return m(url); })
+      || (url.origin !== here.origin && trusted.some(function (m) { return m(url); }));
+  }
+
   function proxiedURL(url) {
     try {
       var parsed = new URL(url, document.baseURI);
       if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return null;
-      return requests.some(function (m) { return m(parsed); }) ? parsed : null;
+      return requests.some(function (m) { return m(parsed); }) && needsProxy(parsed) ? parsed : null;
     } catch (e) { return null; }
   }
 
@@ -196,11 +223,13 @@
   // Whether a body of `size` bytes streams (`file`: a Blob/File/FormData body); an empty one is
   // no body. The one rule for fetch, XHR and forms.
   function streamsBody(size, file) { return STREAMS && size > 0 && (file || size > INLINE_BODY); }
-  // A body the native side pulls by offset: its size and slice(offset, length) → Uint8Array.
+  // A body the native side pulls by offset: its size and slice(offset, length) → the bytes, as a
+  // Uint8Array, or for a Blob body as a Blob slice, unread: the bridge reads it where it must, and
+  // where its byte channel is a loopback endpoint (Blink) posts it without reading it into the page.
   function bodySource(data) {
     if (data instanceof Blob) {
       return { size: data.size, slice: function (offset, length) {
-        return data.slice(offset, offset + length).arrayBuffer().then(function (buffer) { return new Uint8Array(buffer); });
+        return Promise.resolve(data.slice(offset, offset + length));
       } };
     }
     return { size: data.byteLength, slice: function (offset, length) {
@@ -560,7 +589,7 @@
       var copy = Response.prototype.clone.call(this);
       if (!sink.native) return decorate(copy, head, sink);
       // A clone of a whole reply has a body of its own, errored with the original's by an abort.
-      var twin = { native: true, ended: true, drained: false, aborted: sink.aborted, controller: null, clones: [] };
+      var twin = { native: true, ended: true, empty: sink.empty, drained: !!sink.empty, aborted: sink.aborted, controller: null, clones: [] };
       (sink.clones = sink.clones || []).push(twin);
       return decorate(copy, head, twin);
     } });
@@ -632,9 +661,16 @@
       },
       pull: function (controller) {
         if (!reader) reader = inner.getReader();
-        return reader.read().then(function (result) {
-          if (result.done) { sink.drained = true; controller.close(); } else { controller.enqueue(result.value); }
-        });
+        var step = function () {
+          return reader.read().then(function (result) {
+            if (result.done) { sink.drained = true; controller.close(); return; }
+            // WebKit's body of a Response built from empty bytes yields one empty chunk; a network
+            // response's yields none.
+            if (!result.value.length) return step();
+            controller.enqueue(result.value);
+          });
+        };
+        return step();
       },
       cancel: function (reason) { return (reader || inner.getReader()).cancel(reason); }
     });
@@ -653,6 +689,9 @@
       var content = typeof head.text === 'string' && headers.has('content-type') ? head.text : replyBytes(head);
       sink.native = true;
       sink.ended = true;
+      // An empty body is closed before anything can abort it: an abort leaves it closed.
+      sink.empty = content.length === 0;
+      sink.drained = sink.empty;
       var built = new Response(content, { status: head.status, statusText: head.statusText, headers: headers });
       return { response: decorate(built, head, sink), sink: sink };
     }
@@ -676,9 +715,16 @@
     sink.queue.push(bytes);
     wake(sink);
   }
+  // The body's end: a stream with nothing left queued closes now (no read need come first), so an
+  // abort after it leaves it closed, as the standard's "abort fetch" errors only a readable stream.
   function close(sink) {
     if (sink.ended) return;
     sink.ended = true;
+    if (!sink.queue.length && !sink.wake && sink.controller) {
+      sink.drained = true;
+      try { sink.controller.close(); } catch (e) { /* cancelled meanwhile */ }
+      return;
+    }
     wake(sink);
   }
   // Errors the body unless the page has read it to its end (the standard's "abort fetch" errors
@@ -734,7 +780,9 @@
       direct = directBody(init);
       request = new Request(input, direct ? withBody(init, direct.standIn) : init);
     } catch (e) { return Promise.reject(e); }
-    var url = proxiedURL(request.url);
+    // A keepalive request is the engine's: it must outlive its document (a beacon from `pagehide`),
+    // and the bridge answers no call of a document that has gone.
+    var url = request.keepalive ? null : proxiedURL(request.url);
     if (!url) return nativeFetch.apply(this, arguments);
     var taken = null;
     try { taken = direct ? direct.take() : null; } catch (e) { return Promise.reject(e); }
