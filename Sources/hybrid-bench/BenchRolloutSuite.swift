@@ -17,9 +17,10 @@ enum RolloutBenchSuite: BenchSuite {
         caches in front of the origin, `hybrid serve`'s StaticSiteServer. N installs (HYBRID_BENCH_INSTALLS,
         default 2000; each a real PackageStore seeded with v1 and the real PackageUpdater with its own
         install id), 64 at a time, update through the edge at once; then `rollout halt`, a PURGE of the
-        rollout document, and every install updates again. The run fails when an install is not on v2
-        (files re-hashed by PackageIntegrity) after the update, is not back on v1 with v2 blocked after
-        the halt, or when the origin sent any immutable object twice.
+        rollout document, and every install updates again. An install fails when its update throws, when
+        it is not on v2 after the update (files re-hashed by PackageIntegrity), or not back on v1 with v2
+        blocked and no file fetched after the halt (the first failures go to standard error);
+        scripts/cdn-tests.sh fails on failed_installs > 0 or max_origin_fetches_per_object > 1.
         installs                  N
         failed_installs           installs whose update threw or ended elsewhere than it must (must be 0)
         origin_requests           requests the origin answered during the update (bodies and 304s)
