@@ -1,4 +1,8 @@
-// HybridKit prerender semantics (page world, document start, main frame), for the document a
+// GENERATED FILE, do not edit: scripts/build-runtime.mjs assembled it from these modules of
+//   prerender/main.js, shared/globals.js.
+// Edit them and run `make runtime` (docs/page-runtime.md).
+// HybridKit prerender semantics (page world, document start, main frame, its settings in
+// `window.__hybridkitPrerenderSettings` = {url}), for the document a
 // WebViewPool prerenders hidden: what the Prerendering Revamped standard gives a page where the
 // engine lacks it. Until the container shows the view: document.prerendering is true,
 // visibilityState is 'hidden' (document.hidden true); at activation: 'prerenderingchange' and
@@ -6,8 +10,17 @@
 // time on the page's clock (0 in any other document). Only the prerendered URL's first
 // document is affected: after activation a reload or a later visit of the same URL in this tab
 // sees a normal page (kept in sessionStorage under the key below).
-(function (config) {
+(function () {
   'use strict';
+  // Provides: takeGlobal(name) -> the value of window[name], deleted from the window (the
+  // container's settings for a script, set just before it: no page script ever sees them).
+  function takeGlobal(name) {
+    var value = window[name];
+    try { delete window[name]; } catch (e) { /* non-configurable: ignore */ }
+    return value;
+  }
+  var config = takeGlobal('__hybridkitPrerenderSettings');
+  if (!config || typeof config.url !== 'string') return;
   var here = String(location.href).split('#')[0];
   if (here !== config.url) return;
   var stored = '__hybridkitPrerendered';
@@ -47,4 +60,4 @@
       },
     }),
   });
-})(__HYBRIDKIT_PRERENDER_CONFIG__);
+})();

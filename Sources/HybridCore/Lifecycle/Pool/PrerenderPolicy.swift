@@ -18,14 +18,20 @@ public struct PrerenderPolicy: Sendable, Equatable {
     /// navigation, UI, storage writes): a prerendered page's calls to them wait until it is shown,
     /// and fail if it is discarded instead. Default `navigation` and `ui`.
     public var effectfulModules: Set<String>
+    /// Whether the pages of the pool's views may ask for prerenders of their own origin's pages
+    /// (`<script type="speculationrules">` prerender lists, `hybrid.prerender(url)`), within
+    /// this policy. Off by default: only the app asks.
+    public var pagesMayPrerender: Bool
 
-    /// A policy; by default two pages, 30 seconds, no network origin, `navigation` and `ui` effectful.
+    /// A policy; by default two pages, 30 seconds, no network origin, `navigation` and `ui`
+    /// effectful, pages may not ask.
     public init(limit: Int = 2, timeout: Double = 30, allowedOrigins: [OriginPattern] = [],
-                effectfulModules: Set<String> = ["navigation", "ui"]) {
+                effectfulModules: Set<String> = ["navigation", "ui"], pagesMayPrerender: Bool = false) {
         self.limit = limit
         self.timeout = timeout
         self.allowedOrigins = allowedOrigins
         self.effectfulModules = effectfulModules
+        self.pagesMayPrerender = pagesMayPrerender
     }
 
     /// Why `url` may not be prerendered by a pool whose package is served on `packageScheme`;
@@ -47,6 +53,14 @@ public struct PrerenderPolicy: Sendable, Equatable {
     public static func key(for url: URL) -> String {
         let text = url.absoluteString
         return text.firstIndex(of: "#").map { String(text[..<$0]) } ?? text
+    }
+
+    /// Why a page of `pageOrigin` may not ask for `url` (speculation rules, `hybrid.prerender`):
+    /// pages may not ask, another origin, or what ``refusal(for:packageScheme:)`` says; `nil` when it may.
+    public func pageRefusal(for url: URL, from pageOrigin: BridgeOrigin?, packageScheme: String?) -> String? {
+        guard pagesMayPrerender else { return "pages may not ask for prerenders" }
+        guard let pageOrigin, BridgeOrigin(url: url) == pageOrigin else { return "not the page's own origin" }
+        return refusal(for: url, packageScheme: packageScheme)
     }
 
     /// How many of `count` kept prerenders to discard, oldest first, before one more starts.

@@ -78,7 +78,7 @@ public final class WebViewPool {
     private func warmOne() async {
         warming += 1
         defer { warming -= 1 }
-        guard let view = try? HybridWebView(provider: provider, configuration: configuration) else { return }
+        guard let view = try? HybridWebView(provider: provider, configuration: viewConfiguration) else { return }
         createdCount += 1
         // Parked at once: out of sight but mapped (where the engine can), so handing it out is a
         // move back on screen; mapping a hidden view again held up the next load by 10–17 ms.
@@ -108,7 +108,7 @@ public final class WebViewPool {
             }
             return handOut(view)
         }
-        let view = try HybridWebView(provider: provider, configuration: configuration)
+        let view = try HybridWebView(provider: provider, configuration: viewConfiguration)
         createdCount += 1
         coldCount += 1
         return handOut(view)

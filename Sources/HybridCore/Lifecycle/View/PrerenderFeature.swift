@@ -35,9 +35,9 @@ final class PrerenderFeature: ViewFeature {
         viewSetup.modules = viewSetup.modules.map { module in
             setup.effectfulModules.contains(module.name) ? PrerenderDeferredModule(module, gate: gate) : module
         }
-        let config: JSONValue = ["url": .string(setup.url)]
+        let settings: JSONValue = ["url": .string(setup.url)]
         viewSetup.userScripts.append(UserScript(
-            source: Self.runtime.replacingOccurrences(of: "__HYBRIDKIT_PRERENDER_CONFIG__", with: config.jsonText),
+            source: "window.__hybridkitPrerenderSettings = \(settings.jsonText);\n" + Self.runtime,
             injectionTime: .documentStart, frames: .mainFrameOnly, world: .page))
     }
 
