@@ -26,7 +26,7 @@ var targets: [Target] = [
     // Cookies (the app's jar, Set-Cookie, sync with the engine's store) and the request proxy (a
     // bridge module carrying XHR/fetch/form requests natively, with the page's CSP, SRI and mixed
     // content kept); it knows the bridge and the engine seam and no view, package or config.
-    .target(name: "HybridNetwork", dependencies: ["HybridBase", "HybridEngine", "HybridBridge", "HybridHealth",
+    .target(name: "HybridNetwork", dependencies: ["HybridBase", "HybridHTTP", "HybridEngine", "HybridBridge", "HybridHealth",
                                              .target(name: "CCrypto", condition: linux)],
             resources: [.copy("Resources/hybrid-proxy.js")]),
     .target(name: "HybridCore", dependencies: ["HybridBase", "HybridHTTP", "HybridHealth", "HybridEngine", "HybridPackages",

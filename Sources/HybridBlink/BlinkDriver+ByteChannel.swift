@@ -44,7 +44,7 @@ extension BlinkDriver {
     func grantByteRouteAccess(to url: URL) {
         guard byteRoute != nil, let channel = servedByteChannel, channel.admitsPage(at: url),
               let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
-              let origin = BridgeOrigin(url: url)?.description, !BlinkByteServer.isLoopback(url)
+              let origin = BridgeOrigin(url: url)?.description
         else { return }
         guard browser.loopbackGrants.insert(origin).inserted else { return }
         browser.send("Browser.setPermission", ["origin": .string(origin), "permission": ["name": "loopback-network"], "setting": "granted"])

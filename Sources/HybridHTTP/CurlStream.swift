@@ -15,24 +15,9 @@ package enum CurlStream {
         guard let url = request.url else { throw HTTPStream.Failure.transport("no URL") }
         let transfer = CurlTransfer(url: url, sink: sink, deadlines: deadlines)
         let lines = (request.allHTTPHeaderFields ?? [:]).map { "\($0.key): \($0.value)" }
-        // The thread's end is handed over under a lock, not only through the continuation: the
-        // caller reads what the sink wrote on that thread, and ThreadSanitizer does not see a
-        // continuation resumed from a thread of our own as ordering the two (docs/sanitizers.md).
-        let outcome = LockedState<Result<Void, any Error>>(.success(()))
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let thread = Thread {
-                    let result = Result { try transfer.perform(headers: lines, refusingOver: limit) }
-                    outcome.withLock { $0 = result }
-                    continuation.resume()
-                }
-                thread.name = "HybridKit download"
-                thread.start()
-            }
-        } onCancel: {
-            transfer.cancel()
+        try await CurlThread.run("HybridKit download", cancel: { transfer.cancel() }) {
+            try transfer.perform(headers: lines, refusingOver: limit)
         }
-        try outcome.withLock { $0 }.get()
     }
 }
 
@@ -68,15 +53,16 @@ private final class CurlTransfer: @unchecked Sendable {
             },
             tick: { context in
                 CurlTransfer.from(context).tick() ? 1 : 0
-            })
+            },
+            read: nil, sent: nil)
         var result = hk_curl_result()
         let copies = lines.map { strdup($0) }
         defer { copies.forEach { free($0) } }
         let code: Int32 = copies.map { UnsafePointer($0) }.withUnsafeBufferPointer { pointers in
             // The backstops sit past our own deadlines, which end the transfer first with a typed reason.
             hk_curl_get(url.absoluteString, pointers.baseAddress, pointers.count, Int64(limit ?? 0),
-                        Self.milliseconds(deadlines.stall + 5), Self.milliseconds(deadlines.overall + 5),
-                        Self.milliseconds(clock.tick), &callbacks, &result)
+                        CurlThread.milliseconds(deadlines.stall + 5), CurlThread.milliseconds(deadlines.overall + 5),
+                        CurlThread.milliseconds(clock.tick), &callbacks, &result)
         }
         if let stop { throw stop }
         switch code {
@@ -88,17 +74,12 @@ private final class CurlTransfer: @unchecked Sendable {
         case Int32(HK_CURL_OPERATION_TIMEDOUT):
             throw clock.expired() ?? .stalled(seconds: deadlines.stall)
         default:
-            let message = withUnsafeBytes(of: result.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            throw HTTPStream.Failure.transport(message)
+            throw HTTPStream.Failure.transport(CurlThread.message(result))
         }
     }
 
     private static func from(_ context: UnsafeMutableRawPointer?) -> CurlTransfer {
         Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
-    }
-
-    private static func milliseconds(_ seconds: TimeInterval) -> Int {
-        Int(min(seconds * 1000, Double(Int32.max)).rounded(.up))
     }
 
     /// Records why the transfer stops; false tells libcurl to stop.

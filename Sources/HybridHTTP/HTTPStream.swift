@@ -90,6 +90,39 @@ package struct StreamClock {
     package var tick: TimeInterval { min(0.25, max(0.005, min(deadlines.stall, deadlines.overall) / 10)) }
 }
 
+/// A response head as sent: status, final URL, header fields in order with their own spelling.
+package struct HTTPHead: Sendable {
+    /// The status code.
+    package var status: Int
+    /// The URL it answers.
+    package var url: URL
+    /// The fields, in order, names as sent, values trimmed.
+    package var fields: [(name: String, value: String)]
+
+    /// A head.
+    package init(status: Int, url: URL, fields: [(name: String, value: String)]) {
+        self.status = status
+        self.url = url
+        self.fields = fields
+    }
+
+    /// The first value of field `name` (case-insensitive).
+    package func value(_ name: String) -> String? {
+        fields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    /// Every value of field `name` (case-insensitive), in order.
+    package func values(_ name: String) -> [String] {
+        fields.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+    }
+
+    /// The declared body length, when `Content-Length` is all digits.
+    package var declaredLength: Int64? {
+        guard let text = value("Content-Length"), !text.isEmpty, text.allSatisfy({ ("0"..."9").contains($0) }) else { return nil }
+        return Int64(text)
+    }
+}
+
 /// The header lines of the response being read, handed over one at a time (those of redirects
 /// and interim responses included, each starting with its status line): the last response's
 /// fields. A line without a name, or without a colon, is not a field.

@@ -87,25 +87,27 @@ package final class PackageServingCache: @unchecked Sendable {
 
     /// Resolves `request` on the calling thread without reading a file: `nil` unless the active
     /// version is the one last read and every byte the answer needs is in memory.
-    package func resolveFromMemory(_ request: SchemeRequest, activeFile: URL) -> PackageResolver.Resolution? {
-        guard let cached = lock.withLock({ active }), FileStamp(activeFile.path) == cached.stamp else { return nil }
+    package func resolveFromMemory(_ request: SchemeRequest, activeFile: URL, connectSources: [String] = []) -> PackageResolver.Resolution? {
+        guard let cached = lock.withLock({ active }), FileStamp(activeFile.path) == cached.stamp,
+              cached.resolver.connectSources == connectSources else { return nil }
         return cached.resolver.resolveFromMemory(request, bytes: bytes)
     }
 
     /// The resolver of the active version of `id` (reading its record and, when it changed, its
     /// manifest); `nil` when none is installed.
-    package func resolver(store: PackageStore, id: String, scheme: String) -> PackageResolver? {
+    package func resolver(store: PackageStore, id: String, scheme: String, connectSources: [String] = []) -> PackageResolver? {
         // The stamp is taken before the record is read: a write in between leaves an old stamp,
         // so the next request reads again rather than trusting a stale record.
         let stamp = FileStamp(store.activeURL(id).path)
         guard let record = store.activeRecord(id) else { return nil }
         let resolver: PackageResolver
         if let cached = lock.withLock({ active })?.resolver, cached.package.manifest.id == id,
-           cached.package.manifest.version == record.current {
+           cached.package.manifest.version == record.current, cached.connectSources == connectSources {
             resolver = cached
         } else {
             guard let manifest = try? store.manifest(id, version: record.current) else { return nil }
-            resolver = PackageResolver(package: InstalledPackage(manifest: manifest, store: store), customScheme: scheme)
+            resolver = PackageResolver(package: InstalledPackage(manifest: manifest, store: store), customScheme: scheme,
+                                       connectSources: connectSources)
         }
         lock.withLock { active = stamp.map { ($0, resolver) } }
         return resolver

@@ -29,14 +29,19 @@ public struct PackageResolver: Sendable {
     private let origin: URLComponents
     private let csp: String
 
+    /// The sources the default policy adds to `connect-src` (``PackageSchemeHandler/connectSources``).
+    public let connectSources: [String]
+
     /// - Parameters:
     ///   - package: the active version to serve.
     ///   - customScheme: a scheme accepted in place of the origin's (matched case-insensitively).
-    public init(package: InstalledPackage, customScheme: String? = nil) {
+    ///   - connectSources: sources the documents' default policy adds to `connect-src`.
+    public init(package: InstalledPackage, customScheme: String? = nil, connectSources: [String] = []) {
         self.package = package
         self.customScheme = customScheme?.lowercased()
         self.origin = URLComponents(string: package.manifest.origin) ?? URLComponents()
-        var policy = Self.defaultContentSecurityPolicy(origin: package.manifest.origin)
+        self.connectSources = connectSources
+        var policy = Self.defaultContentSecurityPolicy(origin: package.manifest.origin, connectSources: connectSources)
         // Two policies in one header are both enforced (CSP 3 §3.1): the manifest's can only tighten.
         if let extra = package.manifest.contentSecurityPolicy, !extra.isEmpty { policy += ", " + extra }
         self.csp = policy
@@ -44,13 +49,14 @@ public struct PackageResolver: Sendable {
 
     /// The policy every package document gets: its own origin and inline code are allowed (as a
     /// packed H5 page expects), plugins, foreign framing and `<base>` hijacking are not; the
-    /// bridge's byte channel (``ContainerSchemes/byteChannel``) may be fetched.
-    public static func defaultContentSecurityPolicy(origin: String) -> String {
+    /// bridge's byte channel (``ContainerSchemes/byteChannel``, and `connectSources`: its loopback
+    /// endpoint where the engine serves it there) may be fetched.
+    public static func defaultContentSecurityPolicy(origin: String, connectSources: [String] = []) -> String {
         let components = URLComponents(string: origin)
         let site = "\(components?.scheme ?? "https")://\(components?.host ?? "")" + (components?.port.map { ":\($0)" } ?? "")
         return "default-src 'self' \(site); script-src 'self' \(site) 'unsafe-inline'; style-src 'self' \(site) 'unsafe-inline'; "
             + "img-src 'self' \(site) data: blob: https:; media-src 'self' \(site) blob: https:; font-src 'self' \(site) data:; "
-            + "connect-src 'self' \(site) https: wss: \(ContainerSchemes.byteChannel):; object-src 'none'; base-uri 'self'; frame-ancestors 'self'; form-action 'self' \(site)"
+            + "connect-src 'self' \(site) https: wss: \(ContainerSchemes.byteChannel):\(connectSources.map { " " + $0 }.joined()); object-src 'none'; base-uri 'self'; frame-ancestors 'self'; form-action 'self' \(site)"
     }
 
     /// Resolves `request`.

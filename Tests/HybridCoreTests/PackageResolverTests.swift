@@ -60,6 +60,18 @@ import Testing
         #expect(css.header("Content-Security-Policy") == nil)
     }
 
+    /// The sources a view adds (its byte channel's loopback endpoint on Blink) go in the default
+    /// policy's `connect-src` alone: other directives, and the manifest's own policy, are untouched.
+    @Test func connectSourcesWidenOnlyConnectSrc() throws {
+        let endpoint = "http://127.0.0.1:41234"
+        let policy = PackageResolver.defaultContentSecurityPolicy(origin: "https://m.example.com", connectSources: [endpoint])
+        let directives = policy.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+        let connect = try #require(directives.first { $0.hasPrefix("connect-src ") })
+        #expect(connect.hasSuffix("hybrid-bytes: \(endpoint)"))
+        #expect(directives.filter { $0.contains(endpoint) }.count == 1)
+        #expect(!PackageResolver.defaultContentSecurityPolicy(origin: "https://m.example.com").contains("127.0.0.1"))
+    }
+
     @Test func rangesNotModifiedAndHead() async throws {
         let (fixture, _, resolver) = try Self.installed()
         defer { withExtendedLifetime(fixture) {} }

@@ -43,6 +43,20 @@ struct ProxyPolicyTests {
         #expect(throws: HybridError.self) { try ProxyPolicy(requests: ["https://a.com/?x"]) }
     }
 
+    /// The page's view of a response's raw header lines (the Fetch standard's "sort and combine"):
+    /// names lower-cased and sorted, the values of every spelling of one name joined in the order
+    /// they arrived, an empty value kept, `Set-Cookie` hidden but given to the jar one by one.
+    @Test func responseHeadersCombineEverySpellingInArrivalOrder() {
+        var lines = ResponseHeaderLines()
+        ["HTTP/1.1 200 OK", "foo-TEST: 1", "Zeta: z", "HEYA:", "Set-Cookie: a=1; Expires=Wed, 09 Jun 2100 10:18:14 GMT",
+         "FOO-test: 2, 3", "set-cookie: b=2", "X-Dup: a", "x-dup:  b  ", ""].forEach { lines.add($0 + "\r\n") }
+        let head = HTTPHead(status: 200, url: URL(string: "https://a.example/")!, fields: lines.fields)
+        #expect(ProxyHeaders.pairs(head) == [["foo-test", "1, 2, 3"], ["heya", ""], ["x-dup", "a, b"], ["zeta", "z"]])
+        #expect(ProxyHeaders.setCookieValues(head) == ["a=1; Expires=Wed, 09 Jun 2100 10:18:14 GMT", "b=2"])
+        #expect(head.value("FOO-TEST") == "1")
+        #expect(head.values("heya") == [""])
+    }
+
     /// Foundation on Linux joins several `Set-Cookie` fields with `, `; an `Expires` date has a comma too.
     @Test func splitsJoinedSetCookieHeaders() {
         let joined = "a=1; Path=/; Expires=Wed, 09 Jun 2100 10:18:14 GMT, b=2; HttpOnly, c=x,y; Path=/"

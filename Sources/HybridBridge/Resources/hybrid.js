@@ -167,7 +167,8 @@
   }
 
   // Posts each large byte value of a call to the channel under a new token, then sends the call
-  // naming the tokens ({"$blob": token, "size": N}). Only ArrayBuffer-backed bodies are posted to a
+  // naming the tokens ({"$blob": token, "size": N}); an item is `{key, bytes}`, or `{key, blob, size}`
+  // for a Blob posted unread (readBlobsThenSend). Only ArrayBuffer-backed bodies are posted to a
   // custom scheme: a Blob body there crashes WebKitGTK 2.50 (Blobs were read to bytes before this).
   // A loopback endpoint (Blink) is posted the bytes wrapped in a Blob (`channelBlob`): Chromium then
   // streams the body to the socket, where an ArrayBuffer body is copied into the request (measured
@@ -181,8 +182,8 @@
     entry.tokens = new Map();
     Promise.all(items.map(function (item) {
       var token = newToken();
-      entry.tokens.set(item.key, { token: token, size: item.bytes.byteLength });
-      var body = channelBlob !== null ? new channelBlob([item.bytes]) : item.bytes;
+      entry.tokens.set(item.key, { token: token, size: item.blob ? item.size : item.bytes.byteLength });
+      var body = item.blob || (channelBlob !== null ? new channelBlob([item.bytes]) : item.bytes);
       return channelFetch(byteChannel + token, { method: 'POST', body: body, mode: 'cors', credentials: 'omit', cache: 'no-store' })
         .then(function (response) { if (!response.ok) return channelError(response, 'the bytes of a param were refused'); },
               function (error) { channelBroken = true; throw error; });
@@ -196,7 +197,10 @@
         return;
       }
       entry.tokens = null;   // inline: tokens already posted expire unread
-      queueOrTransmit(entry);
+      // Blobs that were to be posted unread are read now, to go inline.
+      readBlobs(entry, items.filter(function (item) { return item.blob; }).map(function (item) { return item.blob; }), function () {
+        queueOrTransmit(entry);
+      });
     });
   }
 
@@ -390,7 +394,10 @@
   }
 
   // Reads the call's Blobs, then sends it. Blobs larger together than the container's message
-  // limit allows (as base64) are refused without being read.
+  // limit allows (as base64) are refused without being read. Where the byte channel is a loopback
+  // endpoint (Blink: `channelBlob`), a Blob of at least `byteThreshold` bytes is not read at all: it
+  // is posted to the channel as it is, and Chromium streams it to the socket from its own process,
+  // so its bytes never enter the page (a Blob body to WebKitGTK's custom scheme would crash it).
   function readBlobsThenSend(entry, blobs, large) {
     var limit = messageLimit();
     var total = 0;
@@ -401,16 +408,31 @@
         ' bytes as base64', { size: Math.ceil(total / 3) * 4, limit: limit }));
       return;
     }
-    Promise.all(blobs.map(function (blob) { return blob.arrayBuffer(); })).then(function (buffers) {
-      if (!pending.has(entry.id)) return;  // aborted or timed out meanwhile
-      entry.blobBytes = new Map();
-      for (var i = 0; i < blobs.length; i++) {
-        var bytes = new Uint8Array(buffers[i]);
-        entry.blobBytes.set(blobs[i], bytes);
-        if (large && bytes.byteLength >= byteThreshold) large.push({ key: blobs[i], bytes: bytes });
+    var read = [];
+    blobs.forEach(function (blob) {
+      if (channelBlob !== null && large && blob.size >= byteThreshold) large.push({ key: blob, blob: blob, size: blob.size });
+      else read.push(blob);
+    });
+    entry.blobBytes = new Map();
+    readBlobs(entry, read, function () {
+      if (large) {
+        read.forEach(function (blob) {
+          var bytes = entry.blobBytes.get(blob);
+          if (bytes.byteLength >= byteThreshold) large.push({ key: blob, bytes: bytes });
+        });
       }
       if (large && large.length > 0) postBytesThenSend(entry, large);
       else queueOrTransmit(entry);
+    });
+  }
+
+  // Reads `blobs` into the call's `blobBytes`, then calls `then` (unless the call is over); a Blob
+  // that cannot be read fails the call.
+  function readBlobs(entry, blobs, then) {
+    Promise.all(blobs.map(function (blob) { return blob.arrayBuffer(); })).then(function (buffers) {
+      if (!pending.has(entry.id)) return;  // aborted or timed out meanwhile
+      for (var i = 0; i < blobs.length; i++) entry.blobBytes.set(blobs[i], new Uint8Array(buffers[i]));
+      then();
     }, function (error) {
       if (!pending.has(entry.id)) return;
       finish(entry);

@@ -32,6 +32,12 @@ public struct PackageSchemeHandler: URLSchemeHandler {
     public let id: String
     /// The scheme the container loads the package through (`app` for `app://m.example.com/…`).
     public let customScheme: String
+    /// Sources the package documents' default Content-Security-Policy adds to `connect-src`
+    /// (``PackageResolver/defaultContentSecurityPolicy(origin:connectSources:)``). A
+    /// ``HybridWebView`` adds its bridge's byte channel endpoint where the engine serves the
+    /// channel at a loopback origin (Blink), so a package page's large bytes take it rather than
+    /// base64. Empty by default.
+    public var connectSources: [String] = []
     private let network: NetworkFetch
     private let cache = PackageServingCache()
 
@@ -48,16 +54,16 @@ public struct PackageSchemeHandler: URLSchemeHandler {
     /// Answers from the active version (``PackageResolver``); what it sends to the network, and
     /// every request while no version is installed, goes through the network fallback.
     @MainActor public func respond(to request: SchemeRequest) async throws -> SchemeResponse {
-        let store = self.store, id = self.id, scheme = self.customScheme, cache = self.cache
+        let store = self.store, id = self.id, scheme = self.customScheme, cache = self.cache, sources = connectSources
         // A file served before, of the version still active, is answered at once from memory: one
         // look at the active record's file, no read. Everything else reads files off the main
         // thread, where the engine lives.
         let resolution: PackageResolver.Resolution
-        if let remembered = cache.resolveFromMemory(request, activeFile: store.activeURL(id)) {
+        if let remembered = cache.resolveFromMemory(request, activeFile: store.activeURL(id), connectSources: sources) {
             resolution = remembered
         } else {
             resolution = await Task.detached { () -> PackageResolver.Resolution in
-                guard let resolver = cache.resolver(store: store, id: id, scheme: scheme) else {
+                guard let resolver = cache.resolver(store: store, id: id, scheme: scheme, connectSources: sources) else {
                     var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
                     if components?.scheme?.lowercased() == scheme.lowercased() { components?.scheme = "https" }
                     return .network(components?.url ?? request.url)

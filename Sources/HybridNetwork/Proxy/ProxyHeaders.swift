@@ -1,9 +1,7 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import HybridEngine
 import HybridHealth
+import HybridHTTP
 
 /// Header rules of the request proxy: what a page may not set, and how responses read.
 enum ProxyHeaders {
@@ -27,40 +25,23 @@ enum ProxyHeaders {
     /// Response headers a page never sees (as in a browser).
     static let hidden: Set<String> = ["set-cookie", "set-cookie2"]
 
-    /// The value of header `name` (case-insensitive).
-    static func value(_ name: String, in response: HTTPURLResponse) -> String? {
-        for (key, value) in response.allHeaderFields {
-            if let key = key as? String, key.caseInsensitiveCompare(name) == .orderedSame { return value as? String }
-        }
-        return nil
-    }
-
-    /// The response's headers as `[name, value]` pairs, lower-case names, sorted (the order the
-    /// standard's "sort and combine" gives pages), hidden ones left out.
-    ///
-    /// Foundation hands over a dictionary: on Linux it has already joined repeated fields of one
-    /// spelling with `, `, and kept fields whose names differ only in case apart (`X-…` names) or
-    /// one of them only (other names: see docs/request-proxy.md). Fields of one name in several
-    /// spellings are joined here, in a stable order.
-    static func pairs(_ response: HTTPURLResponse) -> [[String]] {
-        var combined: [String: [(spelling: String, value: String)]] = [:]
-        for (key, value) in response.allHeaderFields {
-            guard let spelling = key as? String, let value = value as? String else { continue }
+    /// The response's headers as `[name, value]` pairs, as the Fetch standard's "sort and
+    /// combine" gives them to pages: names lower-cased and sorted, the values of one name (in any
+    /// spelling) joined with `, ` in the order they arrived, an empty value kept; hidden ones
+    /// left out.
+    static func pairs(_ head: HTTPHead) -> [[String]] {
+        var combined: [String: [String]] = [:]
+        for (spelling, value) in head.fields {
             let name = spelling.lowercased()
             guard !hidden.contains(name) else { continue }
-            combined[name, default: []].append((spelling, value))
+            combined[name, default: []].append(value)
         }
-        return combined.keys.sorted().map { name in
-            // Foundation's dictionary has no order: the spelling decides one that does not change
-            // from run to run (upper-case spellings first, as they sort first).
-            [name, combined[name]!.sorted { $0.spelling < $1.spelling }.map(\.value).joined(separator: ", ")]
-        }
+        return combined.keys.sorted().map { [$0, combined[$0]!.joined(separator: ", ")] }
     }
 
-    /// Every `Set-Cookie` value of the response.
-    static func setCookieValues(_ response: HTTPURLResponse) -> [String] {
-        guard let combined = value("Set-Cookie", in: response) else { return [] }
-        return splitSetCookie(combined)
+    /// Every `Set-Cookie` value of the response (a field Foundation joined is split again).
+    static func setCookieValues(_ head: HTTPHead) -> [String] {
+        head.values("Set-Cookie").flatMap(splitSetCookie)
     }
 
     /// Splits `Set-Cookie` values that Foundation joined with `, ` into one field.

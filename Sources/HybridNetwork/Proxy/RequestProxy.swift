@@ -1,12 +1,11 @@
 import Foundation
-import HybridBridge
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import HybridBase
+import HybridBridge
 import HybridEngine
+import HybridHTTP
 
-/// Performs page requests natively (`URLSession`) with the app's ``CookieJar``.
+/// Performs page requests natively (libcurl on Linux, `URLSession` on Apple platforms:
+/// ``ProxyTransport``) with the app's ``CookieJar``.
 ///
 /// Why: a page served from a custom scheme (an offline package) cannot send cookies or bodies
 /// the server would accept, and the engine's network process never sees the app's jar or
@@ -29,7 +28,11 @@ public final class RequestProxy: Sendable {
     /// The jar requests read and responses write; `nil` sends no cookies.
     public let jar: CookieJar?
     private let observer: Observer?
-    private let transfer = ProxyTransfer()
+    #if os(Linux)
+    private let transport: any ProxyTransport = ProxyCurlTransfer()
+    #else
+    private let transport: any ProxyTransport = ProxySessionTransfer()
+    #endif
     private let preflights = ProxyPreflightCache()
     /// The HTTP cache proxied GETs use (``ProxyPolicy/cache``); `nil` when it is off.
     public let cache: ProxyCache?
@@ -69,7 +72,7 @@ public final class RequestProxy: Sendable {
 
     deinit {
         bodies.cancelAll()
-        transfer.invalidate()
+        transport.invalidate()
     }
 
     /// Performs `request`, following redirects.
@@ -192,11 +195,11 @@ public final class RequestProxy: Sendable {
             if let origin, ProxyFetchMetadata.site(url: url, origin: origin, crossSite: crossSite) == "cross-site" { crossSite = true }
             engineHeaders += ProxyFetchMetadata.headers(url: url, origin: origin, mode: original.mode, crossSite: crossSite)
             let hopBody = method == "GET" || method == "HEAD" ? nil : streamed
-            var request = urlRequest(url: url, method: method, headers: headers, body: body, streamedSize: hopBody?.size,
-                                     timeout: deadline.timeIntervalSinceNow, cookies: cookies, origin: hop.origin,
-                                     referrer: referrer, engineHeaders: engineHeaders)
+            var request = self.hop(url: url, method: method, headers: headers, body: body, deadline: deadline,
+                                   timeout: timeout, cookies: cookies, origin: hop.origin, referrer: referrer,
+                                   engineHeaders: engineHeaders)
             // A final response's head goes to the page as soon as it arrives, its body as it comes.
-            var decide: ProxyTransfer.Decision?
+            var decide: ProxyDecision?
             if let events {
                 let hops = record.hops.count
                 decide = { [cors] response in
@@ -215,8 +218,9 @@ public final class RequestProxy: Sendable {
             }
             // The HTTP cache, before the network: it may answer the hop itself, or add its headers
             // (fetch's mode headers, a revalidation's conditions); after: it stores or revalidates.
-            let cacheHop = cache?.prepare(method: method, url: Self.cacheKey(url), headers: Self.fields(of: request), mode: original.cache)
-            var response: HTTPURLResponse
+            let cacheHop = cache?.prepare(method: method, url: Self.cacheKey(url), headers: Self.fields(request.headers),
+                                          mode: original.cache)
+            var response: HTTPHead
             var data: Data
             var setCookies: [String] = []
             switch cacheHop?.plan {
@@ -224,22 +228,25 @@ public final class RequestProxy: Sendable {
                 record.cache = ProxyCache.Outcome.miss.rawValue
                 throw HybridError.network(.notCached(ContentSecurityPolicy.reportable(url)))
             case .serve(let entry)?:
-                (response, data) = (Self.httpResponse(url: url, status: entry.status, fields: entry.headers), entry.body)
+                (response, data) = (Self.head(url: url, status: entry.status, fields: entry.headers), entry.body)
                 record.cache = ProxyCache.Outcome.hit.rawValue
             case .send?, nil:
-                for field in cacheHop?.addedHeaders ?? [] { request.setValue(field.value, forHTTPHeaderField: field.name) }
-                (response, data) = try await send(request, body: hopBody, limit: policy.maxBodyBytes, timeout: deadline,
-                                                  progress: upload, decide: cacheHop.map { Self.caching(decide, hop: $0) } ?? decide)
+                for field in cacheHop?.addedHeaders ?? [] {
+                    request.headers.removeAll { $0.name.caseInsensitiveCompare(field.name) == .orderedSame }
+                    request.headers.append((field.name, field.value))
+                }
+                (response, data) = try await send(request, body: hopBody, limit: policy.maxBodyBytes, progress: upload,
+                                                  decide: cacheHop.map { Self.caching(decide, hop: $0) } ?? decide)
                 setCookies = ProxyHeaders.setCookieValues(response)
                 if let cacheHop {
-                    let kept = cacheHop.finish(status: response.statusCode, headers: Self.fields(of: response), body: data)
+                    let kept = cacheHop.finish(status: response.status, headers: Self.fields(response.fields), body: data)
                     record.cache = kept.outcome?.rawValue
-                    if kept.fromCache { (response, data) = (Self.httpResponse(url: url, status: kept.status, fields: kept.headers), kept.body) }
+                    if kept.fromCache { (response, data) = (Self.head(url: url, status: kept.status, fields: kept.headers), kept.body) }
                 }
             }
             if cookies, let jar, !setCookies.isEmpty { _ = jar.setCookies(fromHeaders: setCookies, for: url) }
             if Self.isRedirect(response, mode: mode), let next = Self.location(response, url: url) {
-                if hop.checked, let reason = cors.check(status: response.statusCode, headers: ProxyHeaders.pairs(response)) {
+                if hop.checked, let reason = cors.check(status: response.status, headers: ProxyHeaders.pairs(response)) {
                     throw HybridError.network(.corsDenied(reason))
                 }
                 guard mode != "error" else { throw HybridError.network(.requestFailed("redirected to \(next.absoluteString) with redirect: 'error'")) }
@@ -248,7 +255,7 @@ public final class RequestProxy: Sendable {
                     throw HybridError.network(.proxyDenied("redirect to \(next.absoluteString.prefix(200))"))
                 }
                 try cors.redirect(from: url, to: next)
-                let status = response.statusCode
+                let status = response.status
                 if (status == 301 || status == 302) && method == "POST" || status == 303 && method != "GET" && method != "HEAD" {
                     method = "GET"
                     body = nil
@@ -262,7 +269,7 @@ public final class RequestProxy: Sendable {
                 continue
             }
             let head = try Self.head(response, url: url, hops: record.hops.count, cors: cors, checked: hop.checked, mode: mode)
-            record.status = response.statusCode
+            record.status = response.status
             record.responseHeaders = ProxyHeaders.pairs(response).map { ($0[0], $0[1]) }
             record.responseBodyBytes = data.count
             let masked = head.type == "opaque" || head.type == "opaqueredirect"
@@ -299,12 +306,12 @@ public final class RequestProxy: Sendable {
 
     /// The hop's decision with the cache's part: a 304 answering a revalidation is collected, not
     /// shown (the stored response is, whole); a storable body that streams to the page is also kept.
-    private static func caching(_ decide: ProxyTransfer.Decision?, hop: ProxyCache.Hop) -> ProxyTransfer.Decision? {
+    private static func caching(_ decide: ProxyDecision?, hop: ProxyCache.Hop) -> ProxyDecision? {
         guard let decide else { return nil }
         return { response in
-            if response.statusCode == 304, hop.revalidating { return .collect }
+            if response.status == 304, hop.revalidating { return .collect }
             let disposition = decide(response)
-            guard case .stream(let sink) = disposition, hop.keeps(status: response.statusCode, headers: fields(of: response)) else {
+            guard case .stream(let sink) = disposition, hop.keeps(status: response.status, headers: fields(response.fields)) else {
                 return disposition
             }
             return .stream { data in
@@ -321,37 +328,28 @@ public final class RequestProxy: Sendable {
         return parts?.url?.absoluteString ?? url.absoluteString
     }
 
-    /// A hop's request header fields, as the cache reads them.
-    private static func fields(of request: URLRequest) -> [HTTPCacheEntry.Field] {
-        (request.allHTTPHeaderFields ?? [:]).map { HTTPCacheEntry.Field($0.key, $0.value) }
+    /// Header fields as the cache reads and stores them.
+    private static func fields(_ pairs: [(name: String, value: String)]) -> [HTTPCacheEntry.Field] {
+        pairs.map { HTTPCacheEntry.Field($0.name, $0.value) }
     }
 
-    /// A response's header fields, as the cache stores them.
-    private static func fields(of response: HTTPURLResponse) -> [HTTPCacheEntry.Field] {
-        response.allHeaderFields.compactMap { key, value in
-            (key as? String).flatMap { name in (value as? String).map { HTTPCacheEntry.Field(name, $0) } }
-        }
-    }
-
-    /// A stored response as the transport's type, for the code that reads hops.
-    private static func httpResponse(url: URL, status: Int, fields: [HTTPCacheEntry.Field]) -> HTTPURLResponse {
-        var headers: [String: String] = [:]
-        for field in fields { headers[field.name] = headers[field.name].map { "\($0), \(field.value)" } ?? field.value }
-        return HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!
+    /// A stored response as the transport's head, for the code that reads hops.
+    private static func head(url: URL, status: Int, fields: [HTTPCacheEntry.Field]) -> HTTPHead {
+        HTTPHead(status: status, url: url, fields: fields.map { (name: $0.name, value: $0.value) })
     }
 
     /// The page's view of a final response, without its body: CORS-checked, typed, its headers
     /// filtered, masked when opaque.
-    private static func head(_ response: HTTPURLResponse, url: URL, hops: Int, cors: ProxyCORS, checked: Bool,
+    private static func head(_ response: HTTPHead, url: URL, hops: Int, cors: ProxyCORS, checked: Bool,
                              mode: String) throws -> ProxyResponse {
         let pairs = ProxyHeaders.pairs(response)
-        if checked, let reason = cors.check(status: response.statusCode, headers: pairs) {
+        if checked, let reason = cors.check(status: response.status, headers: pairs) {
             throw HybridError.network(.corsDenied(reason))
         }
         var address = URLComponents(url: url, resolvingAgainstBaseURL: true)
         address?.fragment = nil
         let location = address?.url?.absoluteString ?? url.absoluteString
-        let manual = mode == "manual" && [301, 302, 303, 307, 308].contains(response.statusCode)
+        let manual = mode == "manual" && [301, 302, 303, 307, 308].contains(response.status)
         let type = cors.responseType(manualRedirect: manual)
         switch type {
         case "opaque":
@@ -359,7 +357,7 @@ public final class RequestProxy: Sendable {
         case "opaqueredirect":
             return ProxyResponse(status: 0, statusText: "", url: location, redirected: false, type: type, headers: [], body: Data())
         default:
-            return ProxyResponse(status: response.statusCode, statusText: ProxyHeaders.reasonPhrase(response.statusCode),
+            return ProxyResponse(status: response.status, statusText: ProxyHeaders.reasonPhrase(response.status),
                                  url: location, redirected: hops > 1, type: type, headers: cors.exposed(pairs), body: Data())
         }
     }
@@ -367,18 +365,16 @@ public final class RequestProxy: Sendable {
     /// The CORS preflight for a hop: an `OPTIONS` request without cookies or the page's headers.
     private func preflight(url: URL, method: String, headers: [(name: String, value: String)], cors: ProxyCORS,
                            referrer: String?, userAgent: String?, forced: Bool, timeout: Double) async throws {
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: max(timeout, 0.001))
-        request.httpMethod = "OPTIONS"
-        request.setValue("*/*", forHTTPHeaderField: "Accept")
-        request.setValue(method, forHTTPHeaderField: "Access-Control-Request-Method")
+        var fields = [("Accept", "*/*"), ("Access-Control-Request-Method", method)]
         let names = ProxyCORS.unsafeHeaderNames(headers)
-        if !names.isEmpty { request.setValue(names.joined(separator: ","), forHTTPHeaderField: "Access-Control-Request-Headers") }
-        request.setValue(cors.serializedOrigin, forHTTPHeaderField: "Origin")
-        if let referrer { request.setValue(referrer, forHTTPHeaderField: "Referer") }
-        if let agent = userAgent { request.setValue(agent, forHTTPHeaderField: "User-Agent") }
-        let (response, _) = try await send(request, body: nil, limit: 1 << 20, timeout: Date().addingTimeInterval(timeout),
-                                           progress: nil, decide: nil)
-        let allowed = try cors.checkPreflight(status: response.statusCode, headers: ProxyHeaders.pairs(response), method: method,
+        if !names.isEmpty { fields.append(("Access-Control-Request-Headers", names.joined(separator: ","))) }
+        fields.append(("Origin", cors.serializedOrigin))
+        if let referrer { fields.append(("Referer", referrer)) }
+        if let userAgent { fields.append(("User-Agent", userAgent)) }
+        let request = ProxyHop(url: url, method: "OPTIONS", headers: fields.map { (name: $0.0, value: $0.1) }, body: .none,
+                               deadline: Date().addingTimeInterval(timeout), timeoutMilliseconds: Int(timeout * 1000))
+        let (response, _) = try await send(request, body: nil, limit: 1 << 20, progress: nil, decide: nil)
+        let allowed = try cors.checkPreflight(status: response.status, headers: ProxyHeaders.pairs(response), method: method,
                                               requestHeaders: headers, forced: forced)
         preflights.store(origin: cors.serializedOrigin, url: url, credentials: cors.credentials == .include, allowed)
     }
@@ -386,23 +382,17 @@ public final class RequestProxy: Sendable {
     /// Runs one hop, sending it again once on a new connection when the connection broke before
     /// any response (a kept-alive connection the server had closed), as browsers do. A streamed
     /// body is read from the page again from its start for each attempt.
-    private func send(_ request: URLRequest, body: ProxyBodySource?, limit: Int, timeout deadline: Date,
-                      progress: (@Sendable (ProxyProgress) -> Void)?,
-                      decide: ProxyTransfer.Decision?) async throws -> (HTTPURLResponse, Data) {
-        // Foundation on Linux reads a body stream on its session's queue and blocks there while
-        // the page answers: a streamed body gets a session of its own, so it never holds up others.
-        let transfer = body == nil ? self.transfer : ProxyTransfer()
-        defer { if body != nil { transfer.finish() } }
-        func attempt() async throws -> (HTTPURLResponse, Data) {
+    private func send(_ request: ProxyHop, body: ProxyBodySource?, limit: Int, progress: (@Sendable (ProxyProgress) -> Void)?,
+                      decide: ProxyDecision?) async throws -> (HTTPHead, Data) {
+        func attempt() async throws -> (HTTPHead, Data) {
             guard let body else {
-                return try await transfer.run(request, limit: limit, timeout: deadline.timeIntervalSinceNow, progress: progress, decide: decide)
+                return try await transport.run(request, limit: limit, progress: progress, decide: decide, stop: nil)
             }
             var request = request
-            request.httpBodyStream = body.makeStream(deadline: deadline)
+            request.body = .stream(body.makeStream(deadline: request.deadline), size: body.size)
             do {
-                // A read waiting for the page is woken before the task is cancelled or failed.
-                let result = try await transfer.run(request, limit: limit, timeout: deadline.timeIntervalSinceNow, progress: progress,
-                                                    decide: decide) { body.cancel() }
+                // A read waiting for the page is woken before the transfer is cancelled or failed.
+                let result = try await transport.run(request, limit: limit, progress: progress, decide: decide) { body.cancel() }
                 if let failure = body.failure { throw HybridError.network(failure) }
                 return result
             } catch {
@@ -414,22 +404,22 @@ public final class RequestProxy: Sendable {
         }
         do {
             return try await attempt()
-        } catch is ProxyTransfer.ConnectionLost {
+        } catch is ProxyConnectionLost {
             do {
                 return try await attempt()
-            } catch let lost as ProxyTransfer.ConnectionLost {
+            } catch let lost as ProxyConnectionLost {
                 throw HybridError.network(.requestFailed(lost.message))
             }
         }
     }
 
-    private static func isRedirect(_ response: HTTPURLResponse, mode: String) -> Bool {
-        [301, 302, 303, 307, 308].contains(response.statusCode) && mode != "manual" && ProxyHeaders.value("Location", in: response) != nil
+    private static func isRedirect(_ response: HTTPHead, mode: String) -> Bool {
+        [301, 302, 303, 307, 308].contains(response.status) && mode != "manual" && response.value("Location") != nil
     }
 
     /// The redirect's target; a `Location` without a fragment keeps the request's.
-    private static func location(_ response: HTTPURLResponse, url: URL) -> URL? {
-        guard let location = ProxyHeaders.value("Location", in: response),
+    private static func location(_ response: HTTPHead, url: URL) -> URL? {
+        guard let location = response.value("Location"),
               var next = URL(string: location, relativeTo: url)?.absoluteURL else { return nil }
         if next.fragment == nil, let fragment = url.fragment, var parts = URLComponents(url: next, resolvingAgainstBaseURL: true) {
             parts.fragment = fragment
@@ -454,48 +444,39 @@ public final class RequestProxy: Sendable {
     }
 
     /// The request for one hop: the page's headers, the policy's extra headers, the jar's cookies,
-    /// the engine's `Origin` and `Referer`.
-    private func urlRequest(url: URL, method: String, headers: [(name: String, value: String)], body: Data?, streamedSize: Int64?,
-                            timeout: Double, cookies: Bool, origin: String?, referrer: String?,
-                            engineHeaders: [(String, String)]) -> URLRequest {
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: max(timeout, 0.001))
-        request.httpMethod = method
+    /// the engine's `Origin` and `Referer`. The body is the page's bytes, none for GET and HEAD;
+    /// a POST or PUT without one sends an empty body (`Content-Length: 0`, as the engines do). A
+    /// streamed body is set per attempt (``send(_:body:limit:progress:decide:)``).
+    private func hop(url: URL, method: String, headers: [(name: String, value: String)], body: Data?, deadline: Date,
+                     timeout: Double, cookies: Bool, origin: String?, referrer: String?,
+                     engineHeaders: [(String, String)]) -> ProxyHop {
+        // The page's fields of one name go as one line, their values joined (as the engines send them).
+        var fields: [(name: String, value: String)] = []
         var present = Set<String>()
         for (name, value) in headers {
-            present.insert(name.lowercased())
-            request.addValue(value, forHTTPHeaderField: name)
+            if let index = fields.firstIndex(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame }) {
+                fields[index].value += ", " + value
+            } else {
+                fields.append((name, value))
+                present.insert(name.lowercased())
+            }
         }
         for (name, value) in policy.extraHeaders(for: url) where !present.contains(name.lowercased()) {
             present.insert(name.lowercased())
-            request.setValue(value, forHTTPHeaderField: name)
+            fields.append((name, value))
         }
         for (name, value) in engineHeaders where !present.contains(name.lowercased()) {
-            request.setValue(value, forHTTPHeaderField: name)
+            present.insert(name.lowercased())
+            fields.append((name, value))
         }
-        if cookies, let cookie = jar?.cookieHeader(for: url) {
-            request.setValue(cookie, forHTTPHeaderField: "Cookie")
+        if cookies, let cookie = jar?.cookieHeader(for: url) { fields.append(("Cookie", cookie)) }
+        if let origin { fields.append(("Origin", origin)) }
+        if let referrer { fields.append(("Referer", referrer)) }
+        var payload = ProxyHop.Body.none
+        if method != "GET" && method != "HEAD" {
+            if let body { payload = .bytes(body) } else if method == "POST" || method == "PUT" { payload = .bytes(Data()) }
         }
-        if let origin { request.setValue(origin, forHTTPHeaderField: "Origin") }
-        if let referrer { request.setValue(referrer, forHTTPHeaderField: "Referer") }
-        if let streamedSize {
-            // The body stream is set per attempt (send). Foundation on Linux sends a stream chunked,
-            // and with a Content-Length of ours too: both, which servers reject. The blank
-            // Transfer-Encoding makes curl leave its own out (measured with libcurl 7.88), so the
-            // server gets the declared length and the raw bytes, as from the engine.
-            request.setValue(String(streamedSize), forHTTPHeaderField: "Content-Length")
-            #if canImport(FoundationNetworking)
-            request.setValue(" ", forHTTPHeaderField: "Transfer-Encoding")
-            if !present.contains("content-type") { request.setValue(" ", forHTTPHeaderField: "Content-Type") }
-            #endif
-        } else if let body, method != "GET", method != "HEAD" {
-            request.httpBody = body
-            // Foundation on Linux adds `Content-Type: application/x-www-form-urlencoded` to a body
-            // without one; the engine sends none (an ArrayBuffer body). A blank value reaches curl
-            // as `Content-Type:  `, which curl takes as "leave this header out".
-            #if canImport(FoundationNetworking)
-            if !present.contains("content-type") { request.setValue(" ", forHTTPHeaderField: "Content-Type") }
-            #endif
-        }
-        return request
+        return ProxyHop(url: url, method: method, headers: fields, body: payload, deadline: deadline,
+                        timeoutMilliseconds: Int(timeout * 1000))
     }
 }

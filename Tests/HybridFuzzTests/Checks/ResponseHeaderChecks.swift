@@ -8,7 +8,7 @@ import Foundation
 @testable import HybridHealth
 @testable import HybridPackages
 
-/// The response header lines libcurl hands the updater's transport (``ResponseHeaderLines``),
+/// The response header lines libcurl hands the updater's and the request proxy's transports (``ResponseHeaderLines``),
 /// from any server.
 ///
 /// Input: raw header lines, one per `\n` (status lines of redirects included).
@@ -16,6 +16,8 @@ import Foundation
 ///   whitespace at its ends; a status line forgets every field before it.
 /// - `Content-Length` is declared only as digits, never negative; the dictionary holds exactly
 ///   the names of the fields, each value the fields' values of that name joined with ", ".
+/// - The request proxy's pairs (``ProxyHeaders/pairs(_:)``) name each field once, lower-cased and
+///   sorted, with every spelling's values joined in arrival order, and never `Set-Cookie`.
 enum ResponseHeaderChecks {
     static func check(_ bytes: [UInt8]) throws {
         var head = ResponseHeaderLines()
@@ -40,5 +42,16 @@ enum ResponseHeaderChecks {
         for (name, joined) in dictionary {
             try require(joined == head.fields.filter { $0.name == name }.map(\.value).joined(separator: ", "), "\(name) joined wrongly")
         }
+        // The request proxy's view of the same lines (ProxyHeaders.pairs): one pair per name
+        // lower-cased, sorted, every spelling's values in arrival order, Set-Cookie never shown.
+        let pairs = ProxyHeaders.pairs(HTTPHead(status: 200, url: URL(string: "http://a.test/")!, fields: head.fields))
+        let names = pairs.map { $0[0] }
+        try require(names == Array(Set(names)).sorted(), "the page's names are not unique and sorted: \(names)")
+        for pair in pairs {
+            try require(pair.count == 2 && pair[0] == pair[0].lowercased() && !ProxyHeaders.hidden.contains(pair[0]), "a pair \(pair)")
+            let values = head.fields.filter { $0.name.lowercased() == pair[0] }.map(\.value)
+            try require(pair[1] == values.joined(separator: ", "), "\(pair[0]) combined wrongly")
+        }
+        try require(Set(names) == Set(head.fields.map { $0.name.lowercased() }).subtracting(ProxyHeaders.hidden), "a name lost or added")
     }
 }

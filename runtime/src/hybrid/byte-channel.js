@@ -15,7 +15,8 @@ function channelError(response, what) {
 }
 
 // Posts each large byte value of a call to the channel under a new token, then sends the call
-// naming the tokens ({"$blob": token, "size": N}). Only ArrayBuffer-backed bodies are posted to a
+// naming the tokens ({"$blob": token, "size": N}); an item is `{key, bytes}`, or `{key, blob, size}`
+// for a Blob posted unread (readBlobsThenSend). Only ArrayBuffer-backed bodies are posted to a
 // custom scheme: a Blob body there crashes WebKitGTK 2.50 (Blobs were read to bytes before this).
 // A loopback endpoint (Blink) is posted the bytes wrapped in a Blob (`channelBlob`): Chromium then
 // streams the body to the socket, where an ArrayBuffer body is copied into the request (measured
@@ -29,8 +30,8 @@ function postBytesThenSend(entry, items) {
   entry.tokens = new Map();
   Promise.all(items.map(function (item) {
     var token = newToken();
-    entry.tokens.set(item.key, { token: token, size: item.bytes.byteLength });
-    var body = channelBlob !== null ? new channelBlob([item.bytes]) : item.bytes;
+    entry.tokens.set(item.key, { token: token, size: item.blob ? item.size : item.bytes.byteLength });
+    var body = item.blob || (channelBlob !== null ? new channelBlob([item.bytes]) : item.bytes);
     return channelFetch(byteChannel + token, { method: 'POST', body: body, mode: 'cors', credentials: 'omit', cache: 'no-store' })
       .then(function (response) { if (!response.ok) return channelError(response, 'the bytes of a param were refused'); },
             function (error) { channelBroken = true; throw error; });
@@ -44,7 +45,10 @@ function postBytesThenSend(entry, items) {
       return;
     }
     entry.tokens = null;   // inline: tokens already posted expire unread
-    queueOrTransmit(entry);
+    // Blobs that were to be posted unread are read now, to go inline.
+    readBlobs(entry, items.filter(function (item) { return item.blob; }).map(function (item) { return item.blob; }), function () {
+      queueOrTransmit(entry);
+    });
   });
 }
 

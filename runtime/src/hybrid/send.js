@@ -27,7 +27,10 @@ function envelope(call) {
 }
 
 // Reads the call's Blobs, then sends it. Blobs larger together than the container's message
-// limit allows (as base64) are refused without being read.
+// limit allows (as base64) are refused without being read. Where the byte channel is a loopback
+// endpoint (Blink: `channelBlob`), a Blob of at least `byteThreshold` bytes is not read at all: it
+// is posted to the channel as it is, and Chromium streams it to the socket from its own process,
+// so its bytes never enter the page (a Blob body to WebKitGTK's custom scheme would crash it).
 function readBlobsThenSend(entry, blobs, large) {
   var limit = messageLimit();
   var total = 0;
@@ -38,16 +41,31 @@ function readBlobsThenSend(entry, blobs, large) {
       ' bytes as base64', { size: Math.ceil(total / 3) * 4, limit: limit }));
     return;
   }
-  Promise.all(blobs.map(function (blob) { return blob.arrayBuffer(); })).then(function (buffers) {
-    if (!pending.has(entry.id)) return;  // aborted or timed out meanwhile
-    entry.blobBytes = new Map();
-    for (var i = 0; i < blobs.length; i++) {
-      var bytes = new Uint8Array(buffers[i]);
-      entry.blobBytes.set(blobs[i], bytes);
-      if (large && bytes.byteLength >= byteThreshold) large.push({ key: blobs[i], bytes: bytes });
+  var read = [];
+  blobs.forEach(function (blob) {
+    if (channelBlob !== null && large && blob.size >= byteThreshold) large.push({ key: blob, blob: blob, size: blob.size });
+    else read.push(blob);
+  });
+  entry.blobBytes = new Map();
+  readBlobs(entry, read, function () {
+    if (large) {
+      read.forEach(function (blob) {
+        var bytes = entry.blobBytes.get(blob);
+        if (bytes.byteLength >= byteThreshold) large.push({ key: blob, bytes: bytes });
+      });
     }
     if (large && large.length > 0) postBytesThenSend(entry, large);
     else queueOrTransmit(entry);
+  });
+}
+
+// Reads `blobs` into the call's `blobBytes`, then calls `then` (unless the call is over); a Blob
+// that cannot be read fails the call.
+function readBlobs(entry, blobs, then) {
+  Promise.all(blobs.map(function (blob) { return blob.arrayBuffer(); })).then(function (buffers) {
+    if (!pending.has(entry.id)) return;  // aborted or timed out meanwhile
+    for (var i = 0; i < blobs.length; i++) entry.blobBytes.set(blobs[i], new Uint8Array(buffers[i]));
+    then();
   }, function (error) {
     if (!pending.has(entry.id)) return;
     finish(entry);

@@ -27,11 +27,13 @@ var STREAMS = config.streamsBodies !== false;
 // Whether a body of `size` bytes streams (`file`: a Blob/File/FormData body); an empty one is
 // no body. The one rule for fetch, XHR and forms.
 function streamsBody(size, file) { return STREAMS && size > 0 && (file || size > INLINE_BODY); }
-// A body the native side pulls by offset: its size and slice(offset, length) → Uint8Array.
+// A body the native side pulls by offset: its size and slice(offset, length) → the bytes, as a
+// Uint8Array, or for a Blob body as a Blob slice, unread: the bridge reads it where it must, and
+// where its byte channel is a loopback endpoint (Blink) posts it without reading it into the page.
 function bodySource(data) {
   if (data instanceof Blob) {
     return { size: data.size, slice: function (offset, length) {
-      return data.slice(offset, offset + length).arrayBuffer().then(function (buffer) { return new Uint8Array(buffer); });
+      return Promise.resolve(data.slice(offset, offset + length));
     } };
   }
   return { size: data.byteLength, slice: function (offset, length) {

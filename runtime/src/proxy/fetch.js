@@ -48,7 +48,7 @@ function decorate(response, head, sink) {
     var copy = Response.prototype.clone.call(this);
     if (!sink.native) return decorate(copy, head, sink);
     // A clone of a whole reply has a body of its own, errored with the original's by an abort.
-    var twin = { native: true, ended: true, drained: false, aborted: sink.aborted, controller: null, clones: [] };
+    var twin = { native: true, ended: true, empty: sink.empty, drained: !!sink.empty, aborted: sink.aborted, controller: null, clones: [] };
     (sink.clones = sink.clones || []).push(twin);
     return decorate(copy, head, twin);
   } });
@@ -120,9 +120,16 @@ function lazyBody(response, sink) {
     },
     pull: function (controller) {
       if (!reader) reader = inner.getReader();
-      return reader.read().then(function (result) {
-        if (result.done) { sink.drained = true; controller.close(); } else { controller.enqueue(result.value); }
-      });
+      var step = function () {
+        return reader.read().then(function (result) {
+          if (result.done) { sink.drained = true; controller.close(); return; }
+          // WebKit's body of a Response built from empty bytes yields one empty chunk; a network
+          // response's yields none.
+          if (!result.value.length) return step();
+          controller.enqueue(result.value);
+        });
+      };
+      return step();
     },
     cancel: function (reason) { return (reader || inner.getReader()).cancel(reason); }
   });
@@ -141,6 +148,9 @@ function makeResponse(head, whole) {
     var content = typeof head.text === 'string' && headers.has('content-type') ? head.text : replyBytes(head);
     sink.native = true;
     sink.ended = true;
+    // An empty body is closed before anything can abort it: an abort leaves it closed.
+    sink.empty = content.length === 0;
+    sink.drained = sink.empty;
     var built = new Response(content, { status: head.status, statusText: head.statusText, headers: headers });
     return { response: decorate(built, head, sink), sink: sink };
   }
@@ -164,9 +174,16 @@ function feed(sink, bytes) {
   sink.queue.push(bytes);
   wake(sink);
 }
+// The body's end: a stream with nothing left queued closes now (no read need come first), so an
+// abort after it leaves it closed, as the standard's "abort fetch" errors only a readable stream.
 function close(sink) {
   if (sink.ended) return;
   sink.ended = true;
+  if (!sink.queue.length && !sink.wake && sink.controller) {
+    sink.drained = true;
+    try { sink.controller.close(); } catch (e) { /* cancelled meanwhile */ }
+    return;
+  }
   wake(sink);
 }
 // Errors the body unless the page has read it to its end (the standard's "abort fetch" errors

@@ -145,7 +145,14 @@ public struct HybridWebViewConfiguration {
     func engineConfiguration(bridge: BridgeHost) -> EngineConfiguration {
         var configuration = engine
         bridge.configure(&configuration)
-        if let package { configuration.schemeHandlers[package.scheme] = package.handler }
+        if let package {
+            // Blink's byte channel is a loopback origin the package's own policy must let the page reach.
+            var handler = package.handler
+            if let endpoint = bridge.byteChannel?.endpoint, !handler.connectSources.contains(endpoint) {
+                handler.connectSources.append(endpoint)
+            }
+            configuration.schemeHandlers[package.scheme] = handler
+        }
         for injection in injections { injection.apply(to: &configuration) }
         configuration.permissionGrants = permissions?.grants ?? [:]
         return configuration

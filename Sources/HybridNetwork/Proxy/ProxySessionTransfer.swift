@@ -3,42 +3,23 @@ import Foundation
 import FoundationNetworking
 #endif
 import HybridBase
+import HybridHTTP
 
-/// One `URLSession` for a ``RequestProxy`` and the delegate that runs its single-hop transfers.
+/// ``ProxyTransport`` on one `URLSession` (Apple platforms, where it is the system's HTTP stack;
+/// Linux uses ``ProxyCurlTransfer``), and the delegate that runs its single-hop transfers.
 ///
 /// The delegate declines every redirect (`completionHandler(nil)`), so a 3xx comes back as the
-/// hop's response: the proxy then applies that hop's `Set-Cookie` to the jar and builds the next
-/// request itself, with the next host's cookies — which neither Foundation on Linux nor a
-/// session-level cookie store would get right. Bodies are counted as they arrive, so an
-/// oversized response is cut off instead of filling memory.
-final class ProxyTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    /// What to do with a response's body, decided when its head arrives.
-    enum Disposition {
-        /// Keep it, and return it when the transfer completes.
-        case collect
-        /// Hand each piece to the closure as it arrives; the transfer then returns no body.
-        case stream(@Sendable (Data) -> Void)
-        /// Stop: the transfer fails with this reason.
-        case fail(NetworkFailure)
-    }
-
-    /// The connection broke before any response arrived — typically a kept-alive connection the
-    /// server had closed, reused. Browsers send the request again on a new connection, once.
-    struct ConnectionLost: Error {
-        /// Foundation's description.
-        var message: String
-    }
-
-    /// Decides a response's ``Disposition`` when its head arrives (on the session's queue).
-    typealias Decision = @Sendable (HTTPURLResponse) -> Disposition
-
+/// hop's response. Bodies are counted as they arrive, so an oversized response is cut off
+/// instead of filling memory. `HTTPURLResponse` gives its headers as a dictionary: repeated
+/// fields come joined, in no order the page could rely on (``HTTPHead/init(_:)``).
+final class ProxySessionTransfer: NSObject, ProxyTransport, URLSessionDataDelegate, @unchecked Sendable {
     private struct Pending {
-        var continuation: CheckedContinuation<(HTTPURLResponse, Data), any Error>
+        var continuation: CheckedContinuation<(HTTPHead, Data), any Error>
         var data = Data()
         var received = 0
         var limit: Int
         var progress: (@Sendable (ProxyProgress) -> Void)?
-        var decide: Decision?
+        var decide: ProxyDecision?
         var stream: (@Sendable (Data) -> Void)?
         var reportedDownload = 0
         var failure: NetworkFailure?
@@ -67,28 +48,31 @@ final class ProxyTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendable
         session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
     }
 
-    /// Runs one hop: no redirect is followed.
-    /// - Parameters:
-    ///   - decide: Called when the response head arrives; without it the body is collected.
-    ///   - stop: Called before the task is cancelled or failed. Foundation on Linux cancels a task
-    ///     on the queue that reads its body stream (`URLSessionTask.cancel()` waits for it), so a
-    ///     stream whose read waits for the page must be woken first (``ProxyBodySource/cancel()``).
-    /// - Throws: ``NetworkFailure`` (`payload_too_large`, `timeout`, `network_error`, or what
-    ///   `decide` failed with) or `CancellationError` when the calling task is cancelled.
-    func run(_ request: URLRequest, limit: Int, timeout: Double, progress: (@Sendable (ProxyProgress) -> Void)?,
-             decide: Decision? = nil, stop: (@Sendable () -> Void)? = nil) async throws -> (HTTPURLResponse, Data) {
+    func run(_ hop: ProxyHop, limit: Int, progress: (@Sendable (ProxyProgress) -> Void)?, decide: ProxyDecision?,
+             stop: (@Sendable () -> Void)?) async throws -> (HTTPHead, Data) {
+        let timeout = hop.deadline.timeIntervalSinceNow
+        var request = URLRequest(url: hop.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: max(timeout, 0.001))
+        request.httpMethod = hop.method
+        for (name, value) in hop.headers { request.addValue(value, forHTTPHeaderField: name) }
+        switch hop.body {
+        case .none: break
+        case .bytes(let data): request.httpBody = data
+        case .stream(let stream, let size):
+            request.httpBodyStream = stream
+            request.setValue(String(size), forHTTPHeaderField: "Content-Length")
+        }
         let task = session.dataTask(with: request)
         let id = task.taskIdentifier
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 lock.withLock {
-                    precondition(pending[id] == nil, "ProxyTransfer: task identifier \(id) is already pending")
+                    precondition(pending[id] == nil, "ProxySessionTransfer: task identifier \(id) is already pending")
                     pending[id] = Pending(continuation: continuation, limit: limit, progress: progress, decide: decide, stop: stop)
                 }
                 // URLRequest's timeout is an idle timeout; the page's is for the whole request.
-                DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak self, weak task] in
+                DispatchQueue.global().asyncAfter(deadline: .now() + max(timeout, 0)) { [weak self, weak task] in
                     guard let self, let task else { return }
-                    self.fail(id, task: task, .timedOut(milliseconds: Int(timeout * 1000)))
+                    self.fail(id, task: task, .timedOut(milliseconds: hop.timeoutMilliseconds))
                 }
                 if Task.isCancelled { task.cancel() } else { task.resume() }
             }
@@ -126,10 +110,6 @@ final class ProxyTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendable
         Thread.detachNewThread { session.invalidateAndCancel() }
     }
 
-    /// Lets the session go once its tasks are over, without waiting for anything (a streamed
-    /// body's session, after its one transfer).
-    func finish() { session.finishTasksAndInvalidate() }
-
     // MARK: URLSession delegate
 
     func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
@@ -156,7 +136,7 @@ final class ProxyTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendable
             return
         }
         if let decide, let http = response as? HTTPURLResponse {
-            switch decide(http) {
+            switch decide(HTTPHead(http)) {
             case .collect: break
             case .stream(let sink): lock.withLock { pending[id]?.stream = sink }
             case .fail(let reason):
@@ -206,16 +186,29 @@ final class ProxyTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendable
             if nsError.code == NSURLErrorCancelled {
                 entry.continuation.resume(throwing: CancellationError())
             } else if nsError.code == NSURLErrorNetworkConnectionLost && task.response == nil {
-                entry.continuation.resume(throwing: ConnectionLost(message: nsError.localizedDescription))
+                entry.continuation.resume(throwing: ProxyConnectionLost(message: nsError.localizedDescription))
             } else if nsError.code == NSURLErrorTimedOut {
                 entry.continuation.resume(throwing: HybridError.network(.timedOut(milliseconds: Int(task.originalRequest?.timeoutInterval ?? 0) * 1000)))
             } else {
                 entry.continuation.resume(throwing: HybridError.network(.requestFailed(nsError.localizedDescription)))
             }
         } else if let response = task.response as? HTTPURLResponse {
-            entry.continuation.resume(returning: (response, entry.data))
+            entry.continuation.resume(returning: (HTTPHead(response), entry.data))
         } else {
             entry.continuation.resume(throwing: HybridError.network(.requestFailed("no HTTP response")))
         }
+    }
+}
+
+extension HTTPHead {
+    /// The head of a `URLSession` response: its dictionary's fields, ordered by name (the
+    /// dictionary has no order of its own, and this one does not change from run to run).
+    init(_ response: HTTPURLResponse) {
+        let fields = response.allHeaderFields.compactMap { key, value -> (name: String, value: String)? in
+            guard let name = key as? String, let value = value as? String else { return nil }
+            return (name, value)
+        }
+        self.init(status: response.statusCode, url: response.url ?? URL(fileURLWithPath: "/"),
+                  fields: fields.sorted { $0.name < $1.name })
     }
 }
