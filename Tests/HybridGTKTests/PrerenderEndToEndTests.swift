@@ -30,12 +30,7 @@ struct PrerenderEndToEndTests {
                 </script>
                 """)
         }
-        var configuration = HybridWebViewConfiguration()
-        let origin = BridgeOrigin(url: rig.url("/"))!.description
-        configuration.navigationModuleOrigins = [OriginPattern(origin)]
-        let pool = WebViewPool(provider: rig.provider, configuration: configuration, policy: WebViewPoolPolicy(capacity: 1))
-        pool.refillDelay = 3600
-        pool.prerenderPolicy = PrerenderPolicy(allowedOrigins: [OriginPattern(origin)])
+        let pool = Self.pool(rig)
         defer { pool.drain() }
 
         let hidden = try await pool.prerender(rig.url("/next"))
@@ -71,12 +66,7 @@ struct PrerenderEndToEndTests {
             window.addEventListener('load', () => { window.loaded = true; });</script>
             """)
         rig.page("/fresh", "<title>Fresh</title><p>fresh</p>")
-        var configuration = HybridWebViewConfiguration()
-        let origin = BridgeOrigin(url: rig.url("/"))!.description
-        configuration.navigationModuleOrigins = [OriginPattern(origin)]
-        let pool = WebViewPool(provider: rig.provider, configuration: configuration, policy: WebViewPoolPolicy(capacity: 1))
-        pool.refillDelay = 3600
-        pool.prerenderPolicy = PrerenderPolicy(allowedOrigins: [OriginPattern(origin)])
+        let pool = Self.pool(rig)
         defer { pool.drain() }
         await pool.prewarm()
 
@@ -152,5 +142,16 @@ struct PrerenderEndToEndTests {
         // TODO(#30): on Blink, two prerenders started in the same turn load only the first, and the
         // rules' URL is requested twice (the second request looks like Chromium's own speculation
         // handling); not resolved yet (see docs/prerender.md).
+    }
+
+    /// A pool of one warm view whose pages of the rig's origin may call `navigation` and be prerendered.
+    static func pool(_ rig: LifecycleRig) -> WebViewPool {
+        var configuration = HybridWebViewConfiguration()
+        let origin = OriginPattern(BridgeOrigin(url: rig.url("/"))!.description)
+        configuration.navigationModuleOrigins = [origin]
+        let pool = WebViewPool(provider: rig.provider, configuration: configuration, policy: WebViewPoolPolicy(capacity: 1))
+        pool.refillDelay = 3600
+        pool.prerenderPolicy = PrerenderPolicy(allowedOrigins: [origin])
+        return pool
     }
 }
