@@ -139,9 +139,8 @@ struct PrerenderEndToEndTests {
         if kind == .webkit {
             try await eventually("both prerenders loaded: \(hits.value)") { hits.value["/rule-next"] == 1 && hits.value["/api-next"] == 1 }
         }
-        // TODO(#30): on Blink, two prerenders started in the same turn load only the first, and the
-        // rules' URL is requested twice (the second request looks like Chromium's own speculation
-        // handling); not resolved yet (see docs/prerender.md).
+        // TODO(#30): on Blink the rules' URL is also requested by Chromium itself, and the page's
+        // second prerender is accepted but not loaded in time; see docs/prerender.md, "Not yet".
     }
 
     /// A pool of one warm view whose pages of the rig's origin may call `navigation` and be prerendered.
