@@ -10,8 +10,8 @@ import HybridEngine
 /// failed when it is discarded (the view closes).
 ///
 /// What else waits for activation needs nothing of this feature: a prerendering view is parked
-/// (hidden), so dialogs get their safe defaults, and has no delegate, so `window.open`, permission
-/// prompts and downloads get the defaults of a view without one (refused, denied, cancelled).
+/// (hidden), so dialogs get their safe defaults, and has no delegate until it is shown, so
+/// `window.open`, permission prompts and downloads get the answers of a view without one.
 @MainActor
 final class PrerenderFeature: ViewFeature {
     /// The page being prerendered (``PrerenderPolicy/key(for:)``) and the modules that wait.
