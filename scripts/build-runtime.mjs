@@ -28,6 +28,7 @@ export const scripts = [
   { output: 'hybrid-proxy.js', entry: 'proxy/main.js', module: 'HybridNetwork' },
   { output: 'hybrid-prefetch.js', entry: 'prefetch/main.js', module: 'HybridCore' },
   { output: 'hybrid-health.js', entry: 'health/main.js', module: 'HybridCore' },
+  { output: 'hybrid-restore.js', entry: 'restore/main.js', module: 'HybridCore' },
   { output: 'hybrid-prerender.js', entry: 'prerender/main.js', module: 'HybridCore' },
   { output: 'hybrid-speculation.js', entry: 'speculation/main.js', module: 'HybridCore' },
 ];

@@ -22,6 +22,8 @@ public enum HybridError: Error, Sendable, Equatable, CustomStringConvertible {
     case package(PackageFailure)
     /// A remote-config document was refused.
     case config(ConfigFailure)
+    /// A saved page state could not be taken or given back (``RestoreFailure``).
+    case restore(RestoreFailure)
 
     private var reason: any HybridFailureReason {
         switch self {
@@ -30,6 +32,7 @@ public enum HybridError: Error, Sendable, Equatable, CustomStringConvertible {
         case .network(let r): r
         case .package(let r): r
         case .config(let r): r
+        case .restore(let r): r
         }
     }
 

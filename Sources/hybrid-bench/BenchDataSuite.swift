@@ -55,8 +55,9 @@ enum DataBenchSuite: BenchSuite {
             """)
         defer { nginx.stop() }
         let origin = "http://127.0.0.1:\(nginx.port)"
-        let policy = try ProxyPolicy(requests: ["\(origin)/sink/proxied*", "\(origin)/files/proxied*"],
+        var policy = try ProxyPolicy(requests: ["\(origin)/sink/proxied*", "\(origin)/files/proxied*"],
                                      maxBodyBytes: (bigUploadMB + 8) << 20, defaultTimeout: 600)
+        policy.routing = .always
         let proxy = RequestProxy(policy: policy, jar: CookieJar())
         var configuration = HybridWebViewConfiguration()
         configuration.modules = [

@@ -45,6 +45,7 @@ enum ProxyBenchSuite: BenchSuite {
         let port = server.url("/").port ?? 0
         // Only /echo/proxied goes through the proxy; /echo stays with the engine. Same handler.
         var policy = try ProxyPolicy(requests: ["http://127.0.0.1:\(port)/echo/proxied", "http://127.0.0.1:\(port)/cached/proxied"])
+        policy.routing = .always
         // Both caches start empty, in directories of this run: the engine's (a persistent session:
         // WebKit's ephemeral one caches no fetch) and the proxy's.
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("hybrid-bench-proxy-\(UUID().uuidString)")

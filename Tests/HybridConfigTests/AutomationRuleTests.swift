@@ -10,15 +10,26 @@ import Testing
 @Suite struct AutomationRuleTests {
     let url = URL(string: "https://m.example.com/app/index.html")!
 
-    static func document(automation: [String]) throws -> RemoteConfig {
+    static func document(automation: [String]) throws -> RemoteConfig { try document(FeatureSet(automation: automation)) }
+
+    /// A document whose rule for `https://m.example.com/app/*` turns on `features` (also
+    /// ``InspectionRuleTests``'s, for the same grant by install id).
+    static func document(_ features: FeatureSet) throws -> RemoteConfig {
         RemoteConfig(version: 1, created: ConfigFixture.epoch, expires: ConfigFixture.epoch.addingTimeInterval(86_400), killSwitch: false,
                      engines: [:], rules: [ConfigRule(id: "app", match: try ConfigURLPattern("https://m.example.com/app/*"),
-                                                      features: FeatureSet(automation: automation)),
+                                                      features: features),
                                            ConfigRule(id: "default", match: try ConfigURLPattern("*"), features: FeatureSet())])
     }
 
     /// The configuration a view for `url` gets on install `install` with `document` published.
     func configuration(install: String, document: RemoteConfig, signed: Bool = true, remote: Bool) async throws -> HybridWebViewConfiguration {
+        try await Self.configuration(for: url, install: install, document: document, signed: signed) { $0.allowsRemoteAutomation = remote }
+    }
+
+    /// The configuration a view for `url` gets on install `install` with `document` published
+    /// (signed, or refused for a bad signature), from provisions `allow` sets up.
+    static func configuration(for url: URL, install: String, document: RemoteConfig, signed: Bool,
+                              allow: (FeatureProvisions) -> Void) async throws -> HybridWebViewConfiguration {
         let fixture = try ConfigFixture()
         defer { fixture.cleanUp() }
         let client = fixture.client(installID: install)
@@ -29,7 +40,7 @@ import Testing
             #expect(throws: HybridError.self) { try client.accept(document: bytes, signature: Data("not a signature".utf8)) }
         }
         let provisions = try FeatureProvisions(jar: CookieJar())
-        provisions.allowsRemoteAutomation = remote
+        allow(provisions)
         let decision = client.features(for: url)
         #expect(decision.ruleID == (signed ? "app" : nil))
         let provider = FakeEngineProvider()
@@ -47,6 +58,19 @@ import Testing
     @Test func anUnsignedDocumentAllowsNothing() async throws {
         let document = try Self.document(automation: ["tester-7"])
         #expect(try await !configuration(install: "tester-7", document: document, signed: false, remote: true).allowsAutomation)
+    }
+
+    /// Where the rule turns cookie sync on, the engine holds the jar's cookies, so the proxy's page
+    /// script no longer proxies a request for its cookies alone ("Proxy only what needs it").
+    @Test func cookieSyncTellsTheProxyScriptCookiesAreInTheEngine() async throws {
+        let provisions = try FeatureProvisions(jar: CookieJar())
+        let provider = FakeEngineProvider()
+        for synced in [false, true] {
+            let features = FeatureSet(requestProxy: true, cookieSync: synced)
+            let configuration = await HybridWebViewConfiguration().installing(features, from: provisions, cookieStore: provider.cookieStore)
+            let script = try #require(configuration.engine.userScripts.first { $0.source.contains("__hybridkitProxy") })
+            #expect(script.source.contains("\"cookies\":\(!synced)"), "cookie sync \(synced)")
+        }
     }
 
     @Test func theListRoundTripsAndIsLeftOutWhenEmpty() throws {

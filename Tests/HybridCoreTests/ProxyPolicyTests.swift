@@ -32,6 +32,24 @@ struct ProxyPolicyTests {
         #expect(ProxyModule.userScript(policy: policy.applying(FeatureSet(requestProxy: false))) == nil)
     }
 
+    /// The page script routes by what the policy tells it: only what needs the proxy by default,
+    /// and cookies count as a need until the engine holds the jar's cookies.
+    @Test func routingFactsReachThePageScript() throws {
+        var policy = try ProxyPolicy(requests: ["*"], trustedHosts: ["https://api.example.com"])
+        policy.headerRules = [.init(try ConfigURLPattern("https://api.example.com/v1/*"), headers: ["Authorization": "Bearer t"])]
+        var script = policy.scriptConfiguration
+        #expect(script["routing"] == "whenNeeded")
+        #expect(script["cookies"] == true)
+        #expect(script["headerRules"] == ["https://api.example.com/v1/*"])
+        #expect(script["trusted"] == ["https://api.example.com"])
+        #expect(!script.jsonText.contains("Bearer"), "a rule's header values never reach the page")
+        policy.engineHasJarCookies = true
+        #expect(policy.scriptConfiguration["cookies"] == false)
+        policy.routing = .always
+        script = policy.scriptConfiguration
+        #expect(script["routing"] == "always")
+    }
+
     @Test func headerRulesApplyToMatchingURLsOnly() throws {
         var policy = try ProxyPolicy(requests: ["*"])
         policy.headerRules = [.init(try ConfigURLPattern("https://api.example.com"), headers: ["Authorization": "Bearer t"])]

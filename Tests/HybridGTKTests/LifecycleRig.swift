@@ -108,6 +108,7 @@ final class LifecycleDelegate: HybridWebViewDelegate {
     var newWindows: [NewWindowRequest] = []
     var closeRequests = 0
     var failures: [LoadFailure] = []
+    var restores: [PageRestoreEvent] = []
 
     func webView(_ webView: HybridWebView, runDialog completion: ScriptDialogCompletion) {
         if let answer { completion.complete(answer(completion.dialog)) } else { dialogs.append(completion) }
@@ -121,4 +122,5 @@ final class LifecycleDelegate: HybridWebViewDelegate {
     }
     func webView(_ webView: HybridWebView, didDetectWhiteScreen event: WhiteScreenEvent) { whiteScreens.append(event) }
     func webView(_ webView: HybridWebView, didFailLoad failure: LoadFailure) { failures.append(failure) }
+    func webView(_ webView: HybridWebView, didRestore event: PageRestoreEvent) { restores.append(event) }
 }

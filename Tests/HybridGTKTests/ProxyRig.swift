@@ -54,6 +54,8 @@ final class ProxyRig {
         let port = pageURL.port ?? 0
         var policy = try ProxyPolicy(requests: ["http://127.0.0.1:\(port)/*", "http://localhost:\(port)/*"],
                                      pages: pages ?? ["http://127.0.0.1:\(port)", "\(packageOrigin)/*"])
+        // Every named request through the proxy: these suites compare it with the engine.
+        policy.routing = .always
         configure(&policy)
         self.policy = policy
         let records = self.records

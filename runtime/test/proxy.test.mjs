@@ -83,6 +83,55 @@ test('a request the policy does not name goes to the engine as it was made', asy
   assert.equal(page.bridge.calls.length, 0);
 });
 
+test("routing whenNeeded: a named request leaves the engine only when the engine would lose something", async () => {
+  const needed = { ...policy, routing: 'whenNeeded', cookies: false, headerRules: ['https://api.example/secure/*'], trusted: ['https://api.example'] };
+  const proxied = async (page, url) => {
+    const before = page.bridge.calls.length;
+    page.window.fetch(url);
+    await settle();
+    return page.bridge.calls.length > before;
+  };
+  // A page of the API's own origin: nothing is missing for a plain request.
+  const same = proxy(needed, { href: 'https://api.example/index.html' });
+  assert.equal(await proxied(same, 'https://api.example/plain'), false, 'the engine carries it');
+  assert.equal(same.network.length, 1);
+  assert.equal(await proxied(same, 'https://api.example/secure/x'), true, "a header rule's token");
+  // Another origin reaching a trusted host needs the proxy's missing CORS check.
+  assert.equal(await proxied(proxy(needed), 'https://api.example/plain'), true, 'trusted host, cross-origin');
+  assert.equal(await proxied(proxy({ ...needed, trusted: [] }), 'https://api.example/plain'), false, 'cross-origin with CORS: the engine');
+  // Cookies only the app's jar holds, and a custom-scheme page's origin.
+  assert.equal(await proxied(proxy({ ...needed, cookies: true }, { href: 'https://api.example/' }), 'https://api.example/plain'), true);
+  assert.equal(await proxied(proxy(needed, { href: 'app://pkg/index.html' }), 'https://api.example/plain'), true);
+  // A synchronous XHR the engine carries is the engine's, not refused.
+  const sync = new same.XHR();
+  sync.open('GET', 'https://api.example/plain', false);
+  assert.deepEqual(sync.native, [['open', 'GET', 'https://api.example/plain', false]]);
+  // A keepalive request must outlive its document: the engine's, whatever it needs.
+  const keep = proxy({ ...needed, cookies: true });
+  keep.window.fetch('https://api.example/beacon', { method: 'POST', body: 'bye', keepalive: true });
+  await settle();
+  assert.equal(keep.bridge.calls.length, 0);
+  assert.equal(keep.network.length, 1);
+  // Without a routing the page script proxies every named request, as before.
+  assert.equal(await proxied(proxy(policy, { href: 'https://api.example/' }), 'https://api.example/plain'), true);
+});
+
+test('a page its service worker controls keeps the engine path, even for a request that needs the proxy', async () => {
+  const page = proxy({ ...policy, routing: 'always' });
+  const warned = [];
+  page.window.console = { ...console, warn: (...args) => warned.push(args.join(' ')) };
+  page.window.navigator.serviceWorker = { controller: { scriptURL: 'https://app.example/sw.js' } };
+  page.window.fetch('https://api.example/x');
+  page.window.fetch('https://api.example/y');
+  await settle();
+  assert.equal(page.bridge.calls.length, 0, 'the worker sees them first, as without the container');
+  assert.equal(page.network.length, 2);
+  page.window.navigator.serviceWorker.controller = null;
+  page.window.fetch('https://api.example/z');
+  await settle();
+  assert.equal(page.bridge.calls.length, 1, 'without a controller the proxy carries it again');
+});
+
 test('a proxied GET crosses with its header pairs; the head resolves fetch, chunks feed the body', async () => {
   const page = proxy();
   const p = page.window.fetch('https://api.example/items?x=1', { headers: { 'X-Trace': 'a', Accept: 'application/json' } });

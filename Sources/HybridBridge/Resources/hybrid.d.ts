@@ -229,6 +229,18 @@ export interface ResumeEvent {
   persisted: boolean;
 }
 
+/** The payload of the `restored` event. */
+export interface RestoredEvent {
+  /**
+   * Why the page was restored: the white screen recovery answered (`terminated_crashed`,
+   * `terminated_exceeded_memory_limit`, `terminated_terminated_by_client`, `unresponsive`, …) or
+   * `relaunch` (the app gave back a snapshot it stored).
+   */
+  reason: string;
+  /** Milliseconds between the last state the container kept and the loss: what may be missing. */
+  lostMs: number;
+}
+
 /** `window.hybrid`. */
 export interface Hybrid {
   /**
@@ -255,6 +267,13 @@ export interface Hybrid {
    * `persisted: true`) or its container became visible again (`reason: 'visible'`). Refresh here.
    */
   on(event: 'resume', handler: (payload: ResumeEvent) => void): () => void;
+  /**
+   * The page was loaded again after its content process died (or from a snapshot the app kept)
+   * and the container gave back its sessionStorage, form fields and scroll position (and its
+   * history where the engine kept none). Sent once per restore; never to a page with
+   * `<meta name="hybrid-restore" content="none">`.
+   */
+  on(event: 'restored', handler: (payload: RestoredEvent) => void): () => void;
 
   /**
    * Registers the function the container calls for a snapshot instead of rendering the view

@@ -37,6 +37,10 @@ public final class FeatureProvisions {
     /// (``FeatureSet/automation``): the explicit call a build makes to let its testers drive it with
     /// a WebDriver client. Off by default, so no document can open an app that did not ask for it.
     public var allowsRemoteAutomation = false
+    /// Whether a signed rule may make views inspectable for the install ids it lists
+    /// (``FeatureSet/inspectable``): the explicit call a build makes to let its testers open the
+    /// engine's inspector on a production build. Off by default.
+    public var allowsRemoteInspection = false
     /// One prefetcher per set of rules, made when a decision first declares it.
     var prefetchers: [[PrefetchRule]: DataPrefetcher] = [:]
     /// The proxy every proxied view shares (one `URLSession`), made when a decision first needs it.
@@ -85,8 +89,8 @@ public final class FeatureProvisions {
 extension HybridWebViewConfiguration {
     /// This configuration with what `features` turns on installed from `provisions`, for a view
     /// whose engine keeps its cookies in `cookieStore`: cookie sync, the request proxy (module
-    /// and page script), URL interception, prefetches, and automation for an install the rule lists
-    /// where ``FeatureProvisions/allowsRemoteAutomation`` lets it (the install is the one of
+    /// and page script), URL interception, prefetches, and automation (inspection) for an install the
+    /// rule lists where ``FeatureProvisions/allowsRemoteAutomation`` (``FeatureProvisions/allowsRemoteInspection``) lets it (the install is the one of
     /// ``decision``, set by ``applying(_:packages:)``). Features `features` leaves off are not
     /// touched here (``applying(_:packages:)`` removes what a decision turns off).
     public func installing(_ features: FeatureSet, from provisions: FeatureProvisions,
@@ -95,7 +99,9 @@ extension HybridWebViewConfiguration {
         if features.cookieSync {
             configuration.cookieSync = await provisions.cookieSync(for: cookieStore)
         }
-        let policy = provisions.proxyPolicy.applying(features)
+        var policy = provisions.proxyPolicy.applying(features)
+        // Synced cookies are in the engine too: they alone no longer need the proxy.
+        policy.engineHasJarCookies = configuration.cookieSync != nil
         if let script = ProxyModule.userScript(policy: policy) {
             configuration.modules.append(ProxyModule(proxy: provisions.requestProxy, allowedOrigins: provisions.proxyOrigins))
             configuration.engine.userScripts.append(script)
@@ -104,6 +110,9 @@ extension HybridWebViewConfiguration {
         configuration.installPrefetch(features.prefetch, from: provisions)
         if provisions.allowsRemoteAutomation, let install = decision?.installID, features.automation.contains(install) {
             configuration.allowsAutomation = true
+        }
+        if provisions.allowsRemoteInspection, let install = decision?.installID, features.inspectable.contains(install) {
+            configuration.inspectable = true
         }
         return configuration
     }

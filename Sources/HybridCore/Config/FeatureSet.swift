@@ -22,11 +22,16 @@ public struct FeatureSet: Sendable, Hashable, Codable {
     /// It takes effect only where the app said so (``FeatureProvisions/allowsRemoteAutomation``) and
     /// only from a signed document (the client refuses any other); empty, the default, allows none.
     public var automation: [String] = []
+    /// Install ids whose views of a matched page the engine's inspector may open
+    /// (``HybridWebViewConfiguration/inspectable``), so a tester can inspect a production build. As
+    /// ``automation``: only where the app said so (``FeatureProvisions/allowsRemoteInspection``) and
+    /// only from a signed document; empty, the default, allows none.
+    public var inspectable: [String] = []
 
     /// A feature set; everything is off by default (``safeDefaults``).
     public init(offlinePackage: String? = nil, requestProxy: Bool = false, cookieSync: Bool = false,
                 urlInterception: Bool = false, engine: String? = nil, prefetch: [PrefetchDeclaration] = [],
-                automation: [String] = []) {
+                automation: [String] = [], inspectable: [String] = []) {
         self.offlinePackage = offlinePackage
         self.requestProxy = requestProxy
         self.cookieSync = cookieSync
@@ -34,6 +39,7 @@ public struct FeatureSet: Sendable, Hashable, Codable {
         self.engine = engine
         self.prefetch = prefetch
         self.automation = automation
+        self.inspectable = inspectable
     }
 
     /// Everything off on the app's default engine: what a page gets with no config, an expired
@@ -41,7 +47,7 @@ public struct FeatureSet: Sendable, Hashable, Codable {
     public static let safeDefaults = FeatureSet()
 
     private enum CodingKeys: String, CodingKey {
-        case offlinePackage, requestProxy, cookieSync, urlInterception, engine, prefetch, automation
+        case offlinePackage, requestProxy, cookieSync, urlInterception, engine, prefetch, automation, inspectable
     }
 
     /// Decodes a feature set; every field left out is off.
@@ -54,9 +60,10 @@ public struct FeatureSet: Sendable, Hashable, Codable {
         engine = try c.decodeIfPresent(String.self, forKey: .engine)
         prefetch = try c.decodeIfPresent([PrefetchDeclaration].self, forKey: .prefetch) ?? []
         automation = try c.decodeIfPresent([String].self, forKey: .automation) ?? []
+        inspectable = try c.decodeIfPresent([String].self, forKey: .inspectable) ?? []
     }
 
-    /// Encodes the feature set; no prefetch and no automation are left out, so documents without
+    /// Encodes the feature set; no prefetch, no automation and no inspectable installs are left out, so documents without
     /// them keep their bytes.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -67,6 +74,7 @@ public struct FeatureSet: Sendable, Hashable, Codable {
         try c.encodeIfPresent(engine, forKey: .engine)
         if !prefetch.isEmpty { try c.encode(prefetch, forKey: .prefetch) }
         if !automation.isEmpty { try c.encode(automation, forKey: .automation) }
+        if !inspectable.isEmpty { try c.encode(inspectable, forKey: .inspectable) }
     }
 
     /// The features that are on, in words (`offline package 'app', request proxy`).

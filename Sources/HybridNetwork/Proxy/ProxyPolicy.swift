@@ -14,6 +14,21 @@ import HybridBase
 ///                              trustedHosts: ["https://api.example.com"])
 /// ```
 public struct ProxyPolicy: Sendable, Hashable {
+    /// Which of the requests ``requests`` names leave the engine (docs/request-proxy.md, "Proxy
+    /// only what needs it").
+    public enum Routing: String, Sendable, Hashable {
+        /// Every one.
+        case always
+        /// Only a request the engine cannot carry without losing something: from a page whose
+        /// origin no server expects (a custom scheme: an offline package on WebKit), with cookies
+        /// only the app's jar holds (``usesCookieJar`` without ``engineHasJarCookies``), to a URL a
+        /// header rule names (``headerRules``: a token the page must not see), or cross-origin to a
+        /// trusted host (``trustedHosts``: no CORS check). Everything else stays on the engine's own
+        /// networking, where its CSP, cache, service worker, Resource Timing, `keepalive` and
+        /// synchronous XHR apply as they always do.
+        case whenNeeded
+    }
+
     /// Extra headers for proxied requests to some URLs (a login token for the app's API).
     public struct HeaderRule: Sendable, Hashable {
         /// The request URLs the headers go to.
@@ -72,6 +87,13 @@ public struct ProxyPolicy: Sendable, Hashable {
     /// and 4 MB in memory; give the app's own directory (`ProxyCache.Configuration(directory: …)`),
     /// or ``ProxyCache/Configuration/disabled`` to send every GET to the network.
     public var cache = ProxyCache.Configuration()
+    /// Which matching requests are proxied: only those that need it by default; ``Routing/always``
+    /// sends every one through the proxy.
+    public var routing = Routing.whenNeeded
+    /// Whether the engine's cookie store holds the jar's cookies, both ways (a ``CookieSync`` runs
+    /// for the view's provider): then cookies alone are no reason to proxy a request. `false` by
+    /// default; ``HybridWebViewConfiguration`` sets it where it installs a cookie sync.
+    public var engineHasJarCookies = false
 
     /// A policy.
     /// - Parameters:
@@ -132,6 +154,10 @@ public struct ProxyPolicy: Sendable, Hashable {
             "forms": .bool(proxiesForms),
             "maxBodyBytes": .number(Double(maxBodyBytes)),
             "streamsBodies": .bool(ProxyBodySource.isAvailable),
+            "routing": .string(routing.rawValue),
+            "cookies": .bool(usesCookieJar && !engineHasJarCookies),
+            "headerRules": .array(headerRules.map { .string($0.pattern.text) }),
+            "trusted": .array(trustedHosts.map { .string($0.text) }),
         ]
     }
 }

@@ -80,11 +80,38 @@
   } catch (e) { return; }
   Object.defineProperty(window, '__hybridkitProxyActive', { value: true });
 
+  // Which named requests leave the engine (ProxyPolicy.Routing): every one, or only those the
+  // engine cannot carry without losing something. A page at a custom scheme has an origin no
+  // server expects; cookies only the app's jar holds, a header rule's token and a trusted host's
+  // missing CORS headers are what the engine cannot give. Everything else keeps the engine's own
+  // CSP, cache, service worker, Resource Timing, keepalive and synchronous XHR.
+  var always = config.routing !== 'whenNeeded';
+  var customOrigin = here.protocol !== 'http:' && here.protocol !== 'https:';
+  var headerRules = (config.headerRules || []).map(compile);
+  var trusted = (config.trusted || []).map(compile);
+  // A page its service worker controls keeps the engine's path: the worker sees the page's requests
+  // first, as it does without the container (a worker's own fetches never pass through the page
+  // script). Said once in the console, so the proxy is never bypassed silently.
+  var toldWorker = false;
+  function controlledByWorker() {
+    var controlled = !!(navigator.serviceWorker && navigator.serviceWorker.controller);
+    if (controlled && !toldWorker) {
+      toldWorker = true;
+      console.warn('HybridKit: a service worker controls this page; its requests go to the worker, not the request proxy');
+    }
+    return controlled;
+  }
+  function needsProxy(url) {
+    if (controlledByWorker()) return false;
+    return always || customOrigin || config.cookies === true || headerRules.some(function (m) { return m(url); })
+      || (url.origin !== here.origin && trusted.some(function (m) { return m(url); }));
+  }
+
   function proxiedURL(url) {
     try {
       var parsed = new URL(url, document.baseURI);
       if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return null;
-      return requests.some(function (m) { return m(parsed); }) ? parsed : null;
+      return requests.some(function (m) { return m(parsed); }) && needsProxy(parsed) ? parsed : null;
     } catch (e) { return null; }
   }
 
@@ -753,7 +780,9 @@
       direct = directBody(init);
       request = new Request(input, direct ? withBody(init, direct.standIn) : init);
     } catch (e) { return Promise.reject(e); }
-    var url = proxiedURL(request.url);
+    // A keepalive request is the engine's: it must outlive its document (a beacon from `pagehide`),
+    // and the bridge answers no call of a document that has gone.
+    var url = request.keepalive ? null : proxiedURL(request.url);
     if (!url) return nativeFetch.apply(this, arguments);
     var taken = null;
     try { taken = direct ? direct.take() : null; } catch (e) { return Promise.reject(e); }

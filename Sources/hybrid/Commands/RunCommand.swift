@@ -57,6 +57,16 @@ enum RunCommand: HybridCommand {
     static let installID: CommandOption<String> = .text("--install-id", "ID", default: "hybrid-run",
                                                         help: "the install whose rollout buckets --config decides for")
     static let size: CommandOption<String?> = .text("--size", "WxH", defaultText: "1024x768", help: "viewport size")
+    static let inspect: CommandOption<Bool> = .flag("--inspect", help: """
+        open the engine's inspector, on 127.0.0.1 only, and print its URL: WebKitGTK's remote inspector (a listing of the \
+        page with an Inspect button; the window's own Web Inspector too), Chromium's DevTools endpoint (/json/version; \
+        connect DevTools or any CDP client)
+        """)
+    static let watch: CommandOption<Bool> = .flag("--watch", help: """
+        for a directory TARGET: reload the page when a file under it is saved (CSS-only changes swap the page's style \
+        sheets without a reload), printing what changed and how long the reload took; a load that fails, an HTTP error \
+        and the page's script errors are printed and the run goes on. The run ends with done, --timeout or the window (not on load)
+        """)
     static let verbose: CommandOption<Bool> = .flag("--verbose", help: "print bridge traffic, engine events, policy decisions and page logs")
 
     static var table: CommandTable {
@@ -78,7 +88,7 @@ enum RunCommand: HybridCommand {
                 """,
             arguments: [target],
             options: [engine, entry, headless, screenshot, report, until, timeout, allow, cookies, store, repo, config, key,
-                      installID, size, verbose],
+                      installID, size, inspect, watch, verbose],
             epilogue: """
                 EXIT STATUS: 0 loaded / page reported ok, 1 page reported failure, 2 timeout, crash the
                 container could not recover from, HTTP error on the document, or a TARGET/--config that
@@ -129,6 +139,8 @@ enum RunCommand: HybridCommand {
         }
         options.report = report
         options.verbose = verbose
+        options.inspect = arguments[Self.inspect]
+        options.watch = arguments[Self.watch]
         options.allow = allow
         if let timeout { options.timeout = timeout }
         if let cookiesFile {
@@ -151,6 +163,7 @@ enum RunCommand: HybridCommand {
         }
         options.windowed = options.engine == .webkit && display == nil
         defer { display?.stop() }
+        if options.inspect { options.webKitInspector = try RunInspector.prepareWebKit(port: nil) }
         let runOptions = options
         let outcome: RunOutcome
         do {

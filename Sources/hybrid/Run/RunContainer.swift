@@ -35,6 +35,7 @@ struct RunContainer {
         base.package = target.package
         base.health = health
         base.allowsAutomation = automation
+        base.inspectable = options.inspect
         guard let config = options.config else {
             let provider = engines.defaultProvider
             if automation {
@@ -75,14 +76,29 @@ struct RunContainer {
 @MainActor
 final class ProviderCache {
     private var made: [RunOptions.Engine: any WebEngineProvider] = [:]
+    /// Chromium opens its DevTools endpoint on loopback (`--inspect`).
+    private let inspect: Bool
+
+    /// A cache; with `inspect`, a Blink provider's browser opens its DevTools endpoint.
+    init(inspect: Bool = false) { self.inspect = inspect }
+
+    /// The Blink provider, if one was made.
+    var blink: BlinkEngineProvider? { made[.blink] as? BlinkEngineProvider }
 
     func provider(_ engine: RunOptions.Engine) throws -> any WebEngineProvider {
         if let provider = made[engine] { return provider }
         let provider: any WebEngineProvider = switch engine {
         case .webkit: try GTKEngineProvider(session: .ephemeral)
-        case .blink: try BlinkEngineProvider(session: .ephemeral)
+        case .blink:
+            try Self.blink(inspect: inspect)
         }
         made[engine] = provider
+        return provider
+    }
+
+    private static func blink(inspect: Bool) throws -> BlinkEngineProvider {
+        let provider = try BlinkEngineProvider(session: .ephemeral)
+        if inspect { provider.extraArguments += RunInspector.blinkArguments(port: nil) }
         return provider
     }
 }

@@ -12,7 +12,16 @@ final class RunHealth: HealthSink, @unchecked Sendable {
     /// The recorder to configure the run's view with.
     lazy var recorder = HealthRecorder(sinks: [self])
 
-    func record(_ event: HealthEvent) { lock.withLock { events.append(event) } }
+    /// Called with each script error of the page as it is recorded (`--watch` prints them).
+    let onScriptError: (@Sendable (ScriptErrorReport) -> Void)?
+
+    /// A sink; `onScriptError` hears each of the page's script errors at once.
+    init(onScriptError: (@Sendable (ScriptErrorReport) -> Void)? = nil) { self.onScriptError = onScriptError }
+
+    func record(_ event: HealthEvent) {
+        lock.withLock { events.append(event) }
+        if case .scriptError(let report) = event.kind { onScriptError?(report) }
+    }
 
     /// Boot health rolled a version back during the run (the view's delegate call).
     func rolledBack(_ rollback: PackageRollback) { lock.withLock { rollbacks.append(rollback) } }

@@ -26,6 +26,14 @@ struct RunOptions: Sendable {
     var repository: URL?
     /// A remote-config document deciding the features for the target URL (`--config`).
     var config: RunConfigFile?
+    /// Open the engine's inspector on loopback (`--inspect`): WebKit's remote inspector listing, set
+    /// up before the engine starts, or Chromium's DevTools endpoint.
+    var inspect = false
+    /// Reload the page when a file of a directory TARGET is saved; swap style sheets in place when
+    /// only CSS changed (`--watch`). The run then lasts until done, the timeout or the window closes.
+    var watch = false
+    /// WebKit's inspector listing, when `--inspect` set it up.
+    var webKitInspector: URL?
 }
 
 /// How a run ended; the exit code follows test-runner conventions (0 ok, 1 failed, 2 timeout/crash).

@@ -14,6 +14,9 @@ final class RunSession: HybridWebViewDelegate {
     private var shell: GTKWindowShell?
     private var integrityReport: PackageIntegrity.Report?
     private var health: RunHealth?
+    private var watcher: RunWatcher?
+    /// The change a reload under `--watch` answers, until its load finishes.
+    private var reloading: RunWatcher.Change?
 
     init(options: RunOptions) { self.options = options }
 
@@ -42,11 +45,13 @@ final class RunSession: HybridWebViewDelegate {
             StorageModule(store: BridgeKeyValueStore(directory: storage), allowedOrigins: origins),
             test,
         ]
-        let health = options.report == nil ? nil : RunHealth()
+        // Under --watch the page's script errors are printed as they happen (a broken save shows at once).
+        let health = options.report == nil && !options.watch ? nil : RunHealth(onScriptError: options.watch ? Self.printScriptError : nil)
         self.health = health
         let container = RunContainer(options: options, target: target, modules: modules, origins: origins,
-                                     health: health?.recorder)
+                                     health: health?.recorder, providers: ProviderCache(inspect: options.inspect))
         let (view, decision) = try await container.make()
+        if options.inspect { await announceInspector(container.providers, view: view) }
         if let config = options.config, let decision { print(config.describe(decision, verbose: options.verbose)) }
         view.delegate = self
         self.view = view
@@ -57,6 +62,7 @@ final class RunSession: HybridWebViewDelegate {
             shell?.onClose = { [weak self] in self?.finish(RunOutcome(exitCode: 0, summary: "window closed")) }
         }
         defer {
+            watcher?.stop()
             shell?.close()
             view.close()
         }
@@ -88,10 +94,10 @@ final class RunSession: HybridWebViewDelegate {
         result.url = view.engine.url?.absoluteString
         result.title = view.engine.title
         // A page of its own (not a placeholder) sends its timing a moment after it painted.
-        if let health, result.exitCode == 0, view.engine.isAlive, let scheme = view.engine.url?.scheme, scheme != "about", scheme != "data" {
+        if let health, options.report != nil, result.exitCode == 0, view.engine.isAlive, let scheme = view.engine.url?.scheme, scheme != "about", scheme != "data" {
             await health.waitForTiming(seconds: 3)
         }
-        if let health, view.engine.isAlive { await health.waitForFoldedErrors() }
+        if let health, options.report != nil, view.engine.isAlive { await health.waitForFoldedErrors() }
         result.integrity = integrityReport.map(Self.json)
         if options.screenshot != nil, result.exitCode != 2 || view.engine.isAlive {
             do { _ = try await takeScreenshot() } catch { print("hybrid run: screenshot failed: \(error)") }
@@ -100,6 +106,18 @@ final class RunSession: HybridWebViewDelegate {
         view.close()
         result.health = health?.report()
         return result
+    }
+
+    /// Prints where the engine's inspector is, at once (a test or a person connects while the page runs).
+    private func announceInspector(_ providers: ProviderCache, view: HybridWebView) async {
+        let endpoint: URL?
+        if let blink = providers.blink, view.engine.engineName == blink.engineName {
+            endpoint = await RunInspector.blinkEndpoint(blink)
+        } else {
+            endpoint = options.webKitInspector
+        }
+        // Unbuffered: whoever connects reads the line while the page runs.
+        FileHandle.standardOutput.write(Data("hybrid run: inspector at \(endpoint?.absoluteString ?? "(none: the engine did not open one)")\n".utf8))
     }
 
     /// The URL to load: the target's on the engine the view runs on; for a package the decision
@@ -161,6 +179,12 @@ final class RunSession: HybridWebViewDelegate {
     private func observe(_ event: EngineEvent) {
         if options.verbose { print("[engine] \(event)") }
         switch event {
+        case .loadFinished where options.watch:
+            startWatching()
+            if let change = reloading {
+                reloading = nil
+                say("\(change.paths.joined(separator: ", ")) changed: reloaded in \(Self.milliseconds(since: change.firstSeen)) ms")
+            }
         case .loadFinished where options.until == .load && !options.windowed:
             Task { @MainActor [weak self] in
                 try? await Task.sleep(nanoseconds: 500_000_000)  // let first paint and scripts settle
@@ -171,6 +195,76 @@ final class RunSession: HybridWebViewDelegate {
         }
     }
 
+    // MARK: --watch
+
+    /// Starts watching a directory TARGET once its page first loaded.
+    private func startWatching() {
+        guard watcher == nil, case .directory(let root)? = try? RunTarget.resolve(options.target, entry: options.entry, store: nil).kind else {
+            return
+        }
+        do {
+            watcher = try RunWatcher(root: root) { [weak self] change in self?.filesChanged(change) }
+            say("watching \(root.path): saving reloads the page, CSS is swapped in place")
+        } catch {
+            say("\(error)")
+        }
+    }
+
+    private func filesChanged(_ change: RunWatcher.Change) {
+        guard let view, !view.isClosed else { return }
+        guard change.isStyleOnly, view.engine.isAlive, !view.engine.isLoading else {
+            reload(for: change)
+            return
+        }
+        Task { @MainActor [weak self] in
+            do {
+                let swapped = try await view.engine.callAsync(Self.swapStyleSheets)
+                self?.say("\(change.paths.joined(separator: ", ")) changed: \(swapped.numberValue.map { Int($0) } ?? 0) style sheet(s) "
+                          + "swapped in \(Self.milliseconds(since: change.firstSeen)) ms, no reload")
+            } catch {
+                self?.reload(for: change)
+            }
+        }
+    }
+
+    private func reload(for change: RunWatcher.Change) {
+        say("\(change.paths.joined(separator: ", ")) changed: reloading")
+        reloading = change
+        view?.reload()
+    }
+
+    /// Replaces each style sheet link with a fresh copy of itself (its URL made unique), the old one
+    /// removed once the new one loaded, so the page never shows unstyled; resolves with their count.
+    static let swapStyleSheets = """
+        const links = [...document.querySelectorAll('link[rel~="stylesheet"]')];
+        await Promise.all(links.map(link => new Promise(resolve => {
+          const next = link.cloneNode();
+          const url = new URL(link.href);
+          url.searchParams.set('hybrid-watch', String(Date.now()));
+          next.href = url.href;
+          next.onload = next.onerror = () => { link.remove(); resolve(); };
+          link.after(next);
+        })));
+        return links.length;
+        """
+
+    private static func milliseconds(since start: ContinuousClock.Instant) -> Int {
+        let elapsed = ContinuousClock.now - start
+        return Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+    }
+
+    /// `hybrid run: script error: MESSAGE (SOURCE:LINE)`, written at once.
+    nonisolated static func printScriptError(_ report: ScriptErrorReport) {
+        let place = [report.source, report.line.map { String($0) }].compactMap { $0 }.joined(separator: ":")
+        let suffix = place.isEmpty ? "" : " (\(place))"
+        FileHandle.standardOutput.write(Data("hybrid run: script \(report.type): \(report.message)\(suffix)\n".utf8))
+    }
+
+    /// A line for the terminal, written at once (a test or an editor integration reads it live).
+    private func say(_ line: String) {
+        FileHandle.standardOutput.write(Data("hybrid run: \(line)\n".utf8))
+    }
+
     // MARK: HybridWebViewDelegate
 
     func webView(_ webView: HybridWebView, decidePolicyFor action: NavigationAction) async -> NavigationActionPolicy {
@@ -179,7 +273,9 @@ final class RunSession: HybridWebViewDelegate {
     }
 
     func webView(_ webView: HybridWebView, decidePolicyFor response: NavigationResponse) async -> NavigationResponsePolicy {
-        if response.isMainFrame, response.statusCode >= 400 {
+        if response.isMainFrame, response.statusCode >= 400, options.watch, watcher != nil {
+            say("\(response.url.absoluteString) answered HTTP \(response.statusCode) (fix it and save: watching)")
+        } else if response.isMainFrame, response.statusCode >= 400 {
             finish(RunOutcome(exitCode: 2, summary: "\(response.url.absoluteString) answered HTTP \(response.statusCode)"))
         }
         return response.canShowMIMEType ? .allow : .cancel
@@ -191,6 +287,7 @@ final class RunSession: HybridWebViewDelegate {
     }
 
     func webView(_ webView: HybridWebView, didDetectWhiteScreen event: WhiteScreenEvent) {
+        if options.watch { reloading = nil }
         switch event.recovery {
         case .reload(let delay):
             print("hybrid run: white screen (\(event.reason)); reloading after \(delay) s")
@@ -200,6 +297,11 @@ final class RunSession: HybridWebViewDelegate {
     }
 
     func webView(_ webView: HybridWebView, didFailLoad failure: LoadFailure) {
+        if options.watch, watcher != nil {
+            reloading = nil
+            say("load of \(failure.url?.absoluteString ?? "?") failed: \(failure.message) (fix it and save: watching)")
+            return
+        }
         finish(RunOutcome(exitCode: 2, summary: "load of \(failure.url?.absoluteString ?? "?") failed: \(failure.message)"))
     }
 

@@ -42,6 +42,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case responseHeaders = "response-headers"
     case csp
     case httpCacheEntry = "http-cache-entry"
+    case pageState = "page-state"
 
     /// Runs every property of this target on one input; throws the first one broken.
     func check(_ bytes: [UInt8]) throws {
@@ -62,6 +63,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .responseHeaders: try ResponseHeaderChecks.check(bytes)
         case .csp: try CSPChecks.check(bytes)
         case .httpCacheEntry: try HTTPCacheChecks.check(bytes)
+        case .pageState: try RestoreChecks.check(bytes)
         }
     }
 }

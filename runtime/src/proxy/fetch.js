@@ -239,7 +239,9 @@ window.fetch = function fetch(input, init) {
     direct = directBody(init);
     request = new Request(input, direct ? withBody(init, direct.standIn) : init);
   } catch (e) { return Promise.reject(e); }
-  var url = proxiedURL(request.url);
+  // A keepalive request is the engine's: it must outlive its document (a beacon from `pagehide`),
+  // and the bridge answers no call of a document that has gone.
+  var url = request.keepalive ? null : proxiedURL(request.url);
   if (!url) return nativeFetch.apply(this, arguments);
   var taken = null;
   try { taken = direct ? direct.take() : null; } catch (e) { return Promise.reject(e); }

@@ -34,6 +34,9 @@ final class ShopDelegate: HybridWebViewDelegate {
     func webView(_ webView: HybridWebView, didDetectWhiteScreen event: WhiteScreenEvent) {
         print("white screen (\(event.reason.code)): \(event.recovery)")   // already being recovered
     }
+    func webView(_ webView: HybridWebView, didRestore event: PageRestoreEvent) {
+        print("restored \(event.url) (\(event.reason.code)), \(event.lostMs) ms lost")   // docs/restore.md
+    }
 }
 
 /// Opens the shop and runs until `done` returns. `repository` is where the publisher put the

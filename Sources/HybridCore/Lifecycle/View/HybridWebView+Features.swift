@@ -4,7 +4,7 @@ import HybridNetwork
 extension HybridWebView {
     /// The features a view made with `configuration` has, in the order they hear events and decide
     /// navigations: health first (it records what the others cause), dialogs before recovery (open
-    /// dialogs are answered before a white screen is reported), recovery's retry link, the
+    /// dialogs are answered before a white screen is reported), recovery's retry link, crash-state restore, the
     /// navigation policy and new windows in that order of decision, then the package's launches,
     /// the proxy's documents, prefetch delivery and, in a prerendered view, its page's prerender. A new feature is added here (docs/architecture.md).
     static func makeFeatures(_ configuration: HybridWebViewConfiguration) -> [any ViewFeature] {
@@ -17,6 +17,9 @@ extension HybridWebView {
         features.append(ProgressFeature(options: configuration.progress))
         features.append(DialogFeature())
         features.append(RecoveryFeature(policy: configuration.whiteScreen, livenessTimeout: configuration.livenessTimeout))
+        if configuration.restore.isEnabled {
+            features.append(RestoreFeature(policy: configuration.restore, world: .named(configuration.bridgeOptions.worldName)))
+        }
         features.append(NavigationFeature(configuration))
         features.append(NewWindowFeature())
         features.append(PackageLaunchFeature(configuration))

@@ -111,6 +111,15 @@ public struct HybridWebViewConfiguration {
     /// lets a signed remote-config rule turn it on for listed install ids
     /// (``FeatureProvisions/allowsRemoteAutomation``, ``FeatureSet/automation``).
     public var allowsAutomation = false
+    /// How the view keeps its page's state and gives it back after the content process dies
+    /// (docs/restore.md). On by default; a page opts out with `<meta name="hybrid-restore" content="none">`.
+    public var restore = RestorePolicy()
+    /// Whether the engine's inspector may open this view's pages (WebKit's Web Inspector and remote
+    /// inspector, WKWebView's `isInspectable`; on Blink the DevTools endpoint is the browser's, opened
+    /// by the provider). Off by default, and nothing a page does can set it: an app turns it on in its
+    /// debug builds (`hybrid run --inspect` does), or lets a signed remote-config rule turn it on for
+    /// listed install ids (``FeatureProvisions/allowsRemoteInspection``, ``FeatureSet/inspectable``).
+    public var inspectable = false
     /// Set by ``WebViewPool/prerender(_:)`` on the view it prerenders a page in: that page's
     /// semantics and the calls that wait for its activation (``PrerenderFeature``).
     var prerender: PrerenderFeature.Setup?
@@ -155,6 +164,7 @@ public struct HybridWebViewConfiguration {
         }
         for injection in injections { injection.apply(to: &configuration) }
         configuration.permissionGrants = permissions?.grants ?? [:]
+        if inspectable { configuration.developerExtras = true }
         return configuration
     }
 }

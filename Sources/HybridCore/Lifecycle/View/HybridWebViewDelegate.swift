@@ -59,6 +59,9 @@ public protocol HybridWebViewDelegate: AnyObject {
     func webView(_ webView: HybridWebView, didDetectWhiteScreen event: WhiteScreenEvent)
     /// A main-frame load failed.
     func webView(_ webView: HybridWebView, didFailLoad failure: LoadFailure)
+    /// The page's state was given back after its content process died, or from a snapshot the app
+    /// stored (``HybridWebView/restore(from:)``); `event.reason` says which. Default: nothing.
+    func webView(_ webView: HybridWebView, didRestore event: PageRestoreEvent)
     /// Open a system or payment link (`tel:`, `mailto:`, `weixin://`, `alipays://`, an app-store
     /// page) that ``HybridWebViewConfiguration/navigation`` hands to the app. Default: nothing.
     func webView(_ webView: HybridWebView, openExternal navigation: ExternalNavigation)
@@ -100,6 +103,8 @@ extension HybridWebViewDelegate {
     public func webView(_ webView: HybridWebView, didDetectWhiteScreen event: WhiteScreenEvent) {}
     /// Does nothing.
     public func webView(_ webView: HybridWebView, didFailLoad failure: LoadFailure) {}
+    /// Does nothing; the page has its state back and heard `restored`.
+    public func webView(_ webView: HybridWebView, didRestore event: PageRestoreEvent) {}
     /// Does nothing: the link is not opened.
     public func webView(_ webView: HybridWebView, openExternal navigation: ExternalNavigation) {}
     /// Does nothing.

@@ -78,12 +78,20 @@ final class RecoveryFeature: ViewFeature {
         view.delegate?.webView(view, didDetectWhiteScreen: event)
     }
 
+    /// Reloads the engine's current entry when it is of the failed page's origin (a page that moved
+    /// with `history.pushState` keeps its history that way; WebKit forgets the view's URL when the
+    /// process dies, not its back-forward list), else loads the failed URL.
     private static func reload(_ engine: any WebEngine, _ url: URL?) {
-        if let current = engine.url, current == url || url == nil {
+        if let current = engine.url ?? engine.backForwardList.current?.url, url == nil || current == url || sameOrigin(current, url) {
             engine.reload()
         } else if let url {
             engine.load(EngineRequest(url: url))
         }
+    }
+
+    private static func sameOrigin(_ a: URL, _ b: URL?) -> Bool {
+        guard let origin = BridgeOrigin(url: a) else { return false }
+        return b.flatMap(BridgeOrigin.init(url:)) == origin
     }
 
     private func didBecomeVisible() async {
