@@ -31,7 +31,8 @@ var targets: [Target] = [
             resources: [.copy("Resources/hybrid-proxy.js")]),
     .target(name: "HybridCore", dependencies: ["HybridBase", "HybridHTTP", "HybridHealth", "HybridEngine", "HybridPackages",
                                           "HybridBridge", "HybridNetwork"],
-            resources: [.copy("Resources/hybrid-prefetch.js"), .copy("Resources/hybrid-health.js"), .copy("Resources/hybrid-restore.js")]),
+            resources: [.copy("Resources/hybrid-prefetch.js"), .copy("Resources/hybrid-health.js"), .copy("Resources/hybrid-restore.js"),
+                        .copy("Resources/hybrid-prerender.js"), .copy("Resources/hybrid-speculation.js")]),
 
     // libcurl's easy and multi interfaces for bounded downloads on Linux (the library
     // FoundationNetworking already links): its callbacks run in the read loop, so a limit stops

@@ -29,6 +29,8 @@ export const scripts = [
   { output: 'hybrid-prefetch.js', entry: 'prefetch/main.js', module: 'HybridCore' },
   { output: 'hybrid-health.js', entry: 'health/main.js', module: 'HybridCore' },
   { output: 'hybrid-restore.js', entry: 'restore/main.js', module: 'HybridCore' },
+  { output: 'hybrid-prerender.js', entry: 'prerender/main.js', module: 'HybridCore' },
+  { output: 'hybrid-speculation.js', entry: 'speculation/main.js', module: 'HybridCore' },
 ];
 
 /** Where the shipped resource of `script` lives. */

@@ -62,6 +62,9 @@ public enum EngineFailure: HybridFailureReason {
     case unavailable(String)
     /// A raw error from the engine's libraries (GLib `GError`, `NSError`).
     case native(domain: String, code: Int, message: String)
+    /// The app asked to prerender a page the container will not load hidden (a foreign origin
+    /// the app did not allow, a scheme it cannot prerender); nothing was loaded.
+    case prerenderRefused(url: String, reason: String)
 
     /// A stable, lower-case code for logs and for page authors (`js_exception`, `closed`, ...).
     public var code: String {
@@ -75,6 +78,7 @@ public enum EngineFailure: HybridFailureReason {
         case .cookies: "cookies"
         case .unavailable: "engine_unavailable"
         case .native: "engine"
+        case .prerenderRefused: "prerender_refused"
         }
     }
 
@@ -90,6 +94,7 @@ public enum EngineFailure: HybridFailureReason {
         case .cookies(let message): "cookie store: \(message)"
         case .unavailable(let message): "engine unavailable: \(message)"
         case .native(let domain, let code, let message): "\(domain) \(code): \(message)"
+        case .prerenderRefused(let url, let reason): "prerender of \(url) refused: \(reason)"
         }
     }
 }

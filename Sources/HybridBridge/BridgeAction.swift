@@ -46,6 +46,25 @@ public struct BridgeAction: Sendable {
         invoke = { params, context in try await MainActor.run { try invokeNow(params, context) } }
     }
 
+    private init(_ name: String, decodeParams: @escaping @Sendable (UnsafeBufferPointer<UInt8>) throws -> any Sendable,
+                 invoke: nonisolated(nonsending) @escaping @Sendable (any Sendable, BridgeCallContext) async throws -> String) {
+        self.name = name
+        self.decodeParams = decodeParams
+        self.invoke = invoke
+        invokeNow = nil
+    }
+
+    /// This action run only once `gate` returns: a call waits for it (and fails with what it
+    /// throws) before its handler starts. An immediate action becomes an ordinary one. A
+    /// prerendered page's effectful calls wait for its activation this way.
+    package func deferred(until gate: @escaping @Sendable () async throws -> Void) -> BridgeAction {
+        let invoke = self.invoke
+        return BridgeAction(name, decodeParams: decodeParams) { params, context in
+            try await gate()
+            return try await invoke(params, context)
+        }
+    }
+
     /// Declares an action whose handler answers at once: it runs on the main actor inside the
     /// engine's message callback, with no task made for the call, so a call costs little more
     /// than the engine's own round trip. Use it for quick answers (state the app holds); it

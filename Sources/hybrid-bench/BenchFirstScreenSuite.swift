@@ -28,6 +28,16 @@ enum FirstScreenBenchSuite: BenchSuite {
                                 asks, after the bridge's handshake): what the push saves
         speedup                 cold_network_ms / pooled_package_prefetch_ms (goal >= 10)
         speedup_pooled_package  cold_network_ms / pooled_package_ms
+        prerendered_ms          the prefetching pooled package open of a URL prerendered beforehand
+                                (WebViewPool.prerender, then WebViewPool.open): from the open to the
+                                first frame of the shown page: in the page, the first animation frame
+                                after activation, once its rendering has run (a message posted from
+                                its requestAnimationFrame callback), on the page's clock like the paint marks
+        prerendered_speedup     cold_network_ms / prerendered_ms (goal >= 30)
+        prerender_cost_ms       CPU time (user + system, this process and every engine process) from
+                                the prerender's start to its page rendered with its data, before the open
+        prerender_rss_mb        resident memory the prerender added over the same span (the sum of every
+                                process's RSS, so pages shared between processes count more than once)
         Where pooled_package_ms goes, then pooled_package_prefetch_ms (prefetch_stage_*; medians, ms from the open;
         prefetch_bridge_stage_data_ms for the bridge-only prefetch):
         stage_view_ms           the pool handed out the view
@@ -100,7 +110,11 @@ enum FirstScreenBenchSuite: BenchSuite {
                                       policy: WebViewPoolPolicy(capacity: 1))
         let prefetchPool = WebViewPool(provider: provider, configuration: prefetching.fitted(to: provider.capabilities),
                                        policy: WebViewPoolPolicy(capacity: 1))
-        let pools = [networkPool, packagePool, prefetchPool]
+        // Prerenders of the package (and, on an engine that serves it over http, its origin).
+        let prerenderPool = WebViewPool(provider: provider, configuration: prefetching.fitted(to: provider.capabilities),
+                                        policy: WebViewPoolPolicy(capacity: 1))
+        prerenderPool.prerenderPolicy = PrerenderPolicy(allowedOrigins: [OriginPattern(BridgeOrigin(url: server.url("/"))!.description)])
+        let pools = [networkPool, packagePool, prefetchPool, prerenderPool]
         for pool in pools { pool.refillDelay = 3600 }   // refilled between timings only
         defer { for pool in pools { pool.drain() } }
 
@@ -130,6 +144,7 @@ enum FirstScreenBenchSuite: BenchSuite {
         }
         // The five ways take turns in a rotating order; the pooled package open is also measured twice
         // a round, for the run's A/A noise floor.
+        var prerenderCosts: [Double] = [], prerenderMemory: [Double] = []
         var twin = 0
         let turns = BenchTurns(rounds: opens, settle: settle, noiseSide: "package")
         let samples = try await turns.run([
@@ -143,6 +158,24 @@ enum FirstScreenBenchSuite: BenchSuite {
                 let timing = try await prefetchedOpen("pre-\(round)", pushing: true)
                 if round >= 0 { for (index, value) in timing.stages.enumerated() { prefetchStages[index].append(value) } }
                 return timing.fcp
+            },
+            .init(name: "prerendered") { round in
+                let url = entry(packageBase, "prerender-\(round)")
+                let before = BenchProcessUsage.sample()
+                let hidden = try await prerenderPool.prerender(url)
+                try await hidden.engine.waitUntil("window.__firstScreen && window.__firstScreen.rendered === 100", timeout: 30)
+                let after = BenchProcessUsage.sample()
+                if round >= 0 {
+                    prerenderCosts.append(after.cpuMs - before.cpuMs)
+                    prerenderMemory.append(after.rssMB - before.rssMB)
+                }
+                try await settle()
+                let ms = try await open(prerendered: prerenderPool, url)
+                guard dataRequests.value["prerender-\(round)"] == 1 else {
+                    throw HybridError.engine(.native(domain: "bench firstscreen", code: 4, message:
+                        "prerender \(round): \(dataRequests.value["prerender-\(round)"] ?? 0) data requests"))
+                }
+                return ms
             },
             .init(name: "bridged") { round in
                 let timing = try await prefetchedOpen("bridge-\(round)", pushing: false)
@@ -159,13 +192,15 @@ enum FirstScreenBenchSuite: BenchSuite {
             },
         ])
         let cold = samples["cold"], pooledNetwork = samples["network"], prefetched = samples["prefetched"]
-        let bridged = samples["bridged"], pooledPackage = samples["package"]
+        let bridged = samples["bridged"], pooledPackage = samples["package"], prerenderedMs = benchMedian(samples["prerendered"])
         let coldMs = benchMedian(cold), packageMs = benchMedian(pooledPackage), prefetchMs = benchMedian(prefetched)
         let names = ["view", "commit", "script", "data", "fcp"]
         var values: [(String, Double)] = [
             ("cold_network_ms", coldMs), ("pooled_network_ms", benchMedian(pooledNetwork)), ("pooled_package_ms", packageMs),
             ("pooled_package_prefetch_ms", prefetchMs), ("pooled_package_prefetch_bridge_ms", benchMedian(bridged)),
             ("speedup", coldMs / prefetchMs), ("speedup_pooled_package", coldMs / packageMs),
+            ("prerendered_ms", prerenderedMs), ("prerendered_speedup", coldMs / prerenderedMs),
+            ("prerender_cost_ms", benchMedian(prerenderCosts)), ("prerender_rss_mb", benchMedian(prerenderMemory)),
         ]
         values += names.indices.map { ("stage_\(names[$0])_ms", benchMedian(stages[$0])) }
         values += names.indices.map { ("prefetch_stage_\(names[$0])_ms", benchMedian(prefetchStages[$0])) }
@@ -199,6 +234,28 @@ enum FirstScreenBenchSuite: BenchSuite {
         let view = try await pool.dequeue()
         defer { pool.enqueue(view) }
         return try await measure(view, url, began: began, pushing: pushing)
+    }
+
+    /// Opens `url`, prerendered beforehand, from `pool`: milliseconds from the open to the first
+    /// frame of the shown page (the page's first animation frame after activation, once rendered),
+    /// checked to be the prerendered document, rendered, and no longer prerendering.
+    @MainActor private static func open(prerendered pool: WebViewPool, _ url: URL) async throws -> Double {
+        let activations = pool.prerenderActivations
+        let began = Date()
+        let view = try await pool.open(url)
+        defer { view.close() }
+        let frame = try await view.engine.callAsync("""
+            return await new Promise(r => requestAnimationFrame(() => {
+              const channel = new MessageChannel();
+              channel.port1.onmessage = () => r(performance.timeOrigin + performance.now());
+              channel.port2.postMessage(0);
+            }));
+            """)
+        let shown = try await view.engine.evaluate("document.prerendering === false && window.__firstScreen.rendered === 100")
+        guard pool.prerenderActivations == activations + 1, shown == true, let at = frame.numberValue else {
+            throw HybridError.engine(.native(domain: "bench firstscreen", code: 5, message: "\(url) was not shown from its prerender"))
+        }
+        return at - began.timeIntervalSince1970 * 1000
     }
 
     /// Loads `url` in `view` and reads the page's own marks once its content has painted. The one

@@ -284,6 +284,14 @@ export interface Hybrid {
   onSnapshot(capture: (() => string | Promise<string>) | null): void;
 
   /**
+   * Asks the container to prerender `url` (resolved against the document's base URL; only this
+   * document's origin): loaded hidden in a view of its own, shown at once when the app opens it.
+   * Resolves `true` when the container started (or already had) it, `false` when refused.
+   * Needs a pool whose PrerenderPolicy lets pages ask (`pagesMayPrerender`); see docs/prerender.md.
+   */
+  prerender(url: string): Promise<boolean>;
+
+  /**
    * The response of the data request the app started for this page when it opened it (a
    * `PrefetchRule` named `key`), as a `Response`; `null` when there is none: not declared,
    * failed, expired, already taken, or started for another origin. Waits for one in flight.

@@ -625,6 +625,16 @@
       return call('prefetch', 'take', params).then(function (reply) { return reply ? prefetchedResponse(reply) : pushed(); },
         function (error) { if (error && error.code === 'unknown_module') return pushed(); throw error; });
     },
+    prerender: function (url) {
+      // Asks the container to load a page of this document's origin hidden (docs/prerender.md).
+      var absolute;
+      try { absolute = new URL(String(url), document.baseURI); absolute.hash = ''; } catch (e) {
+        return Promise.reject(new TypeError('url must be a URL'));
+      }
+      return call('prerender', 'request', { urls: [absolute.href] }).then(function (reply) {
+        return !!(reply && reply.accepted && reply.accepted.length);
+      });
+    },
     get ready() { return ready; },
     get version() { return (info && info.version) || RUNTIME_VERSION; },
     get runtimeVersion() { return RUNTIME_VERSION; },

@@ -71,9 +71,11 @@ extension HybridWebView {
 
 extension WebViewPool {
     /// Opens `url` in a pooled view: the configuration's prefetches for it start before the
-    /// view is handed out, then the page loads.
+    /// view is handed out, then the page loads. A page prerendered for `url`
+    /// (``prerender(_:)``) is shown instead, with no new load.
     /// - Throws: what the provider throws when it cannot make a view.
     public func open(_ url: URL) async throws -> HybridWebView {
+        if let view = await activatePrerender(url) { return view }
         configuration.prefetcher?.start(for: url)
         let view = try await dequeue()
         view.open(url)

@@ -87,6 +87,10 @@ func runShop<T: Sendable>(repository: URL, publicKey: URL, data: URL,
         let home = URL(string: "app://m.example.com/shop/")!       // the package, else the network
         let pool = await WebViewPool.make(for: config.features(for: home), engines: engines,
                                           configuration: base, packages: packages, provisions: provisions)
+        // Prerender (docs/prerender.md): a shop page may name its next page (speculation rules,
+        // `hybrid.prerender`), the app may too (`pool.prerender(url)`); `pool.open(url)` then shows
+        // it at once. Orders calls of a page still hidden wait until it is shown.
+        pool.prerenderPolicy = PrerenderPolicy(effectfulModules: ["navigation", "ui", "orders"], pagesMayPrerender: true)
         await pool.prewarm()                                        // at launch: the first open is fast
         let view = try await pool.dequeue()
         let delegate = ShopDelegate(files: files)

@@ -14,6 +14,9 @@ import HybridEngine
 /// Never handed out: a view whose content process died, one that fails a liveness probe (or, never
 /// handed out before, that its engine reports unresponsive: ``WebViewPoolPolicy/livenessCheck(for:engineReport:)``),
 /// one that reached ``WebViewPoolPolicy/maximumReuse``. ``handleMemoryPressure()`` empties the pool.
+///
+/// ``prerender(_:)`` loads a page the user may open next into a view of its own, hidden; opening
+/// that URL (``open(_:)``) shows that view instead of loading (see docs/prerender.md).
 @MainActor
 public final class WebViewPool {
     /// Makes the pool's views; they share its processes and session.
@@ -25,6 +28,14 @@ public final class WebViewPool {
     /// Delay before refilling after a dequeue, so warming does not compete with the page
     /// that was just opened.
     public var refillDelay: Double = 0.5
+    /// What ``prerender(_:)`` may load hidden, how many at once and for how long.
+    public var prerenderPolicy = PrerenderPolicy()
+    /// The pages prerendered and not yet shown or discarded, oldest first.
+    var prerenders: [PrerenderedPage] = []
+    /// Prerenders discarded unused, by reason, for logs and tests.
+    public internal(set) var prerenderDiscards: [PrerenderDiscard: Int] = [:]
+    /// Pages ``open(_:)`` showed from a prerender.
+    public internal(set) var prerenderActivations = 0
 
     private var ready: [HybridWebView] = []
     private var warming = 0
@@ -33,7 +44,7 @@ public final class WebViewPool {
     private var suspended = false
 
     /// Views made (warm or cold) and retired, by reason, for logs and tests.
-    public private(set) var createdCount = 0
+    public internal(set) var createdCount = 0
     /// Views ``dequeue()`` had to make because none was warm (a measure of a pool too small).
     public private(set) var coldCount = 0
     /// Views retired for good, by reason.
@@ -67,7 +78,7 @@ public final class WebViewPool {
     private func warmOne() async {
         warming += 1
         defer { warming -= 1 }
-        guard let view = try? HybridWebView(provider: provider, configuration: configuration) else { return }
+        guard let view = try? HybridWebView(provider: provider, configuration: viewConfiguration) else { return }
         createdCount += 1
         // Parked at once: out of sight but mapped (where the engine can), so handing it out is a
         // move back on screen; mapping a hidden view again held up the next load by 10–17 ms.
@@ -97,7 +108,7 @@ public final class WebViewPool {
             }
             return handOut(view)
         }
-        let view = try HybridWebView(provider: provider, configuration: configuration)
+        let view = try HybridWebView(provider: provider, configuration: viewConfiguration)
         createdCount += 1
         coldCount += 1
         return handOut(view)
@@ -121,8 +132,10 @@ public final class WebViewPool {
         return view
     }
 
-    /// Opens `url` in a pooled view with its HTML fetched in parallel (see ``PagePreloader``).
+    /// Opens `url` in a pooled view with its HTML fetched in parallel (see ``PagePreloader``); a
+    /// page prerendered for `url` is shown instead (``prerender(_:)``).
     public func open(_ url: URL, preloader: PagePreloader) async throws -> HybridWebView {
+        if let view = await activatePrerender(url) { return view }
         let page = preloader.start(url)
         let view = try await dequeue()
         await view.load(url, preloaded: page)
@@ -150,6 +163,7 @@ public final class WebViewPool {
 
     /// Closes every pooled view and stops refilling until ``prewarm()`` is called again.
     public func handleMemoryPressure() {
+        discardPrerenders(.memoryPressure)
         suspended = true
         refill?.cancel()
         refill = nil
@@ -186,6 +200,7 @@ public final class WebViewPool {
 
     /// Closes every pooled view (the app is going away).
     public func drain() {
+        discardPrerenders(.drained)
         refill?.cancel()
         refill = nil
         suspended = true

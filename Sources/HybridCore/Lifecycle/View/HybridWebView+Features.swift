@@ -6,7 +6,7 @@ extension HybridWebView {
     /// navigations: health first (it records what the others cause), dialogs before recovery (open
     /// dialogs are answered before a white screen is reported), recovery's retry link, crash-state restore, the
     /// navigation policy and new windows in that order of decision, then the package's launches,
-    /// the proxy's documents and prefetch delivery. A new feature is added here (docs/architecture.md).
+    /// the proxy's documents, prefetch delivery and, in a prerendered view, its page's prerender. A new feature is added here (docs/architecture.md).
     static func makeFeatures(_ configuration: HybridWebViewConfiguration) -> [any ViewFeature] {
         var features: [any ViewFeature] = []
         if let recorder = configuration.health { features.append(ViewHealth(recorder: recorder)) }
@@ -25,6 +25,8 @@ extension HybridWebView {
         features.append(PackageLaunchFeature(configuration))
         if configuration.modules.contains(where: { $0 is ProxyModule }) { features.append(ProxyDocumentFeature(configuration.modules)) }
         if let prefetcher = configuration.prefetcher { features.append(PrefetchDeliveryFeature(prefetcher)) }
+        // Last: its setup sees every module the others added, to hold the effectful ones' calls.
+        if let prerender = configuration.prerender { features.append(PrerenderFeature(prerender)) }
         return features
     }
 }

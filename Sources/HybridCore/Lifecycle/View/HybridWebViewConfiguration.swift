@@ -120,6 +120,9 @@ public struct HybridWebViewConfiguration {
     /// debug builds (`hybrid run --inspect` does), or lets a signed remote-config rule turn it on for
     /// listed install ids (``FeatureProvisions/allowsRemoteInspection``, ``FeatureSet/inspectable``).
     public var inspectable = false
+    /// Set by ``WebViewPool/prerender(_:)`` on the view it prerenders a page in: that page's
+    /// semantics and the calls that wait for its activation (``PrerenderFeature``).
+    var prerender: PrerenderFeature.Setup?
 
     /// A configuration; by default no modules, package, injections, cookie sync or navigation policy.
     public init(engine: EngineConfiguration = EngineConfiguration(), modules: [any BridgeModule] = [],

@@ -1,0 +1,119 @@
+import Foundation
+import HybridBase
+import HybridBridge
+import HybridEngine
+
+/// The page of a view a ``WebViewPool`` prerenders (``WebViewPool/prerender(_:)``): the standard's
+/// semantics the engine lacks (`hybrid-prerender.js`: `document.prerendering`, `visibilityState`,
+/// `prerenderingchange`, `activationStart`), and the effectful modules'
+/// (``PrerenderPolicy/effectfulModules``) calls held until the view is shown (``activate()``) or
+/// failed when it is discarded (the view closes).
+///
+/// What else waits for activation needs nothing of this feature: a prerendering view is parked
+/// (hidden), so dialogs get their safe defaults, and has no delegate until it is shown, so
+/// `window.open`, permission prompts and downloads get the answers of a view without one.
+@MainActor
+final class PrerenderFeature: ViewFeature {
+    /// The page being prerendered (``PrerenderPolicy/key(for:)``) and the modules that wait.
+    struct Setup: Sendable, Equatable {
+        /// The prerendered URL without its fragment.
+        var url: String
+        /// Modules whose calls wait for activation.
+        var effectfulModules: Set<String>
+    }
+
+    private let setup: Setup
+    private let gate = PrerenderGate()
+    private weak var view: HybridWebView?
+    /// The view was shown (``activate()``): its page is no longer prerendering.
+    private(set) var isActivated = false
+
+    init(_ setup: Setup) { self.setup = setup }
+
+    func prepare(_ viewSetup: inout ViewFeatureSetup) {
+        let gate = self.gate
+        viewSetup.modules = viewSetup.modules.map { module in
+            setup.effectfulModules.contains(module.name) ? PrerenderDeferredModule(module, gate: gate) : module
+        }
+        let settings: JSONValue = ["url": .string(setup.url)]
+        viewSetup.userScripts.append(UserScript(
+            source: "window.__hybridkitPrerenderSettings = \(settings.jsonText);\n" + Self.runtime,
+            injectionTime: .documentStart, frames: .mainFrameOnly, world: .page))
+    }
+
+    func attach(to view: HybridWebView) { self.view = view }
+
+    func viewDidReport(_ event: ViewEvent) {
+        if case .closing = event { gate.close(BridgeFailure.cancelled) }
+    }
+
+    /// The view is being shown: the page learns it (`prerenderingchange`), then the calls that
+    /// waited run, in the order they were made. Once.
+    func activate() async {
+        guard !isActivated, let view else { return }
+        isActivated = true
+        _ = try? await view.engine.evaluate("window.__hybridkitPrerender ? window.__hybridkitPrerender.activate() : false", in: .page)
+        gate.open()
+    }
+
+    /// `hybrid-prerender.js` as shipped.
+    static let runtime = ScriptResource.source("hybrid-prerender", in: .module)
+}
+
+/// Holds calls until it opens (they then run) or closes (they fail with its error); after
+/// either, calls pass or fail at once.
+final class PrerenderGate: Sendable {
+    private enum State {
+        case waiting([CheckedContinuation<Void, any Error>])
+        case open
+        case closed(any Error)
+    }
+
+    private let state = LockedState(State.waiting([]))
+
+    /// Returns when the gate opens; throws when it closes.
+    func pass() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let outcome: Result<Void, any Error>? = state.withLock { state in
+                switch state {
+                case .waiting(let waiting):
+                    state = .waiting(waiting + [continuation])
+                    return nil
+                case .open: return .success(())
+                case .closed(let error): return .failure(error)
+                }
+            }
+            if let outcome { continuation.resume(with: outcome) }
+        }
+    }
+
+    /// Lets every waiting and later call through.
+    func open() { finish(.open) }
+
+    /// Fails every waiting and later call with `error` (a gate already open stays open).
+    func close(_ error: any Error) { finish(.closed(error)) }
+
+    private func finish(_ final: State) {
+        let waiting: [CheckedContinuation<Void, any Error>] = state.withLock { state in
+            guard case .waiting(let waiting) = state else { return [] }
+            state = final
+            return waiting
+        }
+        for continuation in waiting {
+            if case .closed(let error) = final { continuation.resume(throwing: error) } else { continuation.resume() }
+        }
+    }
+}
+
+/// A module whose every action waits for a ``PrerenderGate``.
+struct PrerenderDeferredModule: BridgeModule {
+    let name: String
+    let allowedOrigins: [OriginPattern]
+    let actions: [BridgeAction]
+
+    init(_ module: any BridgeModule, gate: PrerenderGate) {
+        name = module.name
+        allowedOrigins = module.allowedOrigins
+        actions = module.actions.map { $0.deferred(until: { try await gate.pass() }) }
+    }
+}
