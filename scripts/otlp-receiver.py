@@ -1,8 +1,9 @@
-"""OTLP/HTTP logs receiver for the exporter's tests (run through scripts/otlp-receiver.sh).
+"""OTLP/HTTP logs and metrics receiver for the exporter's tests (run through scripts/otlp-receiver.sh).
 
 POST /v1/logs: gunzips (Content-Encoding: gzip), decodes an ExportLogsServiceRequest with the
 official opentelemetry-proto classes (a payload they cannot parse gets 400) and appends one JSON
-line per log record to OUT.jsonl. POST /control with a status code as the body makes /v1/logs
+line per log record to OUT.jsonl. POST /v1/metrics: the same for an ExportMetricsServiceRequest,
+one JSON line per data point to OUT.jsonl.metrics. POST /control with a status code as the body makes /v1/logs
 answer that status instead (503: the collector is down) until set back to 200. Prints its port.
 """
 import gzip
@@ -15,6 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
+from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2
 
 out_path = sys.argv[1]
 state = {"status": 200}
@@ -39,10 +41,12 @@ class Handler(BaseHTTPRequestHandler):
         if self.path == "/control":
             state["status"] = int(body)
             return self.reply(200)
-        if self.path != "/v1/logs":
+        if self.path not in ("/v1/logs", "/v1/metrics"):
             return self.reply(404)
         if state["status"] != 200:
             return self.reply(state["status"])
+        if self.path == "/v1/metrics":
+            return self.metrics(body)
         try:
             if self.headers.get("Content-Encoding") == "gzip":
                 body = gzip.decompress(body)
@@ -69,6 +73,38 @@ class Handler(BaseHTTPRequestHandler):
         with lock, open(out_path, "a") as out:
             out.write("".join(line + "\n" for line in lines))
         self.reply(200, logs_service_pb2.ExportLogsServiceResponse().SerializeToString(), "application/x-protobuf")
+
+    def metrics(self, body):
+        try:
+            if self.headers.get("Content-Encoding") == "gzip":
+                body = gzip.decompress(body)
+            request = metrics_service_pb2.ExportMetricsServiceRequest.FromString(body)
+        except (OSError, DecodeError) as error:
+            return self.reply(400, str(error).encode())
+        lines = []
+        for resource_metrics in request.resource_metrics:
+            resource = {kv.key: value(kv.value) for kv in resource_metrics.resource.attributes}
+            for scope_metrics in resource_metrics.scope_metrics:
+                for metric in scope_metrics.metrics:
+                    kind = metric.WhichOneof("data")
+                    data = getattr(metric, kind)
+                    for point in data.data_points:
+                        line = {
+                            "resource": resource, "scope": scope_metrics.scope.name, "name": metric.name,
+                            "unit": metric.unit, "kind": kind, "temporality": data.aggregation_temporality,
+                            "start_time_unix_nano": point.start_time_unix_nano, "time_unix_nano": point.time_unix_nano,
+                            "attributes": {kv.key: value(kv.value) for kv in point.attributes},
+                            "gzip": self.headers.get("Content-Encoding") == "gzip",
+                        }
+                        if kind == "sum":
+                            line.update(monotonic=data.is_monotonic, value=point.as_int)
+                        elif kind == "histogram":
+                            line.update(count=point.count, sum=point.sum, min=point.min, max=point.max,
+                                        bucket_counts=list(point.bucket_counts), explicit_bounds=list(point.explicit_bounds))
+                        lines.append(json.dumps(line))
+        with lock, open(out_path + ".metrics", "a") as out:
+            out.write("".join(line + "\n" for line in lines))
+        self.reply(200, metrics_service_pb2.ExportMetricsServiceResponse().SerializeToString(), "application/x-protobuf")
 
     def log_message(self, *args):
         pass

@@ -48,6 +48,10 @@ public struct URLSessionOTLPTransport: OTLPTransport {
 /// - **Retried with backoff**: no response, 408, 429 and 5xx retry the oldest batch after
 ///   ``Options/initialBackoff``, doubling up to ``Options/maxBackoff``, with ±20 % jitter; any
 ///   other status drops that batch (the collector will never take it) and counts it.
+/// - **Metrics beside the logs**: when a batch closes, the events since the last window also go
+///   as one `ExportMetricsServiceRequest` to ``Options/metricsEndpoint`` (``OTLPMetrics``: an event
+///   count Sum and FCP, ready and update-time Histograms per release, delta temporality), through
+///   the same spool, gzip and retries.
 /// - **Drops are reported**: ``statistics``, and a `hybridkit.health.dropped` record with the count
 ///   in the next batch made.
 /// - **Once each**: one sender sends the batches in order and removes each after its 2xx, so
@@ -58,6 +62,11 @@ public final class OTLPExporter: HealthSink, @unchecked Sendable {
     public struct Options: Sendable {
         /// The collector's logs endpoint (`http://collector:4318/v1/logs`).
         public var endpoint: URL
+        /// The collector's metrics endpoint, where each closed window's ``OTLPMetrics`` go
+        /// (`hybridkit.events` counts, FCP, ready and update-time histograms); by default
+        /// ``endpoint`` with `/v1/logs` made `/v1/metrics`, `nil` (no metrics) for an endpoint of
+        /// another path. Set it to `nil` to send logs only.
+        public var metricsEndpoint: URL?
         /// Extra request headers (an API key).
         public var headers: [String: String]
         /// The resource's `service.name`.
@@ -85,6 +94,8 @@ public final class OTLPExporter: HealthSink, @unchecked Sendable {
                     maxSpoolBytes: Int = 4 << 20, batchSize: Int = 512, flushInterval: TimeInterval = 5,
                     initialBackoff: TimeInterval = 1, maxBackoff: TimeInterval = 300, gzip: (@Sendable (Data) -> Data?)? = nil) {
             self.endpoint = endpoint
+            metricsEndpoint = endpoint.path.hasSuffix("/v1/logs")
+                ? endpoint.deletingLastPathComponent().appendingPathComponent("metrics") : nil
             self.serviceName = serviceName
             self.serviceVersion = serviceVersion
             self.spoolDirectory = spoolDirectory
@@ -108,14 +119,22 @@ public final class OTLPExporter: HealthSink, @unchecked Sendable {
         public var failedAttempts = 0
         /// Batches waiting in the spool now.
         public var spooledBatches = 0
+        /// Metrics windows waiting in the spool now.
+        public var spooledMetricWindows = 0
         /// Bytes the spool holds now.
         public var spooledBytes = 0
         /// The most the spool ever held.
         public var peakSpooledBytes = 0
+        /// Metrics windows the collector accepted.
+        public var metricWindowsSent = 0
     }
 
     private struct State {
         var pending: [OTLPLogRecord] = []
+        /// The metrics of the events since the last window closed.
+        var window: OTLPMetrics?
+        /// Where the next window starts: the last one's end (Unix nanoseconds).
+        var windowStart: UInt64?
         var unreportedDrops = 0
         var timerArmed = false
         var sending = false
@@ -138,7 +157,8 @@ public final class OTLPExporter: HealthSink, @unchecked Sendable {
         let bytes = files.reduce(0) { $0 + $1.bytes }
         state.withLock { state in
             state.sequence = (files.last?.sequence ?? 0) + 1
-            state.statistics.spooledBatches = files.count
+            state.statistics.spooledBatches = files.count { !$0.metrics }
+            state.statistics.spooledMetricWindows = files.count { $0.metrics }
             state.statistics.spooledBytes = bytes
             state.statistics.peakSpooledBytes = bytes
         }
@@ -148,8 +168,13 @@ public final class OTLPExporter: HealthSink, @unchecked Sendable {
     /// Takes one event: encoded now, written and sent later, off the caller's thread.
     public func record(_ event: HealthEvent) {
         let record = HealthLogFile.record(for: event)
+        let measured = options.metricsEndpoint != nil
         let (full, arm) = state.withLock { state -> (Bool, Bool) in
             state.pending.append(record)
+            if measured {
+                if state.window == nil { state.window = OTLPMetrics(start: state.windowStart ?? unixNanos(event.time)) }
+                state.window?.add(event)
+            }
             let arm = !state.timerArmed
             state.timerArmed = true
             return (state.pending.count >= options.batchSize, arm)
@@ -176,7 +201,8 @@ public final class OTLPExporter: HealthSink, @unchecked Sendable {
         }
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if state.withLock({ !$0.sending && $0.statistics.spooledBatches == 0 && $0.pending.isEmpty }) { return true }
+            if state.withLock({ !$0.sending && $0.statistics.spooledBatches + $0.statistics.spooledMetricWindows == 0
+                && $0.pending.isEmpty }) { return true }
             try? await Task.sleep(nanoseconds: 10_000_000)
         }
         return false
@@ -187,7 +213,34 @@ public final class OTLPExporter: HealthSink, @unchecked Sendable {
     /// Spools what is pending, ``Options/batchSize`` events a batch.
     private func closeBatch() {
         while spoolBatch() {}
+        spoolMetrics()
         startSending()
+    }
+
+    /// Spools the metrics of the events since the last window, as one window.
+    private func spoolMetrics() {
+        let (window, sequence) = state.withLock { state -> (OTLPMetrics?, Int) in
+            guard let window = state.window, !window.isEmpty else { return (nil, 0) }
+            state.window = nil
+            state.windowStart = window.end
+            state.sequence += 1
+            return (window, state.sequence - 1)
+        }
+        guard let window else { return }
+        var body = OTLPProtobuf.encode(window, serviceName: options.serviceName, serviceVersion: options.serviceVersion)
+        var suffix = "metrics.pb"
+        if let gzip = options.gzip, let compressed = gzip(body) {
+            body = compressed
+            suffix += ".gz"
+        }
+        do {
+            try FileManager.default.createDirectory(at: options.spoolDirectory, withIntermediateDirectories: true)
+            try body.write(to: options.spoolDirectory.appendingPathComponent(String(format: "%012d", sequence) + "-0-0.\(suffix)"),
+                           options: .atomic)
+        } catch {
+            return   // a lost window: the log records still carry every event
+        }
+        enforceBound()
     }
 
     /// Spools one batch of what is pending. - Returns: whether events remain.
@@ -238,7 +291,8 @@ public final class OTLPExporter: HealthSink, @unchecked Sendable {
             drop(oldest.events, reporting: oldest.reportedDrops)
         }
         state.withLock { state in
-            state.statistics.spooledBatches = files.count
+            state.statistics.spooledBatches = files.count { !$0.metrics }
+            state.statistics.spooledMetricWindows = files.count { $0.metrics }
             state.statistics.spooledBytes = total
             state.statistics.peakSpooledBytes = max(state.statistics.peakSpooledBytes, total)
         }
@@ -259,6 +313,8 @@ public final class OTLPExporter: HealthSink, @unchecked Sendable {
         var reportedDrops: Int
         var bytes: Int
         var gzipped: Bool
+        /// A metrics window (`….metrics.pb`), not log records.
+        var metrics: Bool
     }
 
     /// The spool's batches, oldest first.
@@ -268,10 +324,11 @@ public final class OTLPExporter: HealthSink, @unchecked Sendable {
             let parts = name.split(separator: ".", maxSplits: 1)
             let head = parts.first?.split(separator: "-") ?? []
             guard head.count == 3, let sequence = Int(head[0]), let events = Int(head[1]), let drops = Int(head[2]), parts.count == 2,
-                  ["pb", "pb.gz"].contains(parts[1]) else { return nil }
+                  ["pb", "pb.gz", "metrics.pb", "metrics.pb.gz"].contains(parts[1]) else { return nil }
             let url = options.spoolDirectory.appendingPathComponent(name)
             let bytes = ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber)?.intValue ?? 0
-            return SpoolFile(url: url, sequence: sequence, events: events, reportedDrops: drops, bytes: bytes, gzipped: parts[1] == "pb.gz")
+            return SpoolFile(url: url, sequence: sequence, events: events, reportedDrops: drops, bytes: bytes,
+                             gzipped: parts[1].hasSuffix(".gz"), metrics: parts[1].hasPrefix("metrics."))
         }.sorted { $0.sequence < $1.sequence }
     }
 
@@ -306,12 +363,15 @@ public final class OTLPExporter: HealthSink, @unchecked Sendable {
             headers["Content-Type"] = "application/x-protobuf"
             if file.gzipped { headers["Content-Encoding"] = "gzip" }
             state.withLock { $0.inFlight = file.sequence }
-            let status = try? await transport.post(body, headers: headers, to: options.endpoint)
+            let status = try? await transport.post(body, headers: headers, to: file.metrics ? options.metricsEndpoint ?? options.endpoint : options.endpoint)
             state.withLock { $0.inFlight = nil }
             switch status {
             case let status? where (200..<300).contains(status):
                 try? FileManager.default.removeItem(at: file.url)
-                state.withLock { $0.statistics.sent += file.events }
+                state.withLock { state in
+                    state.statistics.sent += file.events
+                    if file.metrics { state.statistics.metricWindowsSent += 1 }
+                }
                 backoff = options.initialBackoff
             case let status? where ![408, 429].contains(status) && !(500..<600).contains(status):
                 try? FileManager.default.removeItem(at: file.url)   // the collector will never take it
@@ -324,7 +384,8 @@ public final class OTLPExporter: HealthSink, @unchecked Sendable {
             }
             let files = spoolFiles()
             state.withLock { state in
-                state.statistics.spooledBatches = files.count
+                state.statistics.spooledBatches = files.count { !$0.metrics }
+                state.statistics.spooledMetricWindows = files.count { $0.metrics }
                 state.statistics.spooledBytes = files.reduce(0) { $0 + $1.bytes }
             }
         }

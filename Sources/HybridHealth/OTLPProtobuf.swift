@@ -1,7 +1,8 @@
 import Foundation
 
 /// OTLP's protobuf wire form of the logs this module writes (`ExportLogsServiceRequest`, which
-/// has the field layout of `LogsData`), written by hand: the messages are few and fixed, and a
+/// has the field layout of `LogsData`) and of their metrics (``OTLPMetrics``,
+/// `ExportMetricsServiceRequest`), written by hand: the messages are few and fixed, and a
 /// protobuf runtime would be a dependency for ~60 lines. Field numbers are
 /// opentelemetry-proto v1's (`logs/v1/logs.proto`, `common/v1/common.proto`); what decodes it in
 /// the tests is the official `opentelemetry-proto` package, not this file.
@@ -23,6 +24,68 @@ enum OTLPProtobuf {
             }
         }
         return Data(out.bytes)
+    }
+
+    /// `metrics` as an `ExportMetricsServiceRequest` (`metrics/v1/metrics.proto`): delta
+    /// temporality (each window is what happened since the last), the same resource as the logs.
+    static func encode(_ metrics: OTLPMetrics, serviceName: String, serviceVersion: String) -> Data {
+        let delta: UInt64 = 1                                              // AGGREGATION_TEMPORALITY_DELTA
+        let resource = [OTLPAttribute("service.name", .string(serviceName)), OTLPAttribute("service.version", .string(serviceVersion))]
+        let releases = metrics.counts.keys.sorted { "\($0)" < "\($1)" }
+        var out = Writer()
+        out.message(1) { resourceMetrics in                                // ExportMetricsServiceRequest.resource_metrics
+            resourceMetrics.message(1) { $0.attributes(1, resource) }      // ResourceMetrics.resource
+            resourceMetrics.message(2) { scope in                          // ResourceMetrics.scope_metrics
+                scope.message(1) { $0.string(1, "hybridkit") }             // ScopeMetrics.scope
+                scope.message(2) { metric in                               // ScopeMetrics.metrics
+                    metric.string(1, "hybridkit.events")                   // Metric.name
+                    metric.string(2, "HybridKit health events, by event.name")   // description
+                    metric.string(3, "{event}")                            // unit
+                    metric.message(7) { sum in                             // Metric.sum
+                        for release in releases {
+                            for (name, count) in (metrics.counts[release] ?? [:]).sorted(by: { $0.key < $1.key }) {
+                                sum.message(1) { point in                  // Sum.data_points (NumberDataPoint)
+                                    point.fixed64(2, metrics.start)        // start_time_unix_nano
+                                    point.fixed64(3, metrics.end)          // time_unix_nano
+                                    point.fixed64(6, count)                // as_int (sfixed64)
+                                    point.attributes(7, [OTLPAttribute("event.name", .string(name))] + release.attributes)
+                                }
+                            }
+                        }
+                        sum.varint(2, delta)                               // aggregation_temporality
+                        sum.varint(3, 1)                                   // is_monotonic
+                    }
+                }
+                for name in OTLPMetrics.histogramNames {
+                    guard let points = metrics.histograms[name], !points.isEmpty else { continue }
+                    scope.message(2) { metric in
+                        metric.string(1, name)
+                        metric.string(3, "ms")
+                        metric.message(9) { histogram in                   // Metric.histogram
+                            for release in releases {
+                                guard let point = points[release], point.count > 0 else { continue }
+                                histogram.message(1) { histogramPoint(&$0, point, release: release, metrics: metrics) }
+                            }
+                            histogram.varint(2, delta)                     // aggregation_temporality
+                        }
+                    }
+                }
+            }
+        }
+        return Data(out.bytes)
+    }
+
+    private static func histogramPoint(_ out: inout Writer, _ point: OTLPMetrics.Histogram, release: OTLPMetrics.Release,
+                                       metrics: OTLPMetrics) {
+        out.fixed64(2, metrics.start)                                     // HistogramDataPoint.start_time_unix_nano
+        out.fixed64(3, metrics.end)                                       // time_unix_nano
+        out.fixed64(4, point.count)                                       // count
+        out.fixed64(5, point.sum.bitPattern)                              // sum (double)
+        out.packed(6, point.buckets)                                      // bucket_counts (fixed64)
+        out.packed(7, OTLPMetrics.bounds.map(\.bitPattern))               // explicit_bounds (double)
+        out.attributes(9, release.attributes)                             // attributes
+        out.fixed64(11, point.min.bitPattern)                             // min
+        out.fixed64(12, point.max.bitPattern)                             // max
     }
 
     private static func log(_ out: inout Writer, _ record: OTLPLogRecord) {
@@ -64,6 +127,12 @@ enum OTLPProtobuf {
         mutating func varint(_ field: Int, _ value: UInt64) { key(field, wire: 0); raw(value) }
         mutating func littleEndian(_ value: UInt64) { for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) } }
         mutating func fixed64(_ field: Int, _ value: UInt64) { key(field, wire: 1); littleEndian(value) }
+        /// A packed repeated field of 64-bit fixed-width values (`fixed64`, or a `double`'s bits).
+        mutating func packed(_ field: Int, _ values: [UInt64]) {
+            key(field, wire: 2)
+            raw(UInt64(values.count * 8))
+            for value in values { littleEndian(value) }
+        }
         mutating func string(_ field: Int, _ text: String) {
             key(field, wire: 2)
             raw(UInt64(text.utf8.count))

@@ -38,8 +38,13 @@ final class OTLPReceiver: @unchecked Sendable {
     }
 
     /// Every record the receiver decoded, as JSON objects.
-    var records: [[String: Any]] {
-        let data = FileManager.default.contents(atPath: output.path) ?? Data()
+    var records: [[String: Any]] { Self.lines(output.path) }
+
+    /// Every metric data point the receiver decoded, as JSON objects.
+    var metricPoints: [[String: Any]] { Self.lines(output.path + ".metrics") }
+
+    private static func lines(_ path: String) -> [[String: Any]] {
+        let data = FileManager.default.contents(atPath: path) ?? Data()
         return data.split(separator: UInt8(ascii: "\n")).compactMap { try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any] }
     }
 }
@@ -91,6 +96,31 @@ final class OTLPReceiver: @unchecked Sendable {
         #expect(errorAttributes["exception.message"] as? String == "x is undefined")
         #expect(errorAttributes["code.line.number"] as? Int == 42 && errorAttributes["code.column.number"] as? Int == 7)
         #expect(exporter.statistics.sent == 120 && exporter.statistics.dropped == 0)
+
+        // The metrics of the same events, decoded by the official package: counts per event and
+        // release add up over the windows; the histograms hold the one FCP and update time.
+        let points = receiver.metricPoints
+        #expect(exporter.statistics.metricWindowsSent >= 1 && exporter.statistics.spooledMetricWindows == 0)
+        #expect(!points.isEmpty && points.allSatisfy { $0["gzip"] as? Bool == true && $0["temporality"] as? Int == 1 })
+        #expect(points.allSatisfy { ($0["resource"] as? [String: Any])?["service.version"] as? String == "3.1" })
+        func count(_ name: String, engine: String) -> Int {
+            points.filter { point in
+                let attributes = point["attributes"] as? [String: Any] ?? [:]
+                return point["name"] as? String == "hybridkit.events" && attributes["event.name"] as? String == name
+                    && attributes["hybridkit.engine"] as? String == engine && attributes["hybridkit.package.version"] as? Int == 8
+            }.compactMap { $0["value"] as? Int }.reduce(0, +)
+        }
+        #expect(count("hybridkit.page.launch", engine: "webkitgtk") == 117)
+        #expect(count("hybridkit.page.timing", engine: "blink") == 1 && count("hybridkit.script.error", engine: "blink") == 1)
+        #expect(points.first { $0["name"] as? String == "hybridkit.events" }?["monotonic"] as? Bool == true)
+        let fcp = try #require(points.first { $0["name"] as? String == "hybridkit.page.first_contentful_paint" })
+        #expect(fcp["kind"] as? String == "histogram" && fcp["unit"] as? String == "ms")
+        #expect(fcp["count"] as? Int == 1 && fcp["sum"] as? Double == 123.5 && fcp["min"] as? Double == 123.5)
+        #expect(fcp["explicit_bounds"] as? [Double] == [50, 100, 250, 500, 1000, 2500, 5000, 10000])
+        #expect(fcp["bucket_counts"] as? [Int] == [0, 0, 1, 0, 0, 0, 0, 0, 0], "123.5 ms is in (100, 250]")
+        let update = try #require(points.first { $0["name"] as? String == "hybridkit.package.update.duration" })
+        #expect(update["count"] as? Int == 1 && update["sum"] as? Double == 31)
+        #expect(!points.contains { $0["name"] as? String == "hybridkit.page.ready_time" }, "no ready event, no ready histogram")
     }
 
     @Test func anOfflinePeriodIsSpooledWithinItsBoundAndDeliveredOnce() async throws {
