@@ -47,12 +47,9 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(state["status"])
         if self.path == "/v1/metrics":
             return self.metrics(body)
-        try:
-            if self.headers.get("Content-Encoding") == "gzip":
-                body = gzip.decompress(body)
-            request = logs_service_pb2.ExportLogsServiceRequest.FromString(body)
-        except (OSError, DecodeError) as error:
-            return self.reply(400, str(error).encode())
+        request = self.decode(body, logs_service_pb2.ExportLogsServiceRequest)
+        if request is None:
+            return
         lines = []
         for resource_logs in request.resource_logs:
             resource = {kv.key: value(kv.value) for kv in resource_logs.resource.attributes}
@@ -74,13 +71,20 @@ class Handler(BaseHTTPRequestHandler):
             out.write("".join(line + "\n" for line in lines))
         self.reply(200, logs_service_pb2.ExportLogsServiceResponse().SerializeToString(), "application/x-protobuf")
 
-    def metrics(self, body):
+    def decode(self, body, message):
+        """The request as `message` (gunzipped when so encoded), or None after answering 400."""
         try:
             if self.headers.get("Content-Encoding") == "gzip":
                 body = gzip.decompress(body)
-            request = metrics_service_pb2.ExportMetricsServiceRequest.FromString(body)
+            return message.FromString(body)
         except (OSError, DecodeError) as error:
-            return self.reply(400, str(error).encode())
+            self.reply(400, str(error).encode())
+            return None
+
+    def metrics(self, body):
+        request = self.decode(body, metrics_service_pb2.ExportMetricsServiceRequest)
+        if request is None:
+            return
         lines = []
         for resource_metrics in request.resource_metrics:
             resource = {kv.key: value(kv.value) for kv in resource_metrics.resource.attributes}
