@@ -1,3 +1,5 @@
+#if canImport(HybridServer)  // loopback servers and ports: Linux, as HybridServer is
+import HybridServer
 import Foundation
 import HybridCore
 #if canImport(Glibc)
@@ -35,7 +37,7 @@ public final class NginxProcess: @unchecked Sendable {
         let fm = FileManager.default
         prefix = fm.temporaryDirectory.appendingPathComponent("hk-nginx-\(UUID().uuidString)")
         try fm.createDirectory(at: prefix.appendingPathComponent("tmp"), withIntermediateDirectories: true)
-        port = try Self.freePort()
+        port = try LoopbackPort.free()
         let config = prefix.appendingPathComponent("nginx.conf")
         try Data(Self.config(root: root.standardizedFileURL.path, prefix: prefix.path, port: port, workers: workers, gzip: gzip,
                                 locations: locations).utf8)
@@ -112,24 +114,6 @@ public final class NginxProcess: @unchecked Sendable {
             """
     }
 
-    /// A port nothing listens on right now (bind to 0, read it back, close).
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw HybridError.network(.serverStartFailed("socket() failed")) }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard bound else { throw HybridError.network(.serverStartFailed("cannot find a free port")) }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     /// Whether something accepts TCP connections on 127.0.0.1:`port`.
     static func accepts(port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -144,3 +128,4 @@ public final class NginxProcess: @unchecked Sendable {
         }
     }
 }
+#endif

@@ -9,14 +9,17 @@ public enum RawHTTP {
     /// Sends `request`, half-closes, and returns everything answered before the server closes or
     /// `timeout` passes; with `untilFirstResponse`, stops as soon as one whole response (head and
     /// `Content-Length` body) arrived, so a server that keeps the connection open is not waited out.
-    public static func exchange(port: Int, _ request: Data, timeout: Int = 5, untilFirstResponse: Bool = false) -> String {
+    /// `halfClose: false` keeps the sending side open: a server that takes the end of its input
+    /// for a client that left (Chromium's DevTools endpoint, now and then) still answers.
+    public static func exchange(port: Int, _ request: Data, timeout: Int = 5, untilFirstResponse: Bool = false,
+                                halfClose: Bool = true) -> String {
         let fd = connectTo(port: port)
         guard fd >= 0 else { return "" }
         defer { close(fd) }
         var wait = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
         _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        shutdown(fd, Int32(SHUT_WR))
+        if halfClose { shutdown(fd, Int32(SHUT_WR)) }
         var received = Data()
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
@@ -28,9 +31,9 @@ public enum RawHTTP {
         return String(decoding: received, as: UTF8.self)
     }
 
-    /// Sends `request` as UTF-8 text; see ``exchange(port:_:timeout:untilFirstResponse:)``.
-    public static func exchange(port: Int, _ request: String, untilFirstResponse: Bool = false) -> String {
-        exchange(port: port, Data(request.utf8), untilFirstResponse: untilFirstResponse)
+    /// Sends `request` as UTF-8 text; see ``exchange(port:_:timeout:untilFirstResponse:halfClose:)``.
+    public static func exchange(port: Int, _ request: String, untilFirstResponse: Bool = false, halfClose: Bool = true) -> String {
+        exchange(port: port, Data(request.utf8), untilFirstResponse: untilFirstResponse, halfClose: halfClose)
     }
 
     /// Whether `bytes` hold one whole response (head and `Content-Length` body).

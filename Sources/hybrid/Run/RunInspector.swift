@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import HybridBlink
 import HybridCore
+import HybridServer
 
 /// `hybrid run --inspect`: the engine's own inspector, reachable on loopback only.
 ///
@@ -16,7 +17,7 @@ enum RunInspector {
     /// Turns WebKit's remote inspector on at a free loopback port before any web context exists.
     /// - Returns: the listing's URL.
     static func prepareWebKit(port: Int?) throws -> URL {
-        let port = try port ?? freeLoopbackPort()
+        let port = try port ?? LoopbackPort.free()
         setenv("WEBKIT_INSPECTOR_HTTP_SERVER", "127.0.0.1:\(port)", 1)
         return URL(string: "http://127.0.0.1:\(port)/")!
     }
@@ -41,22 +42,6 @@ enum RunInspector {
             try? await Task.sleep(nanoseconds: 50_000_000)
         }
         return nil
-    }
-
-    /// A loopback port nothing listens on now (bound to 0, read back, closed).
-    static func freeLoopbackPort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw RunError("--inspect: socket() failed") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw RunError("--inspect: no free loopback port") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
 #endif
