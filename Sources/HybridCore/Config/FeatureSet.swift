@@ -27,11 +27,15 @@ public struct FeatureSet: Sendable, Hashable, Codable {
     /// ``automation``: only where the app said so (``FeatureProvisions/allowsRemoteInspection``) and
     /// only from a signed document; empty, the default, allows none.
     public var inspectable: [String] = []
+    /// Whether a matched page may be prerendered by a pool that follows remote config
+    /// (``WebViewPool/prerenderConfig``); off by default, so a rule turns it on per URL pattern and
+    /// the kill switch or an expired document turns every prerender off.
+    public var prerender = false
 
     /// A feature set; everything is off by default (``safeDefaults``).
     public init(offlinePackage: String? = nil, requestProxy: Bool = false, cookieSync: Bool = false,
                 urlInterception: Bool = false, engine: String? = nil, prefetch: [PrefetchDeclaration] = [],
-                automation: [String] = [], inspectable: [String] = []) {
+                automation: [String] = [], inspectable: [String] = [], prerender: Bool = false) {
         self.offlinePackage = offlinePackage
         self.requestProxy = requestProxy
         self.cookieSync = cookieSync
@@ -40,6 +44,7 @@ public struct FeatureSet: Sendable, Hashable, Codable {
         self.prefetch = prefetch
         self.automation = automation
         self.inspectable = inspectable
+        self.prerender = prerender
     }
 
     /// Everything off on the app's default engine: what a page gets with no config, an expired
@@ -47,7 +52,7 @@ public struct FeatureSet: Sendable, Hashable, Codable {
     public static let safeDefaults = FeatureSet()
 
     private enum CodingKeys: String, CodingKey {
-        case offlinePackage, requestProxy, cookieSync, urlInterception, engine, prefetch, automation, inspectable
+        case offlinePackage, requestProxy, cookieSync, urlInterception, engine, prefetch, automation, inspectable, prerender
     }
 
     /// Decodes a feature set; every field left out is off.
@@ -61,10 +66,11 @@ public struct FeatureSet: Sendable, Hashable, Codable {
         prefetch = try c.decodeIfPresent([PrefetchDeclaration].self, forKey: .prefetch) ?? []
         automation = try c.decodeIfPresent([String].self, forKey: .automation) ?? []
         inspectable = try c.decodeIfPresent([String].self, forKey: .inspectable) ?? []
+        prerender = try c.decodeIfPresent(Bool.self, forKey: .prerender) ?? false
     }
 
-    /// Encodes the feature set; no prefetch, no automation and no inspectable installs are left out, so documents without
-    /// them keep their bytes.
+    /// Encodes the feature set; no prefetch, no automation, no inspectable installs and prerender
+    /// off are left out, so documents without them keep their bytes.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encodeIfPresent(offlinePackage, forKey: .offlinePackage)
@@ -75,6 +81,7 @@ public struct FeatureSet: Sendable, Hashable, Codable {
         if !prefetch.isEmpty { try c.encode(prefetch, forKey: .prefetch) }
         if !automation.isEmpty { try c.encode(automation, forKey: .automation) }
         if !inspectable.isEmpty { try c.encode(inspectable, forKey: .inspectable) }
+        if prerender { try c.encode(prerender, forKey: .prerender) }
     }
 
     /// The features that are on, in words (`offline package 'app', request proxy`).
@@ -85,6 +92,7 @@ public struct FeatureSet: Sendable, Hashable, Codable {
         if cookieSync { parts.append("cookie sync") }
         if urlInterception { parts.append("URL interception") }
         if !prefetch.isEmpty { parts.append("prefetch " + prefetch.map { "'\($0.key)'" }.joined(separator: ", ")) }
+        if prerender { parts.append("prerender") }
         return parts.isEmpty ? "none" : parts.joined(separator: ", ")
     }
 }

@@ -60,11 +60,14 @@ extension WebViewPool {
     /// and not one of the warm views: no engine adds a page script to a view after it was made.
     /// - Returns: the hidden view, for observing it (show it only by opening its URL).
     /// - Throws: `HybridError.engine(.prerenderRefused)` for a URL ``prerenderPolicy`` refuses
-    ///   (a foreign origin the app did not allow); what the provider throws when it cannot make a view.
+    ///   (a foreign origin the app did not allow) or ``prerenderConfig`` does not turn on; what the provider throws when it cannot make a view.
     @discardableResult
     public func prerender(_ url: URL) async throws -> HybridWebView {
         if let reason = prerenderPolicy.refusal(for: url, packageScheme: configuration.package?.scheme) {
             throw HybridError.engine(.prerenderRefused(url: url.absoluteString, reason: reason))
+        }
+        if let config = prerenderConfig, !config.features(for: url).features.prerender {
+            throw HybridError.engine(.prerenderRefused(url: url.absoluteString, reason: "remote config does not turn prerender on for this URL"))
         }
         let key = PrerenderPolicy.key(for: url)
         if let kept = prerenders.first(where: { $0.key == key }) { return kept.view }

@@ -30,6 +30,11 @@ public final class WebViewPool {
     public var refillDelay: Double = 0.5
     /// What ``prerender(_:)`` may load hidden, how many at once and for how long.
     public var prerenderPolicy = PrerenderPolicy()
+    /// When set, a URL is prerendered only where the remote config's rule for it turns
+    /// ``FeatureSet/prerender`` on (``RemoteConfigClient/features(for:)``): a rule switches
+    /// prerendering per URL pattern, and the kill switch, an expired document or no document turn
+    /// it off everywhere, within ``prerenderPolicy``. `nil`, the default: the policy alone decides.
+    public var prerenderConfig: RemoteConfigClient?
     /// The pages prerendered and not yet shown or discarded, oldest first.
     var prerenders: [PrerenderedPage] = []
     /// Prerenders discarded unused, by reason, for logs and tests.
