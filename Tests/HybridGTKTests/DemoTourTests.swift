@@ -11,7 +11,7 @@ struct DemoTourTests {
         .deletingLastPathComponent().appendingPathComponent("Examples/demo", isDirectory: true)
 
     static let features = ["bridge", "events", "device-storage", "cookies", "upload", "interception", "payment", "recovery",
-                           "pool", "progress", "dialogs", "back", "snapshot", "update"]
+                           "pool", "prerender", "progress", "dialogs", "back", "snapshot", "update"]
 
     static func demo(_ app: URL, out: URL) throws -> RunCommandTests.Run {
         try RunCommandTests.hybrid(["demo", app.path, "--out", out.path, "--headless", "--timeout", "120"])
@@ -61,7 +61,7 @@ struct DemoTourTests {
         let out = work.appendingPathComponent("out")
         let run = try Self.demo(app, out: out)
         #expect(run.status == 1)
-        #expect(run.output.contains("NOT OK: 13 of 14 features ok"))
+        #expect(run.output.contains("NOT OK: 14 of 15 features ok"))
         let features = try Self.report(out)["features"]?.arrayValue ?? []
         #expect(features.filter { $0["ok"] == false }.compactMap { $0["feature"]?.stringValue } == ["dialogs"])
         #expect(try Self.report(out)["ok"] == false)

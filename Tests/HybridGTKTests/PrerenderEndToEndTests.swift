@@ -56,6 +56,26 @@ struct PrerenderEndToEndTests {
         shown.close()
     }
 
+    /// Opened before its load was done (the tap came while it still loaded): the page is told it
+    /// is shown as soon as its document is there, not left prerendering for good.
+    @Test(arguments: EngineKind.allCases)
+    func aPrerenderOpenedWhileItStillLoadsIsActivatedOnceItsDocumentIsThere(_ kind: EngineKind) async throws {
+        let rig = try LifecycleRig(kind)
+        defer { rig.close() }
+        rig.server.route("/slow") { _ in
+            ServerResponse.html("<!doctype html><title>Slow</title><p>slow</p>").delayed(by: .milliseconds(300))
+        }
+        let pool = Self.pool(rig)
+        defer { pool.drain() }
+        _ = try await pool.prerender(rig.url("/slow"))
+        let shown = try await pool.open(rig.url("/slow"))
+        try await shown.engine.waitUntil("document.title === 'Slow'")
+        try await shown.engine.waitUntil("document.prerendering === false")
+        #expect(try await shown.engine.evaluate("document.visibilityState") == "visible")
+        #expect(try await shown.engine.evaluate("performance.getEntriesByType('navigation')[0].activationStart > 0") == true)
+        shown.close()
+    }
+
     @Test(arguments: EngineKind.allCases)
     func aDiscardedPrerenderLeavesNoTraceAndAForeignOriginIsNeverLoaded(_ kind: EngineKind) async throws {
         let rig = try LifecycleRig(kind)

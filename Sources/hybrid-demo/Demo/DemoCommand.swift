@@ -32,7 +32,7 @@ enum DemoCommand: HybridCommand {
                      calls with progress and cancellation, events, device and storage, cookies both ways
                      across a redirect, a FormData file through the proxy, URL interception, payment
                      hand-off, white-screen recovery (the page kills its own content process), pooled
-                     reopen, progress, dialogs, back and resume, a canvas snapshot, and the update to a
+                     reopen, a prerendered open, progress, dialogs, back and resume, a canvas snapshot, and the update to a
                      version 2 (packed, served, fetched incrementally, shown after a reload);
                   5. the home page with the results, and its screenshot.
                 Prints one row per feature (feature, result, figure), writes OUT/report.json (one entry per

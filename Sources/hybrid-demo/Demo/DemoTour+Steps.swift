@@ -18,6 +18,7 @@ extension DemoTour {
         await page("payment", "Payment-scheme hand-off")
         await page("recovery", "White-screen recovery", timeout: 30)
         try await pooledReopen(coldMs: coldMs)
+        await prerenderedOpen(coldMs: coldMs)
         await progress()
         await dialogs()
         await page("back", "Back and resume")
@@ -82,6 +83,38 @@ extension DemoTour {
             figure = "no first contentful paint reported; " + figure
         }
         record("pool", "Pooled reopen", report, ok: ok, figure: figure, details: details)
+    }
+
+    /// The next page prerendered in a view of its own while this one is shown, then opened: the
+    /// tap shows it at once (no load), and the page saw `document.prerendering` until then.
+    func prerenderedOpen(coldMs: Double) async {
+        let title = "Prerendered open"
+        guard let pool, let old = view else { return }
+        let url = DemoPublisher.url("pages/prerender.html")
+        _ = await report("prerender", timeout: 0)   // none left from an earlier step
+        do {
+            let hidden = try await pool.prerender(url)
+            // What the user still looks at is the last page; the tap comes once the hidden one has loaded.
+            for _ in 0..<200 where hidden.state.url != url || hidden.state.isLoading {
+                try? await Task.sleep(nanoseconds: 25_000_000)
+            }
+            let started = Date()
+            let shown = try await pool.open(url)
+            let openMs = Date().timeIntervalSince(started) * 1000
+            pool.enqueue(old)
+            show(shown)
+            let report = await report("prerender")
+            // The page reports once it saw itself shown (`prerenderingchange` after loading hidden).
+            let ok = pool.prerenderActivations == 1 && shown !== old
+            record("prerender", title, report, ok: ok,
+                   figure: String(format: "open %.0f ms prerendered vs %.0f ms cold open (%.0fx); no load on the tap", openMs,
+                                  coldMs, coldMs / max(openMs, 1)),
+                   details: ["openMs": .number(openMs.rounded()), "coldMs": .number(coldMs.rounded()),
+                             "activations": .number(Double(pool.prerenderActivations))])
+        } catch {
+            FileHandle.standardError.write(Data("demo: prerendered open failed: \(error)\n".utf8))
+            record("prerender", title, nil, ok: false, figure: "\(error)")
+        }
     }
 
     /// Milliseconds from `opened` (the app asking for the page) to the shown page's first

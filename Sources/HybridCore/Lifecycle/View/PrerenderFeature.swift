@@ -44,16 +44,39 @@ final class PrerenderFeature: ViewFeature {
     func attach(to view: HybridWebView) { self.view = view }
 
     func viewDidReport(_ event: ViewEvent) {
-        if case .closing = event { gate.close(BridgeFailure.cancelled) }
+        switch event {
+        case .closing:
+            gate.close(BridgeFailure.cancelled)
+        case .engine(.loadCommitted(let url)), .engine(.loadFinished(let url)):
+            // Shown before its document was there (opened while the prerender still loaded):
+            // the document learns it as soon as it is.
+            if isActivated, !pageTold, let url, PrerenderPolicy.key(for: url) == setup.url {
+                Task { await self.tellPage() }
+            }
+        default:
+            break
+        }
     }
 
     /// The view is being shown: the page learns it (`prerenderingchange`), then the calls that
     /// waited run, in the order they were made. Once.
     func activate() async {
-        guard !isActivated, let view else { return }
+        guard !isActivated else { return }
         isActivated = true
-        _ = try? await view.engine.evaluate("window.__hybridkitPrerender ? window.__hybridkitPrerender.activate() : false", in: .page)
+        await tellPage()
         gate.open()
+    }
+
+    /// Whether the prerendered document has been told it is shown.
+    private var pageTold = false
+
+    /// Tells the prerendered document it is shown; when it is not there yet (the empty document of
+    /// the warm-up, or none), the next commit or finished load of its URL does.
+    private func tellPage() async {
+        guard let view, !pageTold else { return }
+        let told = try? await view.engine.evaluate(
+            "window.__hybridkitPrerender ? window.__hybridkitPrerender.activate() : 'absent'", in: .page)
+        if let told, told != "absent" { pageTold = true }
     }
 
     /// `hybrid-prerender.js` as shipped.
