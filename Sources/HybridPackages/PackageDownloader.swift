@@ -24,8 +24,10 @@ struct PackageDownloader: Sendable {
     /// - Throws: ``PackageFailure/httpStatus(url:status:)``, ``PackageFailure/tooLarge(url:limit:declared:)``,
     ///   ``PackageFailure/stalled(url:seconds:)``, ``PackageFailure/timedOut(url:seconds:)`` or
     ///   ``PackageFailure/downloadFailed(url:message:)``.
-    package func document(_ url: URL, limit: Int = PackageDownloader.documentLimit) async throws -> Data? {
-        let request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData)
+    package func document(_ url: URL, limit: Int = PackageDownloader.documentLimit, revalidating: Bool = false) async throws -> Data? {
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData)
+        // Past a CDN edge's copy: the edge revalidates with the origin before it answers.
+        if revalidating { request.setValue("no-cache", forHTTPHeaderField: "Cache-Control") }
         let response: HTTPURLResponse, data: Data
         do {
             (response, data) = try await BoundedFetch.get(request, limit: limit, deadlines: deadlines)

@@ -35,16 +35,38 @@ extension PackageUpdater {
     ///   ``PackageFailure/invalidRollout(_:)``, ``PackageFailure/rolloutReplayed(offered:highestSeen:)``, download failures.
     func fetchRollout(_ id: String, downloader: PackageDownloader, report: inout Report, now: Date) async throws -> PackageRollout? {
         let path = PackageRepositoryLayout.rollout(id: id)
-        guard let data = try await downloader.document(url(path), limit: 1 << 20) else { return nil }
-        let signature = try await downloader.document(url(path + PackageRepositoryLayout.signatureSuffix), limit: 4096)
-        report.documentBytes += Int64(data.count + (signature?.count ?? 0))
-        try await catchUpKeyRotations(announcedIn: data, downloader: downloader, report: &report)
-        try DetachedSignature.verify(signature, of: data, what: "rollout", with: installer.verifier, at: now)
+        guard let data = try await signedDocument(path, what: "rollout", limit: 1 << 20, signatureLimit: 4096, downloader: downloader,
+                                                  report: &report, now: now) else { return nil }
         let rollout = try PackageRollout.decode(data, expectedID: id)
         try installer.acceptRollout(id, sequence: rollout.sequence)
         // Blocked here for good, even once a newer version supersedes the rollout.
         if rollout.state == .halted { try installer.block(id, version: rollout.candidate.version) }
         return rollout
+    }
+
+    /// Fetches the short-lived document at `path` (a pointer, a rollout document) and its detached
+    /// signature, verified; `nil` when the repository has no document there (404). A CDN caches the
+    /// two apart, so until their max-age runs out an edge can pair a new document with the old
+    /// signature: a pair that does not verify is fetched once more past the edge's copies
+    /// (`Cache-Control: no-cache`) before the refusal stands.
+    /// - Throws: ``PackageFailure/missingSignature(_:)``, ``PackageFailure/badSignature(_:)`` and the key failures, download failures.
+    func signedDocument(_ path: String, what: String, limit: Int = PackageDownloader.documentLimit,
+                        signatureLimit: Int = PackageDownloader.documentLimit, downloader: PackageDownloader,
+                        report: inout Report, now: Date) async throws -> Data? {
+        var revalidating = false
+        while true {
+            guard let data = try await downloader.document(url(path), limit: limit, revalidating: revalidating) else { return nil }
+            let signature = try await downloader.document(url(path + PackageRepositoryLayout.signatureSuffix), limit: signatureLimit,
+                                                          revalidating: revalidating)
+            report.documentBytes += Int64(data.count + (signature?.count ?? 0))
+            try await catchUpKeyRotations(announcedIn: data, downloader: downloader, report: &report)
+            do {
+                try DetachedSignature.verify(signature, of: data, what: what, with: installer.verifier, at: now)
+                return data
+            } catch let error as HybridError where !revalidating && ["bad_signature", "missing_signature"].contains(error.code) {
+                revalidating = true
+            }
+        }
     }
 
     /// Decides, and does the store-only part of, what `rollout` means for the install `installID`.

@@ -189,13 +189,9 @@ public struct PackageUpdater: Sendable {
         meter.phase(.checking)
 
         let pointerPath = PackageRepositoryLayout.pointer(id: id)
-        guard let pointerData = try await downloader.document(url(pointerPath)) else {
+        guard let pointerData = try await signedDocument(pointerPath, what: "pointer", downloader: downloader, report: &report, now: now) else {
             throw HybridError.pkg(.httpStatus(url: url(pointerPath).absoluteString, status: 404))
         }
-        let pointerSignature = try await downloader.document(url(pointerPath + PackageRepositoryLayout.signatureSuffix))
-        report.documentBytes += Int64(pointerData.count + (pointerSignature?.count ?? 0))
-        try await catchUpKeyRotations(announcedIn: pointerData, downloader: downloader, report: &report)
-        try DetachedSignature.verify(pointerSignature, of: pointerData, what: "pointer", with: installer.verifier, at: now)
         let pointer = try PackagePointer.decode(pointerData, expectedID: id)
         // A rollout governs until a newer version is packed: the pointer then names it.
         if let installID, let rollout = try await fetchRollout(id, downloader: downloader, report: &report, now: now),

@@ -8,6 +8,7 @@ import Foundation
 @testable import HybridHealth
 @testable import HybridPackages
 import HybridCrypto
+import HybridFixtures
 import HybridServer
 import Testing
 
@@ -181,6 +182,33 @@ final class ProgressLog: @unchecked Sendable {
             }
         }
         await #expect(throws: HybridError.package(.versionRollback(offered: 1, highestSeen: 2))) { _ = try await fixture.updater.update("app") }
+        #expect(fixture.store.activeVersion("app") == 2)
+    }
+
+    /// A CDN edge caches a pointer and its signature apart, so for a while it can pair the new
+    /// pointer with the old signature: the updater fetches the pair once more past the edge's copies
+    /// (`Cache-Control: no-cache`) and updates; a pair that still does not verify is refused.
+    @Test func aStaleSignatureAtTheEdgeIsFetchedAgainPastIt() async throws {
+        let fixture = try UpdateFixture()
+        try fixture.publish(version: 1, files: UpdateFixture.site(version: 1))
+        _ = try await fixture.updater.update("app")
+        let oldSignature = try Data(contentsOf: fixture.repository.appendingPathComponent("packages/app/latest.json.sig"))
+        try fixture.publish(version: 2, files: UpdateFixture.site(version: 2, changed: 1))
+        let revalidations = Locked(0)
+        fixture.server.inject { path, request in
+            guard path == "packages/app/latest.json.sig" else { return nil }
+            if request.headers["Cache-Control"] == "no-cache" {
+                revalidations.mutate { $0 += 1 }
+                return nil   // the origin's current signature
+            }
+            return ServerResponse(body: oldSignature)   // the edge's stale copy
+        }
+        #expect(try await fixture.updater.update("app").outcome == .installed(version: 2, previous: 1))
+        #expect(revalidations.value == 1)
+        // An origin whose signature is wrong too: refused after the one retry, nothing changed.
+        try fixture.publish(version: 3, files: UpdateFixture.site(version: 3, changed: 1))
+        fixture.server.inject { path, _ in path == "packages/app/latest.json.sig" ? ServerResponse(body: oldSignature) : nil }
+        await #expect { _ = try await fixture.updater.update("app") } throws: { ($0 as? HybridError)?.code == "bad_signature" }
         #expect(fixture.store.activeVersion("app") == 2)
     }
 
