@@ -30,6 +30,13 @@ sub vcl_recv {
     # so a cookie or a credential must not turn every request into a pass to the origin.
     unset req.http.Cookie;
     unset req.http.Authorization;
+    # The updater asks past the edge's copy (`Cache-Control: no-cache`) when a pointer or rollout
+    # document and its signature, cached apart, do not verify together: fetch both afresh (and keep
+    # the fresh copies for everyone). Only those short-lived documents: nobody bypasses the cache
+    # of the immutable objects.
+    if (req.http.Cache-Control ~ "no-cache" && req.url ~ "/(latest|rollout)\.json(\.sig)?$") {
+        set req.hash_always_miss = true;
+    }
     return (hash);
 }
 
