@@ -83,12 +83,6 @@ final class BlinkByteServer: @unchecked Sendable {
     /// Whether a route for `storeID` is served (tests: a capability dies with its view).
     func serves(_ storeID: String) -> Bool { lock.withLock { routes[storeID] != nil } }
 
-    /// Whether `url`'s host is a loopback address or name (its page needs no Local Network Access grant).
-    static func isLoopback(_ url: URL) -> Bool {
-        guard let host = url.host?.lowercased() else { return false }
-        return host == "localhost" || host.hasSuffix(".localhost") || host.hasPrefix("127.") || host == "[::1]" || host == "::1"
-    }
-
     /// The URL prefix of `channel`'s route: `http://127.0.0.1:PORT/<store>/`.
     func baseURL(of channel: BridgeByteChannel) -> String { "\(origin)/\(channel.storeID)/" }
 

@@ -40,7 +40,8 @@ extension BlinkDriver {
     /// in the browser context (so for every view of the browser), loopback only (not the local
     /// network), and only to origins a view's main frame loads while it serves a route and whose
     /// pages may call the bridge's modules (``BridgeByteChannel/pageOrigins``): a foreign page the
-    /// view shows gets no loopback access from it.
+    /// view shows gets no loopback access from it. A loopback origin is granted too: a page Fetch
+    /// fulfilled there (a package on a loopback origin) is outside the loopback address space.
     func grantByteRouteAccess(to url: URL) {
         guard byteRoute != nil, let channel = servedByteChannel, channel.admitsPage(at: url),
               let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
