@@ -227,19 +227,9 @@ public final class OTLPExporter: HealthSink, @unchecked Sendable {
             return (window, state.sequence - 1)
         }
         guard let window else { return }
-        var body = OTLPProtobuf.encode(window, serviceName: options.serviceName, serviceVersion: options.serviceVersion)
-        var suffix = "metrics.pb"
-        if let gzip = options.gzip, let compressed = gzip(body) {
-            body = compressed
-            suffix += ".gz"
-        }
-        do {
-            try FileManager.default.createDirectory(at: options.spoolDirectory, withIntermediateDirectories: true)
-            try body.write(to: options.spoolDirectory.appendingPathComponent(String(format: "%012d", sequence) + "-0-0.\(suffix)"),
-                           options: .atomic)
-        } catch {
-            return   // a lost window: the log records still carry every event
-        }
+        let body = OTLPProtobuf.encode(window, serviceName: options.serviceName, serviceVersion: options.serviceVersion)
+        // A window that cannot be written is lost: the log records still carry every event.
+        guard write(body, stem: String(format: "%012d", sequence) + "-0-0", kind: "metrics.pb") else { return }
         enforceBound()
     }
 
@@ -259,23 +249,32 @@ public final class OTLPExporter: HealthSink, @unchecked Sendable {
         if drops > 0 {
             batch.append(HealthLogFile.record(for: HealthEvent(.dropped(count: drops), context: HealthContext(engine: ""))))
         }
-        var body = OTLPProtobuf.encode(OTLPLogsData(records: batch, serviceName: options.serviceName, serviceVersion: options.serviceVersion))
-        var suffix = "pb"
-        if let gzip = options.gzip, let compressed = gzip(body) {
-            body = compressed
-            suffix = "pb.gz"
-        }
+        let body = OTLPProtobuf.encode(OTLPLogsData(records: batch, serviceName: options.serviceName, serviceVersion: options.serviceVersion))
         // Sequence, events, and the drop count the batch reports (reported again if the batch is dropped in turn).
-        let name = String(format: "%012d", sequence) + "-\(records.count)-\(drops).\(suffix)"
-        do {
-            try FileManager.default.createDirectory(at: options.spoolDirectory, withIntermediateDirectories: true)
-            try body.write(to: options.spoolDirectory.appendingPathComponent(name), options: .atomic)
-        } catch {
+        guard write(body, stem: String(format: "%012d", sequence) + "-\(records.count)-\(drops)", kind: "pb") else {
             drop(records.count, reporting: drops)
             return more
         }
         enforceBound()
         return more
+    }
+
+    /// Writes `body` to the spool as `STEM.KIND`, or `STEM.KIND.gz` gzipped when ``Options/gzip``
+    /// compresses it. - Returns: whether it was written.
+    private func write(_ body: Data, stem: String, kind: String) -> Bool {
+        var body = body
+        var name = "\(stem).\(kind)"
+        if let gzip = options.gzip, let compressed = gzip(body) {
+            body = compressed
+            name += ".gz"
+        }
+        do {
+            try FileManager.default.createDirectory(at: options.spoolDirectory, withIntermediateDirectories: true)
+            try body.write(to: options.spoolDirectory.appendingPathComponent(name), options: .atomic)
+            return true
+        } catch {
+            return false
+        }
     }
 
     /// Removes the oldest batches while the spool is over its bound, counting their events.

@@ -31,7 +31,9 @@ enum OTLPProtobuf {
     static func encode(_ metrics: OTLPMetrics, serviceName: String, serviceVersion: String) -> Data {
         let delta: UInt64 = 1                                              // AGGREGATION_TEMPORALITY_DELTA
         let resource = [OTLPAttribute("service.name", .string(serviceName)), OTLPAttribute("service.version", .string(serviceVersion))]
-        let releases = metrics.counts.keys.sorted { "\($0)" < "\($1)" }
+        let releases = metrics.counts.keys.sorted {
+            ($0.packageID ?? "", $0.packageVersion ?? -1, $0.engine) < ($1.packageID ?? "", $1.packageVersion ?? -1, $1.engine)
+        }
         var out = Writer()
         out.message(1) { resourceMetrics in                                // ExportMetricsServiceRequest.resource_metrics
             resourceMetrics.message(1) { $0.attributes(1, resource) }      // ResourceMetrics.resource
