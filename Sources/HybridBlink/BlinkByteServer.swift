@@ -161,6 +161,13 @@ final class BlinkByteServer: @unchecked Sendable {
             guard head.method == "POST" || head.method == "OPTIONS" else { return refused }
         }
         var body: Data?
+        if head.method == "POST", let length = head.contentLength, let url = Self.channelURL(segments),
+           let (sink, headers) = route.channel.sink(forPost: SchemeRequest(url: url, method: "POST", headers: head.headers, body: nil)) {
+            // A post to a sink streams into it as it arrives, a block at a time (never whole here).
+            let complete = connection.stream(length, into: sink)
+            sink.end(complete: complete)
+            return complete ? (200, headers.map { ($0.name, $0.value) }, Body(), true) : (400, [("Cache-Control", "no-store")], Body(), false)
+        }
         if let length = head.contentLength {
             // The store would refuse more than an entry may hold; nothing larger is read.
             // The store would refuse more than an entry may hold: a larger body is read and dropped.
@@ -181,14 +188,17 @@ final class BlinkByteServer: @unchecked Sendable {
     /// `hybrid-bytes://<store>/<token>` URL.
     private func channelAnswer(_ route: Route, _ head: BlinkByteRequestHead, _ segments: [Substring], body: Data?)
         -> (Int, [(String, String)], Body, Bool) {
-        guard let url = URL(string: "\(BridgeByteChannel.scheme)://\(segments[0])/\(segments[1])") else {
-            return (400, [("Cache-Control", "no-store")], Body(), false)
-        }
+        guard let url = Self.channelURL(segments) else { return (400, [("Cache-Control", "no-store")], Body(), false) }
         let request = SchemeRequest(url: url, method: head.method,
                                     headers: head.headers.filter { $0.name.caseInsensitiveCompare(Self.keyHeader) != .orderedSame },
                                     body: body)
         let response = Self.respond(route.channel, request)
         return (response.status, response.headers.map { ($0.name, $0.value) }, Body(data: response.data, feed: response.feed), true)
+    }
+
+    /// The request's URL as the channel knows it: `hybrid-bytes://<store>/<token>`.
+    private static func channelURL(_ segments: [Substring]) -> URL? {
+        URL(string: "\(BridgeByteChannel.scheme)://\(segments[0])/\(segments[1])")
     }
 
     /// A response body: bytes, or a feed to write as its bytes arrive.
@@ -308,6 +318,29 @@ struct BlinkByteConnection {
         let body = buffer.prefix(count)
         buffer.removeFirst(count)
         return Data(body)
+    }
+
+    /// Reads `count` body bytes into `sink` a block at a time as they arrive; `false` when the peer
+    /// closes first or the sink takes no more (the rest is not read: the connection must close).
+    mutating func stream(_ count: Int, into sink: any BridgeByteSink) -> Bool {
+        var left = count
+        if !buffer.isEmpty {
+            let taken = Data(buffer.prefix(left))
+            buffer.removeFirst(taken.count)
+            left -= taken.count
+            guard sink.receive(taken) else { return false }
+        }
+        while left > 0 {
+            var block = Data(count: min(left, 256 << 10))
+            let fd = fd
+            let got = block.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else { return false }
+            if got < block.count { block.removeSubrange(got...) }
+            left -= got
+            guard sink.receive(block) else { return false }
+        }
+        return true
     }
 
     /// Reads and drops `count` body bytes; `false` when the peer closes first.

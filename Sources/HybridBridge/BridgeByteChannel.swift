@@ -94,6 +94,18 @@ public struct BridgeByteChannel: URLSchemeHandler {
         }
     }
 
+    /// For an endpoint that reads posts itself, on its own threads: the sink a `POST` of `request`
+    /// (its head; the body not read yet) streams into, taken out of the store (``BridgeByteSink``),
+    /// with the CORS headers of its answer; `nil` when the post is not the page's origin's, or its
+    /// token names no sink (the endpoint then reads the body and asks ``answerOnThread(to:)``).
+    package func sink(forPost request: SchemeRequest) -> (sink: any BridgeByteSink, headers: [(name: String, value: String)])? {
+        guard request.method.uppercased() == "POST", request.url.host == storeID,
+              let cors = Self.admitted(request, allowing: published.withLock({ $0 })),
+              let sink = store.takeSink(String(request.url.path.dropFirst()))
+        else { return nil }
+        return (sink, Self.corsHeaders(cors))
+    }
+
     /// Publishes the origin the channel answers, for ``respondWithPublishedOrigin(to:)``; `nil`
     /// withdraws it (requests then ask ``respond(to:)``). The host publishes the same origin its
     /// `origin` closure returns, each time that changes.
@@ -114,11 +126,14 @@ public struct BridgeByteChannel: URLSchemeHandler {
         }
     }
 
+    /// The request's `Origin` when it is `allowed` (the only origin answered, with CORS for it alone).
+    private static func admitted(_ request: SchemeRequest, allowing allowed: BridgeOrigin?) -> String? {
+        guard let allowed, let sent = request.header("Origin"), let url = URL(string: sent), BridgeOrigin(url: url) == allowed else { return nil }
+        return sent
+    }
+
     private func decide(_ request: SchemeRequest, allowing allowed: BridgeOrigin?) -> Answer {
-        guard let allowed, let sent = request.header("Origin"), let url = URL(string: sent),
-              BridgeOrigin(url: url) == allowed
-        else { return .response(Self.refusal(403, "not the page's origin", cors: nil)) }
-        let cors = sent
+        guard let cors = Self.admitted(request, allowing: allowed) else { return .response(Self.refusal(403, "not the page's origin", cors: nil)) }
         guard request.url.host == storeID else { return .response(Self.refusal(404, "no such store", cors: cors)) }
         let token = String(request.url.path.dropFirst())
         switch request.method.uppercased() {

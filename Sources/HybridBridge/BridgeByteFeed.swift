@@ -164,3 +164,39 @@ public final class BridgeByteFeed: Sendable {
         }
     }
 }
+
+/// Where bytes the page posts to the byte channel under a token go as they arrive, instead of into
+/// the store: a body the page sends whole in one request (a `Blob` a module needs to stream on, such
+/// as the request proxy's upload), which the channel's endpoint hands over a block at a time.
+/// Only an engine whose channel is a loopback endpoint (Blink) accepts such posts
+/// (``BridgeCallContext/openByteSink(_:)``).
+public protocol BridgeByteSink: AnyObject, Sendable {
+    /// The next block of the post, in order; may block the calling thread (the endpoint's connection
+    /// thread) until there is room. `false`: take no more (the post is refused from here on).
+    func receive(_ data: Data) -> Bool
+    /// The post ended: `complete` when every byte it declared arrived (and was taken).
+    func end(complete: Bool)
+}
+
+/// What a message carries to name a sink the page may post a body to: `{"$sink": token}`; the page
+/// runtime puts a function there that posts a `Blob` to it (or `null` where it cannot).
+public struct BridgeByteSinkReference: Codable, Sendable, Hashable {
+    /// The sink's token in the view's byte store.
+    public let token: String
+
+    private enum Key: String, CodingKey { case sink = "$sink" }
+
+    /// A reference to the sink under `token`.
+    public init(token: String) { self.token = token }
+
+    /// Decodes `{"$sink": token}`.
+    public init(from decoder: any Decoder) throws {
+        token = try decoder.container(keyedBy: Key.self).decode(String.self, forKey: .sink)
+    }
+
+    /// Encodes `{"$sink": token}`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(token, forKey: .sink)
+    }
+}

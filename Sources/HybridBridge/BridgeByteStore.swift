@@ -59,6 +59,8 @@ public final class BridgeByteStore: Sendable {
         var expires: ContinuousClock.Instant
         /// A feed: bytes that arrive after it is named (``BridgeByteFeed``); `data` is empty.
         var feed: BridgeByteFeed?
+        /// A sink: where a post under this token goes as it arrives (``BridgeByteSink``).
+        var sink: (any BridgeByteSink)?
     }
 
     private struct State {
@@ -144,6 +146,37 @@ public final class BridgeByteStore: Sendable {
         return feed
     }
 
+    /// Keeps `sink` under a new token: a post to the channel under it goes to `sink` as it arrives
+    /// (``BridgeByteSink``) instead of into the store. It counts as an entry until a post or
+    /// ``takeSink(_:)`` takes it, or it expires.
+    /// - Throws: ``Refusal/full`` when the store holds its most entries.
+    public func openSink(_ sink: any BridgeByteSink) throws(Refusal) -> String {
+        let token = Self.makeToken()
+        let now = clock()
+        let refused: Bool = state.withLock { state in
+            Self.dropExpired(&state, now: now)
+            guard state.entries.count < limits.maxEntries else { return true }
+            state.entries[token] = Entry(data: Data(), expires: now + limits.lifetime, sink: sink)
+            state.puts += 1
+            return false
+        }
+        if refused { throw .full }
+        return token
+    }
+
+    /// Takes the sink under `token` out of the store (once); `nil` when the token names something
+    /// else (it stays), or nothing.
+    public func takeSink(_ token: String) -> (any BridgeByteSink)? {
+        let now = clock()
+        return state.withLock { state in
+            Self.dropExpired(&state, now: now)
+            guard let sink = state.entries[token]?.sink else { return nil }
+            state.entries[token] = nil
+            state.takes += 1
+            return sink
+        }
+    }
+
     /// Takes the feed under `token` out of the store (once); `nil` when the token names bytes
     /// instead (they stay), or nothing.
     public func takeFeed(_ token: String) -> BridgeByteFeed? {
@@ -166,7 +199,7 @@ public final class BridgeByteStore: Sendable {
         let now = clock()
         let entry: Entry? = state.withLock { state in
             Self.dropExpired(&state, now: now)
-            guard let entry = state.entries[token], entry.feed == nil else { return nil }
+            guard let entry = state.entries[token], entry.feed == nil, entry.sink == nil else { return nil }
             state.entries[token] = nil
             state.totalBytes -= entry.data.count
             state.takes += 1
@@ -217,5 +250,7 @@ public final class BridgeByteStore: Sendable {
         let store: BridgeByteStore
         /// Replies, progress and events put byte values of at least this many bytes in the store.
         let threshold: Int
+        /// Whether the channel takes a post as it arrives (``BridgeByteSink``): a loopback endpoint.
+        var takesStreamedPosts = false
     }
 }

@@ -103,7 +103,8 @@ public final class BridgeHost {
                                             pageOrigins: modules.flatMap(\.allowedOrigins)) { [weak self] in
                 self?.committedOrigin ?? self?.currentOrigin
             }
-            router.byteBinding = .init(store: store, threshold: BridgeByteChannel.defaultThreshold)
+            router.byteBinding = .init(store: store, threshold: BridgeByteChannel.defaultThreshold,
+                                       takesStreamedPosts: byteChannelOrigin != nil)
             router.capabilities = .object((router.capabilities.objectValue ?? [:]).merging(["binary": "channel"]) { $1 })
         }
         if !router.moduleNames.contains(HybridInfoModule.moduleName) {

@@ -61,6 +61,16 @@ public struct BridgeCallContext: Sendable {
         try? byteBinding?.store.openFeed()
     }
 
+    /// A sink in the view's byte store that a body the page posts to the byte channel streams into
+    /// as it arrives (``BridgeByteSink``): name the reference in a progress report, and the page
+    /// runtime gives the page a function there that posts a `Blob` to it. `nil` where the channel
+    /// cannot take a post that way (no channel, a custom scheme, whose engine reads a post whole) or
+    /// the store is full: ask for the bytes another way.
+    public func openByteSink(_ sink: any BridgeByteSink) -> BridgeByteSinkReference? {
+        guard let byteBinding, byteBinding.takesStreamedPosts, let token = try? byteBinding.store.openSink(sink) else { return nil }
+        return BridgeByteSinkReference(token: token)
+    }
+
     /// `value` as the page receives it: large bytes into the view's byte store when it has one.
     func encode<Value: Encodable>(_ value: Value) throws -> String {
         guard let byteBinding else { return try BridgeJSON.encode(value) }

@@ -85,7 +85,8 @@ public struct EngineCapabilities: OptionSet, Sendable, Hashable {
     /// response body that never become base64, each request reaching its own view's handler only:
     /// a custom scheme registered secure and CORS-enabled (WebKitGTK), or a loopback HTTP endpoint
     /// the provider names (``WebEngineProvider/byteChannelOrigin``, Blink). The bridge's byte
-    /// channel (``BridgeByteChannel``) carries large byte values that way instead of as base64.
+    /// channel (``BridgeByteChannel``) carries large byte values that way instead of as base64, and
+    /// a body that arrives over time (``BridgeByteFeed``) as one streamed response.
     public static let byteChannel = EngineCapabilities(rawValue: 1 << 24)
 
     /// Every capability with its name, in declaration order (reports, docs, skip messages).

@@ -293,3 +293,34 @@ struct BridgeByteFeedTests {
         #expect(throws: BridgeByteStore.Refusal.full) { try store.openFeed() }
     }
 }
+
+/// Sinks (``BridgeByteSink``): a post the endpoint streams into, only for the page's origin.
+@Suite("Bridge byte sinks")
+struct BridgeByteSinkTests {
+    final class Recorder: BridgeByteSink, @unchecked Sendable {
+        var blocks: [Data] = []
+        func receive(_ data: Data) -> Bool { blocks.append(data); return true }
+        func end(complete: Bool) {}
+    }
+
+    /// Only a POST of the page's origin to the sink's token gets the sink (once, with CORS for that
+    /// origin); another origin, another store, a GET, or nothing published get nothing, and the sink
+    /// stays for its page; the sink is not bytes (`take` does not see it).
+    @Test func onlyThePagesPostGetsTheSink() throws {
+        let store = BridgeByteStore()
+        let channel = BridgeByteChannel(store: store, storeID: "s1") { nil }
+        let token = try store.openSink(Recorder())
+        func request(_ method: String = "POST", origin: String = "https://app.example.com", host: String = "s1") -> SchemeRequest {
+            SchemeRequest(url: URL(string: "hybrid-bytes://\(host)/\(token)")!, method: method, headers: [("Origin", origin)], body: nil)
+        }
+        #expect(channel.sink(forPost: request()) == nil, "no origin published yet")
+        channel.publishOrigin(BridgeOrigin(url: URL(string: "https://app.example.com")!))
+        #expect(channel.sink(forPost: request(origin: "https://evil.example.net")) == nil)
+        #expect(channel.sink(forPost: request(host: "s2")) == nil)
+        #expect(channel.sink(forPost: request("GET")) == nil)
+        #expect(throws: BridgeByteStore.Refusal.unknownToken) { try store.take(token) }
+        let answer = try #require(channel.sink(forPost: request()))
+        #expect(answer.headers.contains { $0.name == "Access-Control-Allow-Origin" && $0.value == "https://app.example.com" })
+        #expect(channel.sink(forPost: request()) == nil, "taken once")
+    }
+}

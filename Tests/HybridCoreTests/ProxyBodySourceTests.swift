@@ -227,3 +227,89 @@ struct ProxyBodySourceTests {
         await #expect(throws: HybridError.self) { _ = try await proxy.perform(request) }
     }
 }
+
+/// A body the page posts whole to a sink (``BridgeByteSink``, Blink's loopback channel) instead of
+/// answering pulls.
+@Suite("ProxyBodySource sinks")
+struct ProxyBodySourceSinkTests {
+    typealias T = ProxyBodySourceTests
+
+    /// Opens sinks in a store of its own, as the bridge does where the channel takes streamed posts.
+    static func source(size: Int64, pulls: T.Pulls, store: BridgeByteStore) -> ProxyBodySource {
+        ProxyBodySource(size: size, origin: T.origin, document: 1,
+                        openSink: { sink in (try? store.openSink(sink)).map(BridgeByteSinkReference.init(token:)) }) { pulls.add($0) }
+    }
+
+    /// The first stream asks one pull, offering the sink; a post's blocks then make the body, in
+    /// order, with no further pull; the sink is read once.
+    @Test func aPostedBodyArrivesWithoutPulls() async throws {
+        let pulls = T.Pulls(), store = BridgeByteStore()
+        let size = Int64(ProxyBodySource.sliceBytes * 3 + 77)
+        let source = Self.source(size: size, pulls: pulls, store: store)
+        let stream = source.makeStream(deadline: .now + T.patient)
+        #expect(pulls.all.count == 1)
+        let token = try #require(pulls.all.first?.sink?.token)
+        let sink = try #require(store.takeSink(token))
+        #expect(store.takeSink(token) == nil, "a sink is taken once")
+        let posting = Task.detached {
+            var offset: Int64 = 0
+            while offset < size {
+                let count = Int(min(300_000, size - offset))
+                guard sink.receive(T.bytes(count, from: offset)) else { return false }
+                offset += Int64(count)
+            }
+            sink.end(complete: true)
+            return true
+        }
+        let (data, _) = await T.readAll(stream)
+        #expect(await posting.value)
+        let whole = data == T.bytes(Int(size), from: 0)
+        #expect(whole, "read \(data.count) of \(size) bytes, or the wrong ones")
+        #expect(pulls.all.count == 1)
+        #expect(source.failure == nil)
+    }
+
+    /// A page that answers the offered pull with its slice goes on in slices; a replay never
+    /// offers a sink again.
+    @Test func aPageThatAnswersGoesOnInSlices() async throws {
+        let pulls = T.Pulls(), store = BridgeByteStore()
+        let size = Int64(ProxyBodySource.sliceBytes * 2 + 5)
+        let source = Self.source(size: size, pulls: pulls, store: store)
+        let stream = source.makeStream(deadline: .now + T.patient)
+        let answers = T.answering(source, pulls)
+        defer { answers.cancel() }
+        let (data, _) = await T.readAll(stream)
+        #expect(data.count == Int(size))
+        #expect(pulls.all.count == 3)
+        #expect(pulls.all.dropFirst().allSatisfy { $0.sink == nil })
+        let replay = source.makeStream(deadline: .now + T.patient)
+        _ = replay
+        #expect(pulls.all.count == 6, "the replay asks a window of slices")
+        #expect(pulls.all.dropFirst(3).allSatisfy { $0.sink == nil })
+    }
+
+    /// Hostile: a post longer than the declared size, or one that ends short, fails the body; a
+    /// post to a sink after the page answered in slices, or after a replay, is refused.
+    @Test func aWrongPostFailsTheBody() async throws {
+        for (blocks, why) in [([6, 6], "more than"), ([4], "ended at")] {
+            let pulls = T.Pulls(), store = BridgeByteStore()
+            let source = Self.source(size: 10, pulls: pulls, store: store)
+            let stream = source.makeStream(deadline: .now + T.patient)
+            let sink = try #require(pulls.all.first?.sink.flatMap { store.takeSink($0.token) })
+            var offset: Int64 = 0
+            for count in blocks where sink.receive(T.bytes(count, from: offset)) { offset += Int64(count) }
+            sink.end(complete: false)
+            let (_, last) = await T.readAll(stream)
+            #expect(last == -1)
+            #expect(source.failure.map { "\($0)".contains(why) } == true, "\(String(describing: source.failure))")
+        }
+        let pulls = T.Pulls(), store = BridgeByteStore()
+        let source = Self.source(size: 10, pulls: pulls, store: store)
+        _ = source.makeStream(deadline: .now + T.patient)
+        let sink = try #require(pulls.all.first?.sink.flatMap { store.takeSink($0.token) })
+        try source.deliver(T.answer(try #require(pulls.all.first)))
+        #expect(!sink.receive(Data([1])), "the page answered in slices")
+        _ = source.makeStream(deadline: .now + T.patient)
+        #expect(!sink.receive(Data([1])), "a replay's stream")
+    }
+}

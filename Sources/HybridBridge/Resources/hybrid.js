@@ -148,7 +148,8 @@
     var first = text.charCodeAt(at + 8);
     return (first === 123 || first === 91) &&  // '{' or '['
       (text.indexOf('"$bytes"', at) >= 0 ||
-       (byteChannel !== null && (text.indexOf('"$blob"', at) >= 0 || text.indexOf('"$feed"', at) >= 0)));
+       (byteChannel !== null && (text.indexOf('"$blob"', at) >= 0 || text.indexOf('"$feed"', at) >= 0 ||
+        text.indexOf('"$sink"', at) >= 0)));
   }
 
   // ---- the byte channel ------------------------------------------------------------------
@@ -203,6 +204,17 @@
         queueOrTransmit(entry);
       });
     });
+  }
+
+  // The function a received `$sink` becomes: posts a Blob to the sink's token, whole (Chromium
+  // streams it to the socket unread); resolves when the app has taken every byte. The Blob goes
+  // without its type (a slice of it, no copy): a Content-Type the channel does not need would make
+  // the post a CORS preflight's.
+  function postToSink(token) {
+    return function (blob) {
+      return channelFetch(byteChannel + token, { method: 'POST', body: blob.slice(0, blob.size), mode: 'cors', credentials: 'omit', cache: 'no-store' })
+        .then(function (response) { if (!response.ok) return channelError(response, 'the body was refused'); });
+    };
   }
 
   // Fetches the bytes a received `$blob` names into its place ({holder, key, token, size}); a
@@ -281,6 +293,12 @@
         typeof value.size === 'number' && Object.keys(value).length === 2) {
       revivedBlobs.push({ holder: this, key: key, token: value.$blob, size: value.size });
       return null;
+    }
+    // A sink: a function that posts a Blob to it whole (the app reads it as it arrives), where the
+    // channel takes Blob posts (a loopback endpoint) and the page can reach it; null elsewhere.
+    if (byteChannel !== null && value !== null && typeof value === 'object' && typeof value.$sink === 'string' &&
+        Object.keys(value).length === 1) {
+      return channelBlob !== null && !channelBroken ? postToSink(value.$sink) : null;
     }
     // A feed: bytes the app streams as they arrive; the page gets the body stream of one read.
     if (byteChannel !== null && value !== null && typeof value === 'object' && typeof value.$feed === 'string' &&

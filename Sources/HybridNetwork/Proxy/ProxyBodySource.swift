@@ -19,7 +19,14 @@ import HybridBase
 /// base64); anything else fails the request with ``NetworkFailure/invalidBody(_:)`` and the
 /// stream stops mid-body, so a wrong body never reaches the server whole. Answers to pulls of an
 /// earlier stream (a replay started meanwhile) are ignored.
-final class ProxyBodySource: @unchecked Sendable {
+///
+/// Where the bridge's byte channel takes a post as it arrives (Blink's loopback endpoint,
+/// ``BridgeCallContext/openByteSink(_:)``), the first stream's first pull also offers a sink
+/// (``ProxyPull/sink``): a page whose body is a `Blob` posts it whole, in one request, and its
+/// bytes reach the transfer a block at a time as the endpoint reads them (``receive(_:)``), with no
+/// further pull; a page that cannot answers the pull with its slice, and the body goes on in slices.
+/// A replay always goes in slices (the post is gone by then).
+final class ProxyBodySource: BridgeByteSink, @unchecked Sendable {
     /// Bytes per slice: a 200 MB body is 100 bridge round trips, and a slice's message (2.7 MB
     /// of base64 where the engine has no byte channel) stays well under the bridge's default
     /// message limit (16 MB). Measured with `hybrid bench data` on WebKitGTK with the byte
@@ -55,6 +62,12 @@ final class ProxyBodySource: @unchecked Sendable {
     }
 
     private let pull: @Sendable (ProxyPull) -> Void
+    private let openSink: (@Sendable (any BridgeByteSink) -> BridgeByteSinkReference?)?
+    /// How the stream of this generation gets its bytes.
+    private enum Mode { case slices, offering(seq: Int), posted }
+    private var mode = Mode.slices
+    /// Where the posted bytes have reached (``Mode/posted``).
+    private var postedOffset: Int64 = 0
     private let condition = NSCondition()
     private var generation = 0
     private var firstPullOfGeneration = 0
@@ -74,12 +87,15 @@ final class ProxyBodySource: @unchecked Sendable {
     /// Reads blocked waiting for the page's slice (tests check that cancelling wakes them).
     var blockedReads: Int { condition.withLock { waitingReads } }
 
-    /// A body of `size` bytes whose slices are asked for through `pull` (never called with a lock held).
-    init(size: Int64, origin: BridgeOrigin?, document: Int?, pull: @escaping @Sendable (ProxyPull) -> Void) {
+    /// A body of `size` bytes whose slices are asked for through `pull` (never called with a lock
+    /// held); with `openSink`, the first stream offers the page a sink to post the body to whole.
+    init(size: Int64, origin: BridgeOrigin?, document: Int?,
+         openSink: (@Sendable (any BridgeByteSink) -> BridgeByteSinkReference?)? = nil, pull: @escaping @Sendable (ProxyPull) -> Void) {
         id = BridgeByteStore.makeToken()
         self.size = size
         self.origin = origin
         self.document = document
+        self.openSink = openSink
         self.pull = pull
     }
 
@@ -89,8 +105,11 @@ final class ProxyBodySource: @unchecked Sendable {
     /// A stream over the whole body from offset 0 (a new one for every hop or retry); the first
     /// slices are asked for at once. A read waits for the page until `deadline`.
     func makeStream(deadline: Date) -> InputStream {
+        // Only the first stream is offered a sink: the page posts its body once.
+        let sink = condition.withLock { generation == 0 } ? openSink?(self) : nil
         let (stream, pulls) = condition.withLock { () -> (ProxyBodyInputStream, [ProxyPull]) in
             generation += 1
+            mode = .slices
             firstPullOfGeneration = nextPull
             position = 0
             requested = 0
@@ -100,7 +119,12 @@ final class ProxyBodySource: @unchecked Sendable {
             outstanding.removeAll()
             self.deadline = deadline
             condition.broadcast()   // a read of the previous stream stops waiting: it is over
-            return (ProxyBodyInputStream(source: self, generation: generation), askLocked())
+            var pulls = askLocked(limit: sink == nil ? Self.window : 1)
+            if let sink, !pulls.isEmpty {
+                pulls[0].sink = sink
+                mode = .offering(seq: pulls[0].seq)
+            }
+            return (ProxyBodyInputStream(source: self, generation: generation), pulls)
         }
         pulls.forEach(pull)
         return stream
@@ -141,7 +165,46 @@ final class ProxyBodySource: @unchecked Sendable {
             }
             outstanding.removeValue(forKey: slice.seq)
             ready[asked.offset] = data
+            // The page answered the sink's offer with its slice: the body goes on in slices.
+            if case .offering = mode { mode = .slices }
             condition.broadcast()
+        }
+    }
+
+    /// A block of the body the page posted to the sink (on the endpoint's connection thread): kept
+    /// in order, waiting while ``window`` slices' worth is held, so a fast post never outruns the
+    /// server by more than that. `false` once the stream that offered the sink is over, or when the
+    /// post carries more than the body's declared size.
+    func receive(_ data: Data) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        switch mode {
+        case .offering(let seq) where generation == 1:
+            // The page posted instead of answering the pull: that pull is answered.
+            outstanding.removeValue(forKey: seq)
+            mode = .posted
+        case .posted where generation == 1: break
+        default: return false
+        }
+        while !cancelled, stopped == nil, generation == 1, ready.values.reduce(0, { $0 + $1.count }) >= Self.window * Self.sliceBytes {
+            condition.wait()
+        }
+        guard !cancelled, stopped == nil, generation == 1 else { return false }
+        guard postedOffset + Int64(data.count) <= size else {
+            _ = failLocked("the page posted more than the \(size) bytes it declared")
+            return false
+        }
+        ready[postedOffset] = data
+        postedOffset += Int64(data.count)
+        condition.broadcast()
+        return true
+    }
+
+    /// The post ended; one that ended before the declared size fails the body.
+    func end(complete: Bool) {
+        condition.withLock {
+            guard case .posted = mode, generation == 1, stopped == nil, !cancelled, postedOffset < size else { return }
+            _ = failLocked("the body ended at \(postedOffset) of \(size) declared bytes")
         }
     }
 
@@ -152,11 +215,13 @@ final class ProxyBodySource: @unchecked Sendable {
         return .network(reason)
     }
 
-    /// Pulls for the next slices, up to ``window`` held or asked for.
-    private func askLocked() -> [ProxyPull] {
+    /// Pulls for the next slices, up to `limit` (``window``) held or asked for; none while the
+    /// page is offered a sink or posts to it.
+    private func askLocked(limit: Int = ProxyBodySource.window) -> [ProxyPull] {
         var pulls: [ProxyPull] = []
+        if case .slices = mode {} else { return pulls }
         var held = ready.count + outstanding.count + (consumed < current.count ? 1 : 0)
-        while requested < size && held < Self.window {
+        while requested < size && held < limit {
             let length = Int(min(Int64(Self.sliceBytes), size - requested))
             let number = nextPull
             nextPull += 1
@@ -193,6 +258,7 @@ final class ProxyBodySource: @unchecked Sendable {
                     current = Data()
                     consumed = 0
                     pulls = askLocked()
+                    condition.broadcast()   // a post waiting for room goes on
                 }
                 return count
             }
@@ -252,6 +318,9 @@ public struct ProxyPull: Codable, Sendable, Hashable {
     public var offset: Int64
     /// How many bytes are asked for (fewer only at the end of the body).
     public var length: Int
+    /// A sink the page may post its whole body to instead of answering (the first pull of a body,
+    /// where the bridge's byte channel takes streamed posts): the page then answers no pull.
+    public var sink: BridgeByteSinkReference?
 }
 
 /// The page's answer to a ``ProxyPull`` (`hybrid.call('proxy', 'slice', …)`).

@@ -105,7 +105,8 @@ public struct ProxyModule: BridgeModule {
             throw HybridError.network(.invalidBody("a streamed body needs a call from a page's document"))
         }
         let source = request.bodySize.flatMap { size in
-            size > 0 ? ProxyBodySource(size: size, origin: context.origin, document: context.document) { stream.pull($0) } : nil
+            size > 0 ? ProxyBodySource(size: size, origin: context.origin, document: context.document,
+                                       openSink: { @Sendable sink in context.openByteSink(sink) }) { stream.pull($0) } : nil
         }
         if let source { proxy.bodies.add(source) }
         defer { if let source { proxy.bodies.remove(source) } }

@@ -52,6 +52,17 @@ function postBytesThenSend(entry, items) {
   });
 }
 
+// The function a received `$sink` becomes: posts a Blob to the sink's token, whole (Chromium
+// streams it to the socket unread); resolves when the app has taken every byte. The Blob goes
+// without its type (a slice of it, no copy): a Content-Type the channel does not need would make
+// the post a CORS preflight's.
+function postToSink(token) {
+  return function (blob) {
+    return channelFetch(byteChannel + token, { method: 'POST', body: blob.slice(0, blob.size), mode: 'cors', credentials: 'omit', cache: 'no-store' })
+      .then(function (response) { if (!response.ok) return channelError(response, 'the body was refused'); });
+  };
+}
+
 // Fetches the bytes a received `$blob` names into its place ({holder, key, token, size}); a
 // `$feed` ({holder, key, token, feed: true}) is put there as the body stream of its read, which
 // resolves as soon as the app starts answering, and goes on as the app writes.

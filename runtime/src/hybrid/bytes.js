@@ -23,5 +23,6 @@ function mayCarryBytes(text) {
   var first = text.charCodeAt(at + 8);
   return (first === 123 || first === 91) &&  // '{' or '['
     (text.indexOf('"$bytes"', at) >= 0 ||
-     (byteChannel !== null && (text.indexOf('"$blob"', at) >= 0 || text.indexOf('"$feed"', at) >= 0)));
+     (byteChannel !== null && (text.indexOf('"$blob"', at) >= 0 || text.indexOf('"$feed"', at) >= 0 ||
+      text.indexOf('"$sink"', at) >= 0)));
 }

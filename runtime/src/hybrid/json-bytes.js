@@ -56,6 +56,12 @@ function reviver(key, value) {
     revivedBlobs.push({ holder: this, key: key, token: value.$blob, size: value.size });
     return null;
   }
+  // A sink: a function that posts a Blob to it whole (the app reads it as it arrives), where the
+  // channel takes Blob posts (a loopback endpoint) and the page can reach it; null elsewhere.
+  if (byteChannel !== null && value !== null && typeof value === 'object' && typeof value.$sink === 'string' &&
+      Object.keys(value).length === 1) {
+    return channelBlob !== null && !channelBroken ? postToSink(value.$sink) : null;
+  }
   // A feed: bytes the app streams as they arrive; the page gets the body stream of one read.
   if (byteChannel !== null && value !== null && typeof value === 'object' && typeof value.$feed === 'string' &&
       Object.keys(value).length === 1) {

@@ -32,7 +32,7 @@ function streamsBody(size, file) { return STREAMS && size > 0 && (file || size >
 // where its byte channel is a loopback endpoint (Blink) posts it without reading it into the page.
 function bodySource(data) {
   if (data instanceof Blob) {
-    return { size: data.size, slice: function (offset, length) {
+    return { size: data.size, blob: data, slice: function (offset, length) {
       return Promise.resolve(data.slice(offset, offset + length));
     } };
   }

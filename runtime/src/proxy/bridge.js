@@ -30,6 +30,12 @@ function answerPull(source, pull, signal) {
     fields.offset = pull.offset;
     return window.hybrid.call('proxy', 'slice', fields);
   };
+  // Offered a sink (the first pull, where the byte channel takes a whole post), a Blob body is
+  // posted whole and no pull is answered; if the post fails the pull is answered as any other.
+  if (pull.sink && source.blob) {
+    pull.sink(source.blob).catch(function () { answerPull(source, { id: pull.id, seq: pull.seq, offset: pull.offset, length: pull.length }, signal); });
+    return;
+  }
   // The bytes go as bytes: the bridge carries them through its byte channel where the engine
   // has one (no base64 on either side), and as base64 where it has none.
   // A slice the bridge refused (its bytes over the limit) fails the body at once, rather than
