@@ -39,7 +39,8 @@
   Object.defineProperty(window, '__hybridkitPrerender', {
     configurable: false, enumerable: false, writable: false,
     value: Object.freeze({
-      // Called by the container when it shows the view; once.
+      // Called by the container when it shows the view; once. Returns activationStart (false
+      // when already active), from which the container's health measures the page's timings.
       activate: function () {
         if (!prerendering) return false;
         activationStart = performance.now();
@@ -47,7 +48,7 @@
         try { sessionStorage.setItem(stored, config.url); } catch (e) { /* storage off */ }
         document.dispatchEvent(new Event('prerenderingchange'));
         document.dispatchEvent(new Event('visibilitychange'));
-        return true;
+        return activationStart;
       },
     }),
   });

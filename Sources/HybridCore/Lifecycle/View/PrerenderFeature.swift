@@ -27,6 +27,9 @@ final class PrerenderFeature: ViewFeature {
     private weak var view: HybridWebView?
     /// The view was shown (``activate()``): its page is no longer prerendering.
     private(set) var isActivated = false
+    /// The activation's time on the prerendered document's clock (ms since its `timeOrigin`,
+    /// its `activationStart`), once the document has been told.
+    private(set) var activationStart: Double?
 
     init(_ setup: Setup) { self.setup = setup }
 
@@ -58,12 +61,14 @@ final class PrerenderFeature: ViewFeature {
         }
     }
 
-    /// The view is being shown: the page learns it (`prerenderingchange`), then the calls that
+    /// The view is being shown: the page learns it (`prerenderingchange`), the view's features
+    /// (``ViewEvent/prerenderActivated``: health records the launch now), then the calls that
     /// waited run, in the order they were made. Once.
     func activate() async {
         guard !isActivated else { return }
         isActivated = true
         await tellPage()
+        view?.report(.prerenderActivated)
         gate.open()
     }
 
@@ -76,7 +81,9 @@ final class PrerenderFeature: ViewFeature {
         guard let view, !pageTold else { return }
         let told = try? await view.engine.evaluate(
             "window.__hybridkitPrerender ? window.__hybridkitPrerender.activate() : 'absent'", in: .page)
-        if let told, told != "absent" { pageTold = true }
+        guard let told, told != "absent" else { return }
+        pageTold = true
+        if case .number(let start) = told { activationStart = start }
     }
 
     /// `hybrid-prerender.js` as shipped.
