@@ -39,8 +39,7 @@
   Object.defineProperty(window, '__hybridkitPrerender', {
     configurable: false, enumerable: false, writable: false,
     value: Object.freeze({
-      // Called by the container when it shows the view; once. Returns activationStart (false
-      // when already active), from which the container's health measures the page's timings.
+      // Called by the container when it shows the view; once.
       activate: function () {
         if (!prerendering) return false;
         activationStart = performance.now();
@@ -48,7 +47,7 @@
         try { sessionStorage.setItem(stored, config.url); } catch (e) { /* storage off */ }
         document.dispatchEvent(new Event('prerenderingchange'));
         document.dispatchEvent(new Event('visibilitychange'));
-        return activationStart;
+        return true;
       },
     }),
   });

@@ -27,8 +27,9 @@ final class PrerenderFeature: ViewFeature {
     private weak var view: HybridWebView?
     /// The view was shown (``activate()``): its page is no longer prerendering.
     private(set) var isActivated = false
-    /// The activation's time on the prerendered document's clock (ms since its `timeOrigin`,
-    /// its `activationStart`), once the document has been told.
+    /// When the prerendered document was told it is shown, on its clock (ms since its
+    /// `timeOrigin`), read in the container's script world so the page cannot choose it; only
+    /// with health recording (which measures the page's timings from it).
     private(set) var activationStart: Double?
 
     init(_ setup: Setup) { self.setup = setup }
@@ -83,7 +84,9 @@ final class PrerenderFeature: ViewFeature {
             "window.__hybridkitPrerender ? window.__hybridkitPrerender.activate() : 'absent'", in: .page)
         guard let told, told != "absent" else { return }
         pageTold = true
-        if case .number(let start) = told { activationStart = start }
+        guard view.configuration.health != nil else { return }
+        let world = ScriptWorld.named(view.configuration.bridgeOptions.worldName)
+        if case .number(let now)? = try? await view.engine.evaluate("performance.now()", in: world) { activationStart = now }
     }
 
     /// `hybrid-prerender.js` as shipped.
