@@ -133,7 +133,13 @@ final class BlinkByteServer: @unchecked Sendable {
                 return
             }
             let (status, headers, body, keepsAlive) = answer(request, on: &connection)
-            guard connection.write(status: status, headers: headers + [("Connection", keepsAlive ? "keep-alive" : "close")], body: body),
+            if let feed = body.feed {
+                // A feed's bytes as they arrive, chunked; a feed that fails ends the connection
+                // without the last chunk, so the page's stream errors.
+                guard connection.write(feed, status: status, headers: headers + [("Connection", "keep-alive")]) else { return }
+                continue
+            }
+            guard connection.write(status: status, headers: headers + [("Connection", keepsAlive ? "keep-alive" : "close")], body: body.data),
                   keepsAlive
             else { return }
         }
@@ -141,8 +147,8 @@ final class BlinkByteServer: @unchecked Sendable {
 
     /// Checks the route and key, reads the body, and asks the route's channel.
     private func answer(_ head: BlinkByteRequestHead, on connection: inout BlinkByteConnection)
-        -> (Int, [(String, String)], Data, Bool) {
-        let refused: (Int, [(String, String)], Data, Bool) = (403, [("Cache-Control", "no-store")], Data(), false)
+        -> (Int, [(String, String)], Body, Bool) {
+        let refused: (Int, [(String, String)], Body, Bool) = (403, [("Cache-Control", "no-store")], Body(), false)
         let path = head.path.split(separator: "?", maxSplits: 1).first ?? ""
         var segments = path.dropFirst().split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         guard segments.count == 2, let route = lock.withLock({ routes[String(segments[0])] }) else { return refused }
@@ -166,7 +172,7 @@ final class BlinkByteServer: @unchecked Sendable {
             guard let data = connection.readBody(length) else { return refused }
             body = data
         } else if head.header("Transfer-Encoding") != nil {
-            return (411, [("Cache-Control", "no-store")], Data(), false)
+            return (411, [("Cache-Control", "no-store")], Body(), false)
         }
         return channelAnswer(route, head, segments, body: body)
     }
@@ -174,21 +180,28 @@ final class BlinkByteServer: @unchecked Sendable {
     /// What the route's channel answers `head` with `body`, as the same request at its
     /// `hybrid-bytes://<store>/<token>` URL.
     private func channelAnswer(_ route: Route, _ head: BlinkByteRequestHead, _ segments: [Substring], body: Data?)
-        -> (Int, [(String, String)], Data, Bool) {
+        -> (Int, [(String, String)], Body, Bool) {
         guard let url = URL(string: "\(BridgeByteChannel.scheme)://\(segments[0])/\(segments[1])") else {
-            return (400, [("Cache-Control", "no-store")], Data(), false)
+            return (400, [("Cache-Control", "no-store")], Body(), false)
         }
         let request = SchemeRequest(url: url, method: head.method,
                                     headers: head.headers.filter { $0.name.caseInsensitiveCompare(Self.keyHeader) != .orderedSame },
                                     body: body)
         let response = Self.respond(route.channel, request)
-        return (response.status, response.headers.map { ($0.name, $0.value) }, response.data, true)
+        return (response.status, response.headers.map { ($0.name, $0.value) }, Body(data: response.data, feed: response.feed), true)
+    }
+
+    /// A response body: bytes, or a feed to write as its bytes arrive.
+    struct Body {
+        var data = Data()
+        var feed: BridgeByteFeed?
     }
 
     private final class Answer: @unchecked Sendable {
         var status = 500
         var headers: [(name: String, value: String)] = []
         var data = Data()
+        var feed: BridgeByteFeed?
     }
 
     /// The channel's answer: on this connection's thread when its host has published the page's
@@ -196,10 +209,11 @@ final class BlinkByteServer: @unchecked Sendable {
     /// from the main actor, which this thread waits for.
     private static func respond(_ channel: BridgeByteChannel, _ request: SchemeRequest) -> Answer {
         let answer = Answer()
-        if let response = channel.respondWithPublishedOrigin(to: request), case .data(let data) = response.body {
+        if let (response, feed) = channel.answerOnThread(to: request), case .data(let data) = response.body {
             answer.status = response.status
             answer.headers = response.headers
             answer.data = data
+            answer.feed = feed
             return answer
         }
         let done = DispatchSemaphore(value: 0)
@@ -332,6 +346,28 @@ struct BlinkByteConnection {
         }
         head += "Content-Length: \(body.count)\r\n\r\n"
         return send(Data(head.utf8)) && send(body)
+    }
+
+    /// Writes a response whose body is `feed`'s bytes as they arrive, in chunks; `false` when the
+    /// peer went away (the feed is then cancelled) or the feed failed: the connection must close.
+    func write(_ feed: BridgeByteFeed, status: Int, headers: [(String, String)]) -> Bool {
+        var head = "HTTP/1.1 \(status) \(Self.reason(status))\r\n"
+        for (name, value) in headers where name.caseInsensitiveCompare("Content-Length") != .orderedSame {
+            head += "\(name): \(value)\r\n"
+        }
+        head += "Transfer-Encoding: chunked\r\n\r\n"
+        guard send(Data(head.utf8)) else {
+            feed.cancel()
+            return false
+        }
+        while true {
+            let (data, end) = feed.nextBlocking()
+            guard let data else { return end == .finished && send(Data("0\r\n\r\n".utf8)) }
+            guard send(Data((String(data.count, radix: 16) + "\r\n").utf8)), send(data), send(Data("\r\n".utf8)) else {
+                feed.cancel()
+                return false
+            }
+        }
     }
 
     private func send(_ data: Data) -> Bool {

@@ -82,6 +82,18 @@ public struct BridgeByteChannel: URLSchemeHandler {
         return answer(request, allowing: published)
     }
 
+    /// What an endpoint that serves the channel on threads of its own answers `request` with, as
+    /// ``respondWithPublishedOrigin(to:)`` decides; a read of a feed (``BridgeByteFeed``) gives the
+    /// feed itself (`feed`; the response's body is then empty), for the endpoint to write its bytes
+    /// as they arrive, on its own thread. `nil` when no origin is published.
+    package func answerOnThread(to request: SchemeRequest) -> (response: SchemeResponse, feed: BridgeByteFeed?)? {
+        guard let published = published.withLock({ $0 }) else { return nil }
+        switch decide(request, allowing: published) {
+        case .response(let response): return (response, nil)
+        case .feed(let feed, let headers): return (SchemeResponse(status: 200, headers: headers, body: .data(Data())), feed)
+        }
+    }
+
     /// Publishes the origin the channel answers, for ``respondWithPublishedOrigin(to:)``; `nil`
     /// withdraws it (requests then ask ``respond(to:)``). The host publishes the same origin its
     /// `origin` closure returns, each time that changes.
@@ -89,12 +101,25 @@ public struct BridgeByteChannel: URLSchemeHandler {
         published.withLock { $0 = origin }
     }
 
+    /// A channel's answer: a response, or (a read of a feed) the feed and the response's headers.
+    private enum Answer {
+        case response(SchemeResponse)
+        case feed(BridgeByteFeed, headers: [(name: String, value: String)])
+    }
+
     private func answer(_ request: SchemeRequest, allowing allowed: BridgeOrigin?) -> SchemeResponse {
+        switch decide(request, allowing: allowed) {
+        case .response(let response): response
+        case .feed(let feed, let headers): SchemeResponse(status: 200, headers: headers, body: .stream(feed.chunks, length: nil))
+        }
+    }
+
+    private func decide(_ request: SchemeRequest, allowing allowed: BridgeOrigin?) -> Answer {
         guard let allowed, let sent = request.header("Origin"), let url = URL(string: sent),
               BridgeOrigin(url: url) == allowed
-        else { return Self.refusal(403, "not the page's origin", cors: nil) }
+        else { return .response(Self.refusal(403, "not the page's origin", cors: nil)) }
         let cors = sent
-        guard request.url.host == storeID else { return Self.refusal(404, "no such store", cors: cors) }
+        guard request.url.host == storeID else { return .response(Self.refusal(404, "no such store", cors: cors)) }
         let token = String(request.url.path.dropFirst())
         switch request.method.uppercased() {
         case "OPTIONS":
@@ -103,32 +128,36 @@ public struct BridgeByteChannel: URLSchemeHandler {
             let network: [(name: String, value: String)] =
                 request.header("Access-Control-Request-Private-Network")?.lowercased() == "true"
                     ? [("Access-Control-Allow-Private-Network", "true")] : []
-            return SchemeResponse(status: 204, headers: Self.corsHeaders(cors) + network + [
-                ("Access-Control-Allow-Methods", "GET, POST"), ("Access-Control-Max-Age", "600")], body: .data(Data()))
+            return .response(SchemeResponse(status: 204, headers: Self.corsHeaders(cors) + network + [
+                ("Access-Control-Allow-Methods", "GET, POST"), ("Access-Control-Max-Age", "600")], body: .data(Data())))
         case "POST":
             guard let body = request.body else {
                 // An endpoint that read no body because its declared length is over the limit.
                 if let declared = request.header("Content-Length").flatMap(Int.init), declared > store.limits.maxEntryBytes {
-                    return Self.refusal(413, "\(BridgeByteStore.Refusal.tooLarge(size: declared, limit: store.limits.maxEntryBytes))", cors: cors)
+                    return .response(Self.refusal(413, "\(BridgeByteStore.Refusal.tooLarge(size: declared, limit: store.limits.maxEntryBytes))", cors: cors))
                 }
-                return Self.refusal(400, "no body", cors: cors)
+                return .response(Self.refusal(400, "no body", cors: cors))
             }
             do {
                 try store.put(body, token: token)
             } catch {
-                return Self.refusal(Self.status(of: error), "\(error)", cors: cors)
+                return .response(Self.refusal(Self.status(of: error), "\(error)", cors: cors))
             }
-            return SchemeResponse(status: 200, headers: Self.corsHeaders(cors), body: .data(Data()))
+            return .response(SchemeResponse(status: 200, headers: Self.corsHeaders(cors), body: .data(Data())))
         case "GET":
+            if let feed = store.takeFeed(token) {
+                // A feed: its bytes as they arrive (the response's length is not known).
+                return .feed(feed, headers: Self.corsHeaders(cors) + [("Content-Type", "application/octet-stream")])
+            }
             do {
                 let data = try store.take(token)
-                return SchemeResponse(status: 200, headers: Self.corsHeaders(cors) + [
-                    ("Content-Type", "application/octet-stream"), ("Content-Length", String(data.count))], body: .data(data))
+                return .response(SchemeResponse(status: 200, headers: Self.corsHeaders(cors) + [
+                    ("Content-Type", "application/octet-stream"), ("Content-Length", String(data.count))], body: .data(data)))
             } catch {
-                return Self.refusal(Self.status(of: error), "\(error)", cors: cors)
+                return .response(Self.refusal(Self.status(of: error), "\(error)", cors: cors))
             }
         default:
-            return Self.refusal(405, "only GET and POST", cors: cors)
+            return .response(Self.refusal(405, "only GET and POST", cors: cors))
         }
     }
 

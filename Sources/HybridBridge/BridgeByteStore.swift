@@ -57,6 +57,8 @@ public final class BridgeByteStore: Sendable {
     private struct Entry {
         var data: Data
         var expires: ContinuousClock.Instant
+        /// A feed: bytes that arrive after it is named (``BridgeByteFeed``); `data` is empty.
+        var feed: BridgeByteFeed?
     }
 
     private struct State {
@@ -124,6 +126,37 @@ public final class BridgeByteStore: Sendable {
         if let result { throw result }
     }
 
+    /// Keeps a new, empty feed under a new token: a body the page reads as its bytes arrive
+    /// (``BridgeByteFeed``). It counts as an entry, and the bytes waiting in it at once are bounded
+    /// by ``Limits/maxTotalBytes``.
+    /// - Throws: ``Refusal/full`` when the store holds its most entries; nothing is kept then.
+    public func openFeed() throws(Refusal) -> BridgeByteFeed {
+        let feed = BridgeByteFeed(token: Self.makeToken(), limit: limits.maxTotalBytes)
+        let now = clock()
+        let refused: Bool = state.withLock { state in
+            Self.dropExpired(&state, now: now)
+            guard state.entries.count < limits.maxEntries else { return true }
+            state.entries[feed.token] = Entry(data: Data(), expires: now + limits.lifetime, feed: feed)
+            state.puts += 1
+            return false
+        }
+        if refused { throw .full }
+        return feed
+    }
+
+    /// Takes the feed under `token` out of the store (once); `nil` when the token names bytes
+    /// instead (they stay), or nothing.
+    public func takeFeed(_ token: String) -> BridgeByteFeed? {
+        let now = clock()
+        return state.withLock { state in
+            Self.dropExpired(&state, now: now)
+            guard let feed = state.entries[token]?.feed else { return nil }
+            state.entries[token] = nil
+            state.takes += 1
+            return feed
+        }
+    }
+
     /// Takes the entry under `token` out of the store (it can be taken once).
     /// - Parameter size: The size the taker expects, when it knows one; an entry of another size
     ///   is dropped and refused.
@@ -133,7 +166,8 @@ public final class BridgeByteStore: Sendable {
         let now = clock()
         let entry: Entry? = state.withLock { state in
             Self.dropExpired(&state, now: now)
-            guard let entry = state.entries.removeValue(forKey: token) else { return nil }
+            guard let entry = state.entries[token], entry.feed == nil else { return nil }
+            state.entries[token] = nil
             state.totalBytes -= entry.data.count
             state.takes += 1
             return entry
@@ -143,12 +177,16 @@ public final class BridgeByteStore: Sendable {
         return entry.data
     }
 
-    /// Drops every entry (the view's document changed, or the view closed).
+    /// Drops every entry (the view's document changed, or the view closed); feeds nobody took fail.
     public func removeAll() {
-        state.withLock { state in
-            state.entries = [:]
-            state.totalBytes = 0
+        let feeds = state.withLock { state in
+            defer {
+                state.entries = [:]
+                state.totalBytes = 0
+            }
+            return state.entries.values.compactMap(\.feed)
         }
+        feeds.forEach { $0.fail() }
     }
 
     /// Entries held now (expired ones not yet dropped included).
@@ -166,6 +204,7 @@ public final class BridgeByteStore: Sendable {
         for (token, entry) in state.entries where entry.expires <= now {
             state.entries[token] = nil
             state.totalBytes -= entry.data.count
+            entry.feed?.cancel()
         }
     }
 

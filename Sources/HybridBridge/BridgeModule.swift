@@ -53,6 +53,14 @@ public struct BridgeCallContext: Sendable {
     /// are encoded, never around the handler, so bytes a module encodes for its own use stay inline.
     var byteBinding: BridgeByteStore.Binding?
 
+    /// A new byte feed in the view's byte store, for bytes this call streams to the page as they
+    /// arrive (``BridgeByteFeed``): name its ``BridgeByteFeed/reference`` in a progress report or the
+    /// reply, and the page gets a `ReadableStream` of the bytes in its place. `nil` when the view
+    /// has no byte channel or its store is full: send the bytes in reports instead.
+    public func openByteFeed() -> BridgeByteFeed? {
+        try? byteBinding?.store.openFeed()
+    }
+
     /// `value` as the page receives it: large bytes into the view's byte store when it has one.
     func encode<Value: Encodable>(_ value: Value) throws -> String {
         guard let byteBinding else { return try BridgeJSON.encode(value) }

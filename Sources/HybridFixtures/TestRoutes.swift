@@ -78,7 +78,10 @@ public enum TestRoutes {
 
     /// Deterministic bytes (`i % 251`, so no power-of-two period hides an offset error).
     public static func pattern(count: Int) -> Data {
-        Data((0..<max(0, count)).map { UInt8(truncatingIfNeeded: $0 % 251) })
+        let period = Data((0..<251).map { UInt8($0) })
+        var data = Data(capacity: max(0, count))
+        while data.count < count { data.append(period.prefix(count - data.count)) }
+        return data
     }
 
     /// Lower-case hex SHA-256 (GLib's implementation).

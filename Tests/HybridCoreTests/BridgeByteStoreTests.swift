@@ -236,3 +236,60 @@ struct BridgeByteChannelHandlerTests {
         #expect(store.count == 1, "nothing refused was kept, and the token survived")
     }
 }
+
+/// Byte feeds (``BridgeByteFeed``): bytes that arrive after they are named, read once as a stream.
+@Suite("Bridge byte feeds stream once, bounded")
+struct BridgeByteFeedTests {
+    /// The page's read gets every byte written, in order, then the end; the feed is taken once
+    /// and is not bytes (``BridgeByteStore/take(_:size:)`` does not see it).
+    @Test func aFeedIsReadOnceAsItsBytesArrive() async throws {
+        let store = BridgeByteStore()
+        let feed = try store.openFeed()
+        #expect(throws: BridgeByteStore.Refusal.unknownToken) { try store.take(feed.token) }
+        let channel = BridgeByteChannel(store: store, storeID: "s1") { BridgeOrigin(url: URL(string: "https://app.example.com")!) }
+        let request = SchemeRequest(url: URL(string: "hybrid-bytes://s1/\(feed.token)")!, method: "GET",
+                                    headers: [("Origin", "https://app.example.com")], body: nil)
+        let response = try await channel.respond(to: request)
+        #expect(response.status == 200)
+        #expect(response.header("Access-Control-Allow-Origin") == "https://app.example.com")
+        guard case .stream(let chunks, let length) = response.body else { Issue.record("not a stream"); return }
+        #expect(length == nil)
+        #expect(feed.write(Data([1, 2])))
+        #expect(feed.write(Data([3])))
+        feed.finish()
+        #expect(!feed.write(Data([4])), "an ended feed takes nothing more")
+        var read = Data()
+        for try await chunk in chunks { read.append(chunk) }
+        #expect(read == Data([1, 2, 3]))
+        #expect(try await channel.respond(to: request).status == 404, "a feed is read once")
+        #expect(store.count == 0)
+    }
+
+    /// Hostile: a feed nobody reads cannot grow past the store's total bound (the write that would
+    /// is refused and the feed fails); a read of a failed feed errors; a feed the document left
+    /// behind fails; a feed nobody took expires.
+    @Test func feedsAreBoundedAndEndWithTheirDocument() async throws {
+        let clock = ByteStoreClock()
+        let store = BridgeByteStore(limits: .init(maxEntryBytes: 8, maxTotalBytes: 16, lifetime: .seconds(30)), clock: { clock.instant })
+        let full = try store.openFeed()
+        #expect(full.write(Data(count: 16)))
+        #expect(!full.write(Data(count: 1)), "past the bound")
+        #expect(!full.isOpen)
+        #expect(full.nextBlocking().1 == .failed, "what waited is dropped, the reader sees a failure")
+        let left = try store.openFeed()
+        store.removeAll()
+        #expect(!left.isOpen)
+        #expect(store.takeFeed(left.token) == nil)
+        let expiring = try store.openFeed()
+        clock.advance(.seconds(31))
+        #expect(store.takeFeed(expiring.token) == nil)
+        #expect(!expiring.write(Data([1])), "an expired feed takes nothing: the producer stops")
+    }
+
+    /// A feed counts as an entry: a store at its most entries opens none.
+    @Test func aFullStoreOpensNoFeed() throws {
+        let store = BridgeByteStore(limits: .init(maxEntries: 1))
+        _ = try store.openFeed()
+        #expect(throws: BridgeByteStore.Refusal.full) { try store.openFeed() }
+    }
+}

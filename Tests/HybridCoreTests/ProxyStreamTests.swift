@@ -56,3 +56,63 @@ struct ProxyStreamTests {
         #expect(stream.reply(Self.head).text == "!")
     }
 }
+
+/// A large body continues in a byte feed the page reads from the channel (``ProxyStream``'s feed).
+@Suite("ProxyStream feeds")
+struct ProxyStreamFeedTests {
+    static let head = ProxyResponse(status: 200, statusText: "OK", url: "https://a.example/", redirected: false,
+                                    headers: [["content-type", "application/octet-stream"]], body: Data())
+
+    /// Below the threshold bytes go in reports; once it is reached, one `data` report names the feed
+    /// and every later byte goes into it; the reply ends it, carrying no body.
+    @Test func aBodyMovesIntoAFeedAtTheThreshold() async throws {
+        let store = BridgeByteStore()
+        let stream = ProxyStream(openFeed: { try? store.openFeed() }, feedThreshold: 8)
+        stream.events.head(Self.head)
+        stream.events.data(Data([1, 2, 3]))
+        try await Task.sleep(for: .milliseconds(10))
+        let first = await stream.next()
+        #expect(first?.map(\.phase) == ["head"])
+        #expect(first?.first?.chunk?.data == Data([1, 2, 3]))
+        stream.events.data(Data(count: 10))
+        let second = await stream.next()
+        let reference = try #require(second?.first?.feed)
+        #expect(second?.first?.phase == "data" && second?.first?.chunk == nil)
+        #expect(second?.first?.loaded == 13)
+        let feed = try #require(store.takeFeed(reference.token))
+        stream.events.data(Data([9]))
+        stream.finish()
+        let reply = stream.reply(Self.head)
+        #expect(reply.size == 0)
+        #expect(feed.nextBlocking().0 == Data(count: 10) + Data([9]))
+        #expect(feed.nextBlocking().1 == .finished)
+    }
+
+    /// Hostile: a feed that refuses bytes (its reader went away) tells the proxy once, so the
+    /// transfer stops; an aborted request fails its feed.
+    @Test func aLostFeedStopsTheTransferAndAnAbortFailsIt() async throws {
+        let store = BridgeByteStore(limits: .init(maxTotalBytes: 64))
+        let lost = LockedState(0)
+        let stream = ProxyStream(openFeed: { try? store.openFeed() }, feedThreshold: 8, feedLost: { lost.withLock { $0 += 1 } })
+        stream.events.head(Self.head)
+        try await Task.sleep(for: .milliseconds(10))
+        _ = await stream.next()
+        stream.events.data(Data(count: 8))
+        let next = await stream.next()
+        let feed = try #require(next?.first?.feed.flatMap { store.takeFeed($0.token) })
+        feed.cancel()
+        stream.events.data(Data([1]))
+        stream.events.data(Data([2]))
+        #expect(lost.withLock { $0 } == 1)
+        #expect(stream.lostFeed)
+
+        let other = ProxyStream(openFeed: { try? store.openFeed() }, feedThreshold: 8)
+        other.events.head(Self.head)
+        try await Task.sleep(for: .milliseconds(10))
+        _ = await other.next()
+        other.events.data(Data(count: 8))
+        let opened = try #require(await other.next()?.first?.feed.flatMap { store.takeFeed($0.token) })
+        other.abort()
+        #expect(opened.nextBlocking().1 == .failed)
+    }
+}

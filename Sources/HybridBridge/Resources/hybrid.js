@@ -147,7 +147,8 @@
     if (at < 2) return false;
     var first = text.charCodeAt(at + 8);
     return (first === 123 || first === 91) &&  // '{' or '['
-      (text.indexOf('"$bytes"', at) >= 0 || (byteChannel !== null && text.indexOf('"$blob"', at) >= 0));
+      (text.indexOf('"$bytes"', at) >= 0 ||
+       (byteChannel !== null && (text.indexOf('"$blob"', at) >= 0 || text.indexOf('"$feed"', at) >= 0)));
   }
 
   // ---- the byte channel ------------------------------------------------------------------
@@ -204,8 +205,16 @@
     });
   }
 
-  // Fetches the bytes a received `$blob` names into its place ({holder, key, token, size}).
+  // Fetches the bytes a received `$blob` names into its place ({holder, key, token, size}); a
+  // `$feed` ({holder, key, token, feed: true}) is put there as the body stream of its read, which
+  // resolves as soon as the app starts answering, and goes on as the app writes.
   function fetchBytes(ref) {
+    if (ref.feed) {
+      return channelFetch(byteChannelReads + ref.token, { mode: 'cors', credentials: 'omit', cache: 'no-store' }).then(function (response) {
+        if (!response.ok) return channelError(response, 'the bytes of a stream could not be fetched');
+        ref.holder[ref.key] = response.body;
+      });
+    }
     return channelFetch(byteChannelReads + ref.token, { mode: 'cors', credentials: 'omit', cache: 'no-store' }).then(function (response) {
       if (!response.ok) return channelError(response, 'the bytes of an answer could not be fetched');
       return response.arrayBuffer();
@@ -271,6 +280,12 @@
     if (byteChannel !== null && value !== null && typeof value === 'object' && typeof value.$blob === 'string' &&
         typeof value.size === 'number' && Object.keys(value).length === 2) {
       revivedBlobs.push({ holder: this, key: key, token: value.$blob, size: value.size });
+      return null;
+    }
+    // A feed: bytes the app streams as they arrive; the page gets the body stream of one read.
+    if (byteChannel !== null && value !== null && typeof value === 'object' && typeof value.$feed === 'string' &&
+        Object.keys(value).length === 1) {
+      revivedBlobs.push({ holder: this, key: key, token: value.$feed, feed: true });
       return null;
     }
     return value;

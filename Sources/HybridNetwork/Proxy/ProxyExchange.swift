@@ -45,6 +45,10 @@ public struct ProxyRequest: Codable, Sendable, Hashable {
     /// `true`: the response head and body chunks are reported as progress as they arrive
     /// (``ProxyProgress/head`` and ``ProxyProgress/chunk``); the reply carries only what is left.
     public var stream: Bool?
+    /// `true` (with ``stream``): a large body may continue in a byte feed the page reads from the
+    /// byte channel (``ProxyProgress/feed``), where the view has a channel; the page script asks for
+    /// it, so a page calling the module itself keeps getting every byte in reports.
+    public var feed: Bool?
     /// A streamed body of this many bytes, instead of ``body``: the bytes stay in the page, which
     /// hands them over a slice at a time as the transfer asks for them (``ProxyPull``,
     /// ``ProxySlice``), so the app's memory does not grow with the body. Only the page script
@@ -160,6 +164,9 @@ public struct ProxyProgress: Codable, Sendable, Hashable {
     public var chunk: BridgeBytes?
     /// Body bytes as text, instead of ``chunk``, when the response is UTF-8 of a textual type.
     public var text: String?
+    /// The feed the rest of the body streams through (phase `data`, once): no later report carries
+    /// body bytes; the page reads them from the byte channel as they arrive (``ProxyRequest/feed``).
+    public var feed: BridgeByteFeed.Reference?
     /// The slice of a streamed request body the page is asked for (phase `pull`).
     public var pull: ProxyPull?
     /// A report-only Content Security Policy's violation (phase `violation`): the page fires its

@@ -13,6 +13,11 @@ import HybridBase
 /// travel as text too (split on a character boundary). Nothing is dropped but upload reports
 /// that a newer one replaced before they were sent. Pulls for a streamed request body's slices
 /// (``ProxyBodySource``) go in the same order.
+///
+/// Given a way to open a byte feed (``BridgeByteFeed``: the view has a byte channel and the page
+/// asked for one, ``ProxyRequest/feed``), a body that reaches the channel's threshold stops going in
+/// reports: one `data` report names the feed, and every byte from then on is written to it, so the
+/// page reads the rest of the body with one request to the channel as it arrives.
 final class ProxyStream: @unchecked Sendable {
     /// Sends one report to the page (the bridge call's progress), on the main actor.
     typealias Send = @MainActor @Sendable (ProxyProgress) async -> Void
@@ -34,11 +39,31 @@ final class ProxyStream: @unchecked Sendable {
     private var waiter: CheckedContinuation<[ProxyProgress]?, Never>?
     private let send: Send?
     private var relay: Task<Void, Never>?
+    /// Opens the feed the body continues in, once the bytes waiting reach ``feedThreshold``.
+    private let openFeed: (@Sendable () -> BridgeByteFeed?)?
+    private let feedThreshold: Int
+    private var feed: BridgeByteFeed?
+    /// Called once when the feed refuses bytes (its reader went away, or stopped reading).
+    private let feedLost: (@Sendable () -> Void)?
+    private var lost = false
 
     /// A stream; with `send`, a relay task sends its batches in order, made only once there is
     /// something to send (a request with nothing to report costs no main-actor work). Without
     /// it, ``next()`` gives the batches to whoever asks.
-    init(send: Send? = nil) { self.send = send }
+    /// - Parameters:
+    ///   - openFeed: Opens a byte feed for the rest of a body of at least `feedThreshold` bytes
+    ///     waiting; `nil` (or a `nil` feed) keeps every byte in reports.
+    ///   - feedLost: Called once when the feed refuses bytes: the transfer should stop.
+    init(openFeed: (@Sendable () -> BridgeByteFeed?)? = nil, feedThreshold: Int = BridgeByteChannel.defaultThreshold,
+         feedLost: (@Sendable () -> Void)? = nil, send: Send? = nil) {
+        self.send = send
+        self.openFeed = openFeed
+        self.feedThreshold = feedThreshold
+        self.feedLost = feedLost
+    }
+
+    /// Whether the body's feed refused bytes (``feedLost`` was called).
+    var lostFeed: Bool { lock.withLock { lost } }
 
     /// What the proxy reports into this stream.
     var events: RequestProxy.Events {
@@ -88,8 +113,21 @@ final class ProxyStream: @unchecked Sendable {
     }
 
     private func receive(data: Data) {
-        lock.withLock { pending.append(data) }
-        wake()
+        let current = lock.withLock { () -> BridgeByteFeed? in
+            if let feed { return feed }
+            pending.append(data)
+            return nil
+        }
+        guard let current else { return wake() }
+        if !current.write(data) { loseFeed() }
+    }
+
+    private func loseFeed() {
+        let first = lock.withLock { () -> Bool in
+            defer { lost = true }
+            return !lost
+        }
+        if first { feedLost?() }
     }
 
     /// The next batch to send, waiting for one; `nil` once the request is over.
@@ -111,6 +149,13 @@ final class ProxyStream: @unchecked Sendable {
         if let relay = lock.withLock({ relay }) { await relay.value }
     }
 
+    /// Ends the stream after a failure or cancellation: the relay stops, and a feed the body went
+    /// into fails (the page's stream errors).
+    func abort() {
+        finish()
+        lock.withLock { feed }?.fail()
+    }
+
     /// Ends the stream: the relay stops after the batch it is sending.
     func finish() {
         let waiting = lock.withLock { () -> CheckedContinuation<[ProxyProgress]?, Never>? in
@@ -126,6 +171,14 @@ final class ProxyStream: @unchecked Sendable {
     func reply(_ response: ProxyResponse) -> ProxyResponse {
         lock.withLock {
             guard head != nil else { return response }
+            if let feed {
+                // Everything went into the feed (the transfer reported every byte).
+                feed.write(response.bodyData ?? Data())
+                feed.finish()
+                var reply = response
+                reply.setBody(Data())
+                return reply
+            }
             var reply = response
             reply.setBody(pending + (response.bodyData ?? Data()))
             pending = Data()
@@ -168,10 +221,25 @@ final class ProxyStream: @unchecked Sendable {
                 }
                 batch.append(report)
             }
+        } else if headSent, let report = feedReportLocked() {
+            batch.append(report)
         } else if headSent, let (text, chunk, count) = takeBodyLocked() {
             batch.append(ProxyProgress(phase: "data", loaded: count, total: -1, chunk: chunk, text: text))
         }
         return batch.isEmpty ? nil : batch
+    }
+
+    /// The `data` report that moves the rest of the body into a feed: once, when a feed can be
+    /// opened and at least ``feedThreshold`` bytes wait (they go first into it).
+    private func feedReportLocked() -> ProxyProgress? {
+        guard feed == nil, let openFeed, pending.count >= feedThreshold, let opened = openFeed() else { return nil }
+        feed = opened
+        opened.write(pending)
+        received += Int64(pending.count)
+        pending = Data()
+        var report = ProxyProgress(phase: "data", loaded: received, total: -1)
+        report.feed = opened.reference
+        return report
     }
 
     /// The pending body bytes as text (up to the last whole character, when the type is UTF-8

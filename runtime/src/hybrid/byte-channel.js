@@ -52,8 +52,16 @@ function postBytesThenSend(entry, items) {
   });
 }
 
-// Fetches the bytes a received `$blob` names into its place ({holder, key, token, size}).
+// Fetches the bytes a received `$blob` names into its place ({holder, key, token, size}); a
+// `$feed` ({holder, key, token, feed: true}) is put there as the body stream of its read, which
+// resolves as soon as the app starts answering, and goes on as the app writes.
 function fetchBytes(ref) {
+  if (ref.feed) {
+    return channelFetch(byteChannelReads + ref.token, { mode: 'cors', credentials: 'omit', cache: 'no-store' }).then(function (response) {
+      if (!response.ok) return channelError(response, 'the bytes of a stream could not be fetched');
+      ref.holder[ref.key] = response.body;
+    });
+  }
   return channelFetch(byteChannelReads + ref.token, { mode: 'cors', credentials: 'omit', cache: 'no-store' }).then(function (response) {
     if (!response.ok) return channelError(response, 'the bytes of an answer could not be fetched');
     return response.arrayBuffer();

@@ -22,5 +22,6 @@ function mayCarryBytes(text) {
   if (at < 2) return false;
   var first = text.charCodeAt(at + 8);
   return (first === 123 || first === 91) &&  // '{' or '['
-    (text.indexOf('"$bytes"', at) >= 0 || (byteChannel !== null && text.indexOf('"$blob"', at) >= 0));
+    (text.indexOf('"$bytes"', at) >= 0 ||
+     (byteChannel !== null && (text.indexOf('"$blob"', at) >= 0 || text.indexOf('"$feed"', at) >= 0)));
 }

@@ -56,5 +56,11 @@ function reviver(key, value) {
     revivedBlobs.push({ holder: this, key: key, token: value.$blob, size: value.size });
     return null;
   }
+  // A feed: bytes the app streams as they arrive; the page gets the body stream of one read.
+  if (byteChannel !== null && value !== null && typeof value === 'object' && typeof value.$feed === 'string' &&
+      Object.keys(value).length === 1) {
+    revivedBlobs.push({ holder: this, key: key, token: value.$feed, feed: true });
+    return null;
+  }
   return value;
 }

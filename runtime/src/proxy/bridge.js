@@ -43,6 +43,22 @@ function answerPull(source, pull, signal) {
   }).catch(function () { /* the request reports its own failure */ });
 }
 
+// Reads a body feed to its end, handing each chunk to `chunk`; the promise settles when the feed
+// ends or errors (its `reader` cancels it).
+function pumpFeed(stream, chunk) {
+  var reader = stream.getReader();
+  var step = function () {
+    return reader.read().then(function (result) {
+      if (result.done) return;
+      if (result.value.length) chunk(result.value);
+      return step();
+    });
+  };
+  var done = step();
+  done.reader = reader;
+  return done;
+}
+
 // One request over the bridge. `request.body` is a Uint8Array or null; `request.source` a
 // streamed body (bodySource), pulled by the native side as it sends. `events`:
 //   upload(loaded, total)  bytes sent
@@ -67,9 +83,12 @@ function transmit(request, events, signal, action) {
     credentials: request.credentials || 'same-origin', referrer: request.referrer || null,
     referrerPolicy: request.referrerPolicy || null, preflight: !!request.preflight, stream: true,
     uploadProgress: !!events.upload, integrity: request.integrity || null, cache: request.cache || null,
-    userAgent: navigator.userAgent, quirks: quirks.native };
+    userAgent: navigator.userAgent, quirks: quirks.native, feed: true };
   var budget = Math.min((request.timeout || config.timeout) + 2000, 600000);
   var headSeen = false;
+  // A large body continues in a feed (a ReadableStream of the bridge's byte channel): read as it
+  // arrives; the reply ends the body only once the feed has been read to its end.
+  var pump = null;
   flushMetaPolicies();
   window.hybrid.call('proxy', action || 'request', params, { signal: signal, timeout: budget, onProgress: function (p) {
     if (!p) return;
@@ -81,6 +100,10 @@ function transmit(request, events, signal, action) {
       headSeen = true;
       events.head(p.head);
       if (typeof p.text === 'string' || p.chunk) events.chunk(replyBytes(p));
+    } else if (p.phase === 'data' && p.feed) {
+      pump = pumpFeed(p.feed, events.chunk);
+      // An abort (or the page cancelling the body) stops the read, whether or not the reply is in.
+      if (signal) signal.addEventListener('abort', function () { pump.reader.cancel().catch(function () {}); });
     } else if (p.phase === 'data') {
       events.chunk(replyBytes(p));
     } else if (p.phase === 'violation') {
@@ -88,8 +111,12 @@ function transmit(request, events, signal, action) {
     }
   } }).then(function (reply) {
     if (!headSeen && reply && reply.status !== undefined) events.head(reply, true);
-    events.end(reply || {});
+    if (!pump) { events.end(reply || {}); return; }
+    pump.then(function () { events.end(reply || {}); }, function (error) {
+      if (!(signal && signal.aborted)) events.fail(error);
+    });
   }, function (error) {
+    if (pump) pump.reader.cancel().catch(function () {});
     if (signal && signal.aborted) return;
     if (error && error.code === 'csp_denied') ((error.data && error.data.violations) || []).forEach(reportViolation);
     events.fail(error);

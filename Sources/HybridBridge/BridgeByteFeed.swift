@@ -1,0 +1,166 @@
+import Foundation
+import HybridBase
+
+/// Bytes a module streams to the page through the byte channel as they arrive: the page reads them
+/// with one request, as a `ReadableStream`, instead of one request (or one base64 message) per chunk.
+///
+/// A module asks its call's context for one (``BridgeCallContext/openByteFeed()``), names it in a
+/// reply or progress report (``reference``, `{"$feed": token}` on the wire: the page runtime turns it
+/// into the body stream of its request to the channel), then ``write(_:)``s and ``finish()``es it,
+/// or ``fail()``s it (the page's stream errors). The page takes a feed once, like any channel entry;
+/// one it never takes expires with the store's other entries. Bytes written before the page reads
+/// wait here, at most the store's ``BridgeByteStore/Limits/maxTotalBytes``: a write past that (a page
+/// that does not read) is refused and fails the feed, so an endless body cannot grow without bound.
+public final class BridgeByteFeed: Sendable {
+    /// What a message carries for a feed: `{"$feed": token}`.
+    public struct Reference: Codable, Sendable, Hashable {
+        /// The feed's token in the view's byte store.
+        public let token: String
+
+        private enum Key: String, CodingKey { case feed = "$feed" }
+
+        /// A reference to the feed under `token`.
+        public init(token: String) { self.token = token }
+
+        /// Decodes `{"$feed": token}`.
+        public init(from decoder: any Decoder) throws {
+            token = try decoder.container(keyedBy: Key.self).decode(String.self, forKey: .feed)
+        }
+
+        /// Encodes `{"$feed": token}`.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(token, forKey: .feed)
+        }
+    }
+
+    /// How a feed ended, or that it goes on.
+    package enum End: Equatable { case open, finished, failed }
+
+    private struct State {
+        var chunks: [Data] = []
+        var buffered = 0
+        var end = End.open
+        /// The reader stopped reading (its connection closed, or the page cancelled).
+        var cancelled = false
+    }
+
+    /// The token the page reads the feed under.
+    public let token: String
+    /// The bytes that may wait for the reader at once.
+    let limit: Int
+    private let state = LockedState(State())
+    private let ready = NSCondition()
+
+    init(token: String, limit: Int) {
+        self.token = token
+        self.limit = limit
+    }
+
+    /// What a reply or progress report carries to name this feed.
+    public var reference: Reference { Reference(token: token) }
+
+    /// Queues `data` for the page.
+    /// - Returns: `false` when the feed no longer takes bytes: it ended, its reader went away, or
+    ///   the bytes waiting would exceed the limit (the feed then fails): stop producing.
+    @discardableResult
+    public func write(_ data: Data) -> Bool {
+        guard !data.isEmpty else { return isOpen }
+        let taken = state.withLock { state -> Bool in
+            guard state.end == .open, !state.cancelled else { return false }
+            guard state.buffered + data.count <= limit else {
+                state.end = .failed
+                state.chunks = []
+                state.buffered = 0
+                return false
+            }
+            state.chunks.append(data)
+            state.buffered += data.count
+            return true
+        }
+        signal()
+        return taken
+    }
+
+    /// Ends the body: the page's stream closes once it has read what was written.
+    public func finish() { end(.finished) }
+
+    /// Aborts the body: the page's stream errors (bytes not yet read are dropped).
+    public func fail() { end(.failed) }
+
+    /// Whether the feed still takes bytes.
+    public var isOpen: Bool { state.withLock { $0.end == .open && !$0.cancelled } }
+
+    /// The reader is gone: later writes are refused and what waits is dropped.
+    package func cancel() {
+        state.withLock { state in
+            state.cancelled = true
+            state.chunks = []
+            state.buffered = 0
+        }
+        signal()
+    }
+
+    private func end(_ end: End) {
+        state.withLock { state in
+            guard state.end == .open else { return }
+            state.end = end
+            if end == .failed {
+                state.chunks = []
+                state.buffered = 0
+            }
+        }
+        signal()
+    }
+
+    private func signal() {
+        ready.lock()
+        ready.broadcast()
+        ready.unlock()
+    }
+
+    /// The bytes written since the last call, joined, waiting (blocking the calling thread) until
+    /// there are some; `.finished` or `.failed` once the feed has ended and everything is read.
+    /// For an endpoint that serves the channel on threads of its own.
+    package func nextBlocking() -> (Data?, End) {
+        ready.lock()
+        defer { ready.unlock() }
+        while true {
+            let taken = state.withLock { state -> (Data?, End)? in
+                if state.cancelled { return (nil, .failed) }
+                if !state.chunks.isEmpty {
+                    let data = state.chunks.count == 1 ? state.chunks[0] : state.chunks.reduce(into: Data(capacity: state.buffered)) { $0.append($1) }
+                    state.chunks = []
+                    state.buffered = 0
+                    return (data, .open)
+                }
+                return state.end == .open ? nil : (nil, state.end)
+            }
+            if let taken { return taken }
+            ready.wait()
+        }
+    }
+
+    /// The feed as an asynchronous stream of chunks, for an engine that serves the channel through
+    /// its custom-scheme handling; the stream's consumer going away cancels the feed.
+    var chunks: AsyncThrowingStream<Data, any Error> {
+        AsyncThrowingStream { continuation in
+            let thread = Thread { [self] in
+                while true {
+                    let (data, end) = nextBlocking()
+                    if let data {
+                        if case .terminated = continuation.yield(data) { cancel(); return }
+                        continue
+                    }
+                    if end == .finished { continuation.finish() } else { continuation.finish(throwing: CancellationError()) }
+                    return
+                }
+            }
+            continuation.onTermination = { [weak self] termination in
+                if case .cancelled = termination { self?.cancel() }
+            }
+            thread.name = "hybridkit-byte-feed"
+            thread.start()
+        }
+    }
+}
