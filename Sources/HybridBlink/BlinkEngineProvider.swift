@@ -89,6 +89,30 @@ public final class BlinkEngineProvider: WebEngineProvider {
         browser = nil
     }
 
+    /// Sets the profile's "Preload pages" setting to never (`net.network_prediction_options` 2 in
+    /// `Default/Preferences`, kept with the rest of the file), before the browser starts.
+    /// Chromium otherwise acts on a page's `<script type="speculationrules">` itself (measured,
+    /// Chromium 156: a `Sec-Purpose: prefetch;prerender` request of each listed URL, whatever
+    /// `--disable-features=Prerender2` says): a second request of a URL the container prerenders,
+    /// and a load of URLs the app's `PrerenderPolicy` never admitted. There is no switch for it;
+    /// this setting is what stops it. A file that is not a JSON object is left alone.
+    static func turnOffChromiumPreloading(in profile: URL) {
+        let directory = profile.appendingPathComponent("Default")
+        let file = directory.appendingPathComponent("Preferences")
+        var preferences: [String: Any] = [:]
+        if let data = try? Data(contentsOf: file) {
+            guard let existing = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return }
+            preferences = existing
+        }
+        var net = preferences["net"] as? [String: Any] ?? [:]
+        guard net["network_prediction_options"] as? Int != 2 else { return }
+        net["network_prediction_options"] = 2
+        preferences["net"] = net
+        guard let data = try? JSONSerialization.data(withJSONObject: preferences) else { return }
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try? data.write(to: file, options: .atomic)
+    }
+
     /// The browser if it runs now (nil before the first view or after it died).
     var currentBrowser: BlinkBrowser? { browser.flatMap { $0.hasExited ? nil : $0 } }
 
@@ -103,6 +127,7 @@ public final class BlinkEngineProvider: WebEngineProvider {
             profile = directory
         }
         try? FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
+        Self.turnOffChromiumPreloading(in: profile)
         var arguments = [
             "--remote-debugging-pipe", "--user-data-dir=\(profile.path)",
             "--no-first-run", "--no-default-browser-check", "--disable-dev-shm-usage",

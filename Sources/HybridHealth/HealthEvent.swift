@@ -46,6 +46,9 @@ public struct HealthEvent: Sendable, Equatable {
         case package
         /// A pooled view serving an offline package.
         case pooledPackage = "pooled_package"
+        /// A view that had loaded the page hidden before the user opened it (a pool's prerender):
+        /// recorded when it is shown, its timings from then.
+        case prerendered
     }
 
     /// What happened.

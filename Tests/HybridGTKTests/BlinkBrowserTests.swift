@@ -2,6 +2,7 @@ import Foundation
 import HybridBlink
 import HybridCore
 import HybridFixtures
+import HybridServer
 import Testing
 
 /// What only Blink has: a browser process behind every view (crash, restart, a window), a
@@ -127,6 +128,34 @@ struct BlinkBrowserTests {
         }
         engine?.close()
         await provider?.shutdown()
+    }
+
+    /// Chromium's own preloading is off in the profile it runs with, a kept one included, so a
+    /// page's `<script type="speculationrules">` makes Chromium request nothing (the container's
+    /// prerender is the only one); the rest of the profile's settings stay.
+    @Test func chromiumActsOnNoSpeculationRulesInAKeptProfile() async throws {
+        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("hk-blink-prefs-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: profile) }
+        try FileManager.default.createDirectory(at: profile.appendingPathComponent("Default"), withIntermediateDirectories: true)
+        try Data(#"{"net": {"network_prediction_options": 0}, "hybridkit_kept": 7}"#.utf8)
+            .write(to: profile.appendingPathComponent("Default/Preferences"))
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let hits = Locked(0)
+        server.route("/next") { _ in hits.mutate { $0 += 1 }; return .html("<title>next</title>") }
+        server.route("/list") { _ in
+            .html(#"<title>list</title><script type="speculationrules">{"prerender": [{"source": "list", "urls": ["/next"]}], "prefetch": [{"source": "list", "urls": ["/next?p"]}]}</script>"#)
+        }
+        let provider = try BlinkEngineProvider(session: .persistent(directory: profile))
+        let engine = try provider.makeBlinkEngine(Self.kind.pages(RecordingPages([:])))
+        try await engine.loadAndWait(server.url("/list"))
+        try await Task.sleep(nanoseconds: 1_000_000_000)
+        engine.close()
+        await provider.shutdown()
+        #expect(hits.value == 0)
+        let written = try JSONSerialization.jsonObject(with: Data(contentsOf: profile.appendingPathComponent("Default/Preferences"))) as? [String: Any]
+        #expect((written?["net"] as? [String: Any])?["network_prediction_options"] as? Int == 2)
+        #expect(written?["hybridkit_kept"] as? Int == 7)
     }
 
     /// An app that exits without shutting its provider down (`hybrid run` never does) leaves no

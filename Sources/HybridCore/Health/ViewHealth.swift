@@ -10,6 +10,11 @@ import HybridBase
 /// (``PageCaptureFeature``), and what the
 /// view itself sees (white screens, terminations, the ready mark, rollbacks), each recorded with
 /// the launch's context: release, engine, remote-config rule and bucket, page, launch id.
+///
+/// A prerendered page (``WebViewPool/prerender(_:)``) is no launch until the user opens it, as
+/// the standard defers a prerendered page's analytics: what its hidden load would record is held,
+/// and recorded at activation (``ViewEvent/prerenderActivated``) as a `prerendered` launch, its
+/// timings and ready mark measured from the activation; a prerender never shown records nothing.
 @MainActor
 final class ViewHealth: ViewFeature {
     /// A top-level page load being recorded.
@@ -31,9 +36,16 @@ final class ViewHealth: ViewFeature {
     /// warm-up), not when a page opens.
     private let launchPrefix = UUID().uuidString
     private var launchCount = 0
+    /// While the view's prerendered page is not shown yet: what it would have recorded, in order
+    /// (its launch first), with the count of what did not fit (``maxHeld``); `nil` in any other view.
+    private var held: (kinds: [HealthEvent.Kind], overflow: Int)?
+    /// The most a prerender holds: the page side sends at most 25 distinct errors, its timing and
+    /// a dropped count a second; what is beyond is recorded as dropped.
+    static let maxHeld = 100
 
-    init(recorder: HealthRecorder) {
+    init(recorder: HealthRecorder, prerendered: Bool = false) {
         self.recorder = recorder
+        if prerendered { held = ([], 0) }
     }
 
     /// Starts watching `view`'s engine (before the view's own observer, so a termination is
@@ -62,6 +74,7 @@ final class ViewHealth: ViewFeature {
         case .ready(let origin?): ready(from: origin)
         case .whiteScreen(let event): whiteScreen(event)
         case .rolledBack(let rollback): record(.rollback(reason: rollback.reason.code))
+        case .prerenderActivated: activated()
         case .closing: close()
         default: break
         }
@@ -89,14 +102,43 @@ final class ViewHealth: ViewFeature {
         launchCount += 1
         let context = context(for: url, launchID: "\(launchPrefix)-\(launchCount)")
         launch = Launch(context: context, started: Date(), awaitingCommit: awaitingCommit)
-        recorder.record(HealthEvent(.launch(source: source), context: context))
+        record(.launch(source: source))
     }
 
-    /// Ends the launch in progress: its dropped count, if any, is recorded.
+    /// Ends the launch in progress: its dropped count, if any, is recorded (a prerender's hidden
+    /// launch was never recorded: what it held goes).
     private func end() {
         guard let id = launch?.context.launchID else { return }
         launch = nil
-        recorder.endLaunch(id)
+        if held != nil { held = ([], 0) } else { recorder.endLaunch(id) }
+    }
+
+    /// The prerendered page is shown: its launch is recorded now, as `prerendered`, then what it
+    /// held, its timing and ready mark measured from now.
+    private func activated() {
+        guard let (kinds, overflow) = held else { return }
+        held = nil
+        launch?.started = Date()
+        for kind in kinds {
+            switch kind {
+            case .launch: record(.launch(source: .prerendered))
+            case .ready: record(.ready(milliseconds: 0))   // ready before it was shown
+            case .pageTiming(let timing): record(.pageTiming(sinceActivation(timing)))
+            default: record(kind)
+            }
+        }
+        if overflow > 0 { record(.dropped(count: overflow)) }
+    }
+
+    /// `timing` (ms from navigation start) measured from the prerendered page's activation, as
+    /// the standard measures a prerendered page (a time before the activation is 0); as it is
+    /// in any other view, or while the activation's time is not known.
+    private func sinceActivation(_ timing: PageTiming) -> PageTiming {
+        guard let start = view?.feature(PrerenderFeature.self)?.activationStart else { return timing }
+        func shifted(_ value: Double?) -> Double? { value.map { max(0, $0 - start) } }
+        return PageTiming(responseStart: shifted(timing.responseStart), domContentLoaded: shifted(timing.domContentLoaded),
+                          load: shifted(timing.load), firstPaint: shifted(timing.firstPaint),
+                          firstContentfulPaint: shifted(timing.firstContentfulPaint))
     }
 
     private func committed(_ url: URL?) {
@@ -133,8 +175,14 @@ final class ViewHealth: ViewFeature {
 
     // MARK: Events
 
-    /// Records `kind` in the launch in progress (or with the view's context when there is none).
+    /// Records `kind` in the launch in progress (or with the view's context when there is none);
+    /// holds it while the view's page is a prerender not shown yet.
     private func record(_ kind: HealthEvent.Kind) {
+        if var holding = held {
+            if holding.kinds.count < Self.maxHeld { holding.kinds.append(kind) } else { holding.overflow += 1 }
+            held = holding
+            return
+        }
         let context = launch?.context ?? context(for: view?.engine.url, launchID: "")
         var event = HealthEvent(kind, context: context)
         if event.context.launchID == "" { event.context.launchID = nil }
@@ -159,7 +207,7 @@ final class ViewHealth: ViewFeature {
             // One per launch, and only the launch's own document's.
             guard launch?.timingRecorded == false, Self.samePage(page, launch?.context.url) else { return }
             launch?.timingRecorded = true
-            record(.pageTiming(timing))
+            record(.pageTiming(held == nil ? sinceActivation(timing) : timing))
         case .error(let report): record(.scriptError(report))
         case .dropped(let count): record(.dropped(count: count))
         }

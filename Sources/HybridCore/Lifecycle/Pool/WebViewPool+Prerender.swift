@@ -74,8 +74,6 @@ extension WebViewPool {
         for page in prerenders.prefix(prerenderPolicy.evictions(keeping: prerenders.count)) { discard(page, .limit) }
         var configuration = self.configuration
         configuration.prerender = PrerenderFeature.Setup(url: key, effectfulModules: prerenderPolicy.effectfulModules)
-        // A launch is the user's open: the prerender's load is not one (its health is the shown page's).
-        configuration.health = nil
         let view = try HybridWebView(provider: provider, configuration: configuration)
         createdCount += 1
         let page = PrerenderedPage(key: key, view: view)

@@ -9,7 +9,7 @@ extension HybridWebView {
     /// the proxy's documents, prefetch delivery and, in a prerendered view, its page's prerender. A new feature is added here (docs/architecture.md).
     static func makeFeatures(_ configuration: HybridWebViewConfiguration) -> [any ViewFeature] {
         var features: [any ViewFeature] = []
-        if let recorder = configuration.health { features.append(ViewHealth(recorder: recorder)) }
+        if let recorder = configuration.health { features.append(ViewHealth(recorder: recorder, prerendered: configuration.prerender != nil)) }
         if configuration.health != nil || configuration.package != nil {
             features.append(PageCaptureFeature(recording: configuration.health != nil,
                                                world: .named(configuration.bridgeOptions.worldName)))

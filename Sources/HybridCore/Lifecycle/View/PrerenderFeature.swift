@@ -27,6 +27,10 @@ final class PrerenderFeature: ViewFeature {
     private weak var view: HybridWebView?
     /// The view was shown (``activate()``): its page is no longer prerendering.
     private(set) var isActivated = false
+    /// When the prerendered document was told it is shown, on its clock (ms since its
+    /// `timeOrigin`), read in the container's script world so the page cannot choose it; only
+    /// with health recording (which measures the page's timings from it).
+    private(set) var activationStart: Double?
 
     init(_ setup: Setup) { self.setup = setup }
 
@@ -58,12 +62,14 @@ final class PrerenderFeature: ViewFeature {
         }
     }
 
-    /// The view is being shown: the page learns it (`prerenderingchange`), then the calls that
+    /// The view is being shown: the page learns it (`prerenderingchange`), the view's features
+    /// (``ViewEvent/prerenderActivated``: health records the launch now), then the calls that
     /// waited run, in the order they were made. Once.
     func activate() async {
         guard !isActivated else { return }
         isActivated = true
         await tellPage()
+        view?.report(.prerenderActivated)
         gate.open()
     }
 
@@ -76,7 +82,11 @@ final class PrerenderFeature: ViewFeature {
         guard let view, !pageTold else { return }
         let told = try? await view.engine.evaluate(
             "window.__hybridkitPrerender ? window.__hybridkitPrerender.activate() : 'absent'", in: .page)
-        if let told, told != "absent" { pageTold = true }
+        guard let told, told != "absent" else { return }
+        pageTold = true
+        guard view.configuration.health != nil else { return }
+        let world = ScriptWorld.named(view.configuration.bridgeOptions.worldName)
+        if case .number(let now)? = try? await view.engine.evaluate("performance.now()", in: world) { activationStart = now }
     }
 
     /// `hybrid-prerender.js` as shipped.

@@ -86,6 +86,8 @@ enum ViewEvent {
     /// The view became visible (`true`) or was hidden, parked or put in a transition (`false`):
     /// whatever the page asked of the user now gets its safe answer.
     case visibilityChanged(Bool)
+    /// The view's prerendered page is being shown (``PrerenderFeature/activate()``).
+    case prerenderActivated
     /// A pool took the view back.
     case enqueued
     /// The view is closing: the feature stops its tasks; nothing is told afterwards.
