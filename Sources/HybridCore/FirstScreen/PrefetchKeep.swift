@@ -14,7 +14,7 @@ import HybridBase
 /// to the network, and the network's response, when it arrives, is delivered too and replaces it.
 /// Older still it is never delivered: the open waits for the network as without a keep.
 public struct PrefetchKeep: Sendable, Hashable, Codable {
-    /// Seconds a kept response is fresh (no request made).
+    /// Seconds a kept response is fresh (no request made); 0: always refreshed.
     public var maxAge: Double
     /// Seconds past ``maxAge`` a kept response is still handed out, stale, while the network refreshes it.
     public var maxStale: Double
@@ -95,17 +95,19 @@ public final class PrefetchKeepStore: Sendable {
     }
 
     /// The response kept for `url` and `identity`, when it is at most ``PrefetchKeep/maxAge`` +
-    /// ``PrefetchKeep/maxStale`` old at `now`. An older one (or one from the future: the clock
-    /// moved) is removed and never handed out.
+    /// ``PrefetchKeep/maxStale`` old at `now`. An older one (or one more than a second in the
+    /// future: the clock moved back) is removed and never handed out.
     public func lookup(url: URL, identity: String, keep: PrefetchKeep, now: Date) -> Kept? {
         let key = Self.key(url)
         guard let entry = cache.entry(url: key, identity: identity) else { return nil }
+        // Stored to the millisecond: a response kept just now may read as a little in the future.
         let age = now.timeIntervalSince(entry.responseTime)
-        guard age >= 0, age <= keep.maxAge + keep.maxStale else {
+        guard age > -1, age <= keep.maxAge + keep.maxStale else {
             cache.remove(url: key, identity: identity)
             return nil
         }
-        return Kept(response: ProxyResponse(stored: entry), received: entry.responseTime, stale: age > keep.maxAge)
+        // Fresh while younger than maxAge (as HTTP's freshness lifetime): maxAge 0 is always stale.
+        return Kept(response: ProxyResponse(stored: entry), received: entry.responseTime, stale: !(age < keep.maxAge))
     }
 
     /// Keeps `response` to `url` for `identity` (replacing what was kept) when it may be kept:
