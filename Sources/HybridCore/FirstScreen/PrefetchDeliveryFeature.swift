@@ -43,8 +43,8 @@ final class PrefetchDeliveryFeature: ViewFeature {
                     // in the prefetcher: the network's response follows it.
                     if let kept = started.kept {
                         Task { @MainActor [weak self] in
-                            _ = await self?.pushIntoDocument(page: page, key: started.key, withCookies: started.withCookies, copy: kept,
-                                                             kept: true)
+                            guard let self, !watch.superseded else { return }
+                            _ = await self.pushIntoDocument(page: page, key: started.key, withCookies: started.withCookies, copy: kept, kept: true)
                         }
                     }
                     Task { @MainActor [weak self] in
