@@ -47,7 +47,6 @@ public struct PrefetchDeclaration: Sendable, Hashable, Codable {
     /// A declaration; see the type's documentation for what ``validate(rule:)`` requires.
     public init(key: String, url: String, method: String = "GET", headers: [String: String] = [:], withCookies: Bool = true,
                 maxAge: Double = 10, pages: ConfigURLPattern? = nil, keep: PrefetchKeep? = nil) {
-        self.keep = keep
         self.key = key
         self.url = url
         self.method = method
@@ -55,6 +54,7 @@ public struct PrefetchDeclaration: Sendable, Hashable, Codable {
         self.withCookies = withCookies
         self.maxAge = maxAge
         self.pages = pages
+        self.keep = keep
     }
 
     private enum CodingKeys: String, CodingKey { case key, url, method, headers, withCookies, maxAge, pages, keep }

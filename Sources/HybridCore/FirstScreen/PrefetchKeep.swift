@@ -88,10 +88,13 @@ public final class PrefetchKeepStore: Sendable {
     /// The identity of a request made for a page of `origin` with `headers` and, when it carries
     /// cookies, the jar's `cookie` header for its URL: a hex SHA-256 (never the values themselves).
     public static func identity(origin: BridgeOrigin?, headers: [[String]], cookie: String?) -> String {
-        var text = "origin \(origin?.description ?? "none")\n"
-        for pair in headers where pair.count == 2 { text += "header \(pair[0].lowercased()): \(pair[1])\n" }
-        text += "cookie \(cookie ?? "")\n"
-        return SubresourceIntegrity.Algorithm.sha256.digest(Data(text.utf8)).prefix(20).map { String(format: "%02x", $0) }.joined()
+        // JSON, so no header value can pass for another field.
+        let fields: JSONValue = [
+            "origin": origin.map { .string($0.description) } ?? .null,
+            "headers": .array(headers.filter { $0.count == 2 }.map { [.string($0[0].lowercased()), .string($0[1])] }),
+            "cookie": cookie.map(JSONValue.string) ?? .null,
+        ]
+        return SubresourceIntegrity.Algorithm.sha256.digest(Data(fields.jsonText.utf8)).prefix(20).map { String(format: "%02x", $0) }.joined()
     }
 
     /// The response kept for `url` and `identity`, when it is at most ``PrefetchKeep/maxAge`` +
