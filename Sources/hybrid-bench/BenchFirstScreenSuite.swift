@@ -34,6 +34,13 @@ enum FirstScreenBenchSuite: BenchSuite {
                                 after activation, once its rendering has run (a message posted from
                                 its requestAnimationFrame callback), on the page's clock like the paint marks
         prerendered_speedup     cold_network_ms / prerendered_ms (goal >= 30)
+        swr_ms                  the prefetching pooled package open with stale-while-revalidate (a rule's
+                                PrefetchKeep): the page renders the response kept from the previous open
+                                (hybrid.prefetched(key, {stale: true})) while the data request (40 ms)
+                                refreshes it; checked to render the kept copy, then to get the fresh one
+                                (one data request per open)
+        swr_speedup             cold_network_ms / swr_ms (goal >= 15)
+        swr_stage_script_ms, swr_stage_data_ms  its app script started; the kept data in hand (medians, ms from the open)
         prerender_cost_ms       CPU time (user + system, this process and every engine process) from
                                 the prerender's start to its page rendered with its data, before the open
         prerender_rss_mb        resident memory the prerender added over the same span (the sum of every
@@ -82,7 +89,8 @@ enum FirstScreenBenchSuite: BenchSuite {
             dataRequests.mutate { $0[request.query("item") ?? "", default: 0] += 1 }
             var response = ServerResponse.json(FirstScreenData(item: request.query("item") ?? "", paragraphs: 100))
             response.headers.add("Access-Control-Allow-Origin", "*")
-            response.headers.add("Cache-Control", "no-store")
+            // The stale-while-revalidate page's data may be kept (and is revalidated every time).
+            response.headers.add("Cache-Control", request.query("item") == "swr" ? "no-cache" : "no-store")
             return response.delayed(by: .milliseconds(dataDelay))
         }
 
@@ -101,6 +109,15 @@ enum FirstScreenBenchSuite: BenchSuite {
         let prefetcher = try DataPrefetcher(rules: [PrefetchRule(
             pages: packagePattern, key: "data", url: server.url("/api/data.json").absoluteString + "?item={query.item}",
             withCookies: packageScheme == "http")], jar: CookieJar())
+        // The same data, kept between opens: always stale (maxAge 0), so every open also refreshes it.
+        let swrPrefetcher = try DataPrefetcher(rules: [PrefetchRule(
+            pages: packagePattern, key: "data", url: server.url("/api/data.json").absoluteString + "?item={query.item}",
+            withCookies: packageScheme == "http", keep: PrefetchKeep(maxAge: 0, maxStale: 3600))], jar: CookieJar(),
+            keepStore: ProxyCache.Configuration(directory: root.appendingPathComponent("keep")))
+        var keeping = packaged
+        keeping.modules.append(PrefetchModule(prefetcher: swrPrefetcher, allowedOrigins: [.any]))
+        keeping.engine.userScripts.append(swrPrefetcher.userScript)
+        keeping.prefetcher = swrPrefetcher
         var prefetching = packaged
         prefetching.modules.append(PrefetchModule(prefetcher: prefetcher, allowedOrigins: [.any]))
         prefetching.engine.userScripts.append(prefetcher.userScript)
@@ -114,7 +131,9 @@ enum FirstScreenBenchSuite: BenchSuite {
         let prerenderPool = WebViewPool(provider: provider, configuration: prefetching.fitted(to: provider.capabilities),
                                         policy: WebViewPoolPolicy(capacity: 1))
         prerenderPool.prerenderPolicy = PrerenderPolicy(allowedOrigins: [OriginPattern(BridgeOrigin(url: server.url("/"))!.description)])
-        let pools = [networkPool, packagePool, prefetchPool, prerenderPool]
+        let swrPool = WebViewPool(provider: provider, configuration: keeping.fitted(to: provider.capabilities),
+                                  policy: WebViewPoolPolicy(capacity: 1))
+        let pools = [networkPool, packagePool, prefetchPool, prerenderPool, swrPool]
         for pool in pools { pool.refillDelay = 3600 }   // refilled between timings only
         defer { for pool in pools { pool.drain() } }
 
@@ -142,7 +161,29 @@ enum FirstScreenBenchSuite: BenchSuite {
             }
             return timing
         }
-        // The five ways take turns in a rotating order; the pooled package open is also measured twice
+        /// A stale-while-revalidate open of the one kept page: timed to its first contentful paint,
+        /// then (untimed) checked to have rendered the kept copy and received the network's, with one
+        /// data request. The first (untimed) open has nothing kept yet: it keeps the response.
+        var swrStages: [[Double]] = [[], []]
+        func swrOpen(_ round: Int) async throws -> Double {
+            await swrPool.prewarm()
+            try await settle()
+            let url = URL(string: entry(packageBase, "swr").absoluteString + "&swr=1")!, before = dataRequests.value["swr"] ?? 0
+            let began = Date()
+            swrPrefetcher.start(for: url)
+            let view = try await swrPool.dequeue()
+            defer { swrPool.enqueue(view) }
+            let timing = try await measure(view, url, began: began, pushing: true)
+            try await view.engine.waitUntil("window.__firstScreen.fresh > 0", timeout: 30)
+            let stale = try await view.engine.evaluate("window.__firstScreen.stale === true")
+            guard dataRequests.value["swr"] == before + 1, swrPrefetcher.pending == 0, round < 0 || stale == true else {
+                throw HybridError.engine(.native(domain: "bench firstscreen", code: 6, message:
+                    "swr \(round): \((dataRequests.value["swr"] ?? 0) - before) data requests, \(swrPrefetcher.pending) untaken, stale \(stale)"))
+            }
+            if round >= 0 { swrStages[0].append(timing.script); swrStages[1].append(timing.data) }
+            return timing.fcp
+        }
+        // The six ways take turns in a rotating order; the pooled package open is also measured twice
         // a round, for the run's A/A noise floor.
         var prerenderCosts: [Double] = [], prerenderMemory: [Double] = []
         var twin = 0
@@ -177,6 +218,7 @@ enum FirstScreenBenchSuite: BenchSuite {
                 }
                 return ms
             },
+            .init(name: "swr") { round in try await swrOpen(round) },
             .init(name: "bridged") { round in
                 let timing = try await prefetchedOpen("bridge-\(round)", pushing: false)
                 if round >= 0 { bridgedData.append(timing.data) }
@@ -193,6 +235,7 @@ enum FirstScreenBenchSuite: BenchSuite {
         ])
         let cold = samples["cold"], pooledNetwork = samples["network"], prefetched = samples["prefetched"]
         let bridged = samples["bridged"], pooledPackage = samples["package"], prerenderedMs = benchMedian(samples["prerendered"])
+        let swrMs = benchMedian(samples["swr"])
         let coldMs = benchMedian(cold), packageMs = benchMedian(pooledPackage), prefetchMs = benchMedian(prefetched)
         let names = ["view", "commit", "script", "data", "fcp"]
         var values: [(String, Double)] = [
@@ -201,6 +244,8 @@ enum FirstScreenBenchSuite: BenchSuite {
             ("speedup", coldMs / prefetchMs), ("speedup_pooled_package", coldMs / packageMs),
             ("prerendered_ms", prerenderedMs), ("prerendered_speedup", coldMs / prerenderedMs),
             ("prerender_cost_ms", benchMedian(prerenderCosts)), ("prerender_rss_mb", benchMedian(prerenderMemory)),
+            ("swr_ms", swrMs), ("swr_speedup", coldMs / swrMs),
+            ("swr_stage_script_ms", benchMedian(swrStages[0])), ("swr_stage_data_ms", benchMedian(swrStages[1])),
         ]
         values += names.indices.map { ("stage_\(names[$0])_ms", benchMedian(stages[$0])) }
         values += names.indices.map { ("prefetch_stage_\(names[$0])_ms", benchMedian(prefetchStages[$0])) }
@@ -306,15 +351,16 @@ enum FirstScreenBenchSuite: BenchSuite {
         files["app.js"] = Data("""
             (function () {
               var marks = window.__firstScreen = { script: performance.timeOrigin + performance.now(), data: 0, fcp: 0, rendered: 0 };
+              var painted = [];
               new PerformanceObserver(function (list) {
                 list.getEntries().forEach(function (entry) {
                   if (entry.name === 'first-contentful-paint') marks.fcp = performance.timeOrigin + entry.startTime;
                 });
+                if (marks.fcp) painted.splice(0).forEach(function (then) { then(); });
               }).observe({ type: 'paint', buffered: true });
               var query = new URLSearchParams(location.search);
-              fetch(query.get('api') + '?item=' + encodeURIComponent(query.get('item') || '')).then(function (r) { return r.json(); })
-                .then(function (data) {
-                  marks.data = performance.timeOrigin + performance.now();
+              var show = function (data) {
+                  if (!marks.data) marks.data = performance.timeOrigin + performance.now();
                   var render = function () {
                     var html = '<h1>' + data.title + '</h1>';
                     data.paragraphs.forEach(function (text, i) { html += '<p class="s' + (i % 15) + '-' + i + '">' + text + '</p>'; });
@@ -323,7 +369,25 @@ enum FirstScreenBenchSuite: BenchSuite {
                     marks.rendered = data.paragraphs.length;
                   };
                   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', render); else render();
+              };
+              var json = function (r) { return r.json(); };
+              if (query.get('swr')) {
+                // Stale-while-revalidate: the kept data at once, the fresh data when it arrives and
+                // the kept one is on screen (a page gains nothing from replacing it before its paint).
+                hybrid.prefetched('data', { stale: true }).then(function (got) {
+                  marks.stale = got.stale;
+                  if (got.data) got.data.json().then(show);
+                  // `fresh` is null when the network's response came first (then it is `data`).
+                  var freshDone = function () { marks.fresh = performance.timeOrigin + performance.now(); };
+                  var afterPaint = function (then) { if (marks.fcp || !got.data) then(); else painted.push(then); };
+                  got.fresh.then(function (next) {
+                    if (!next) return freshDone();
+                    next.data.json().then(function (data) { afterPaint(function () { show(data); freshDone(); }); });
+                  });
                 });
+              } else {
+                fetch(query.get('api') + '?item=' + encodeURIComponent(query.get('item') || '')).then(json).then(show);
+              }
             })();
             """.utf8)
         return files

@@ -330,3 +330,47 @@ test('the snapshot hook answers a PNG data URL or null', async () => {
   assert.equal(await page.window.__hybridkitSnapshot(), null);
   assert.throws(() => hybrid.onSnapshot('x'), TypeError);
 });
+
+test('prefetched {stale: true}: the kept reply at once, then the network one in `fresh` (or its error)', async () => {
+  const page = runtime();
+  ready(page);
+  const p = page.window.hybrid.prefetched('feed', { stale: true });
+  const kept = calls(page)[0];
+  assert.deepEqual([kept.module, kept.action, kept.params], ['prefetch', 'kept', { key: 'feed', page: 'https://app.example/index.html' }]);
+  page.toRuntime({ t: 'reply', id: kept.id, ok: true, value: {
+    response: { status: 200, headers: [], text: '"old"' }, age: 42.5, stale: true, refreshing: true } });
+  const got = await p;
+  assert.equal(got.stale, true);
+  assert.equal(got.age, 42.5);
+  assert.equal(await got.data.json(), 'old');
+  const fresh = calls(page)[1];
+  assert.equal(fresh.action, 'fresh');
+  page.toRuntime({ t: 'reply', id: fresh.id, ok: true, value: { response: { status: 200, headers: [], text: '"new"' }, age: 0.01 } });
+  const next = await got.fresh;
+  assert.equal(next.age, 0.01);
+  assert.equal(await next.data.json(), 'new');
+
+  // A failed refresh rejects `fresh`; a fresh kept reply (no request) has nothing later.
+  const q = page.window.hybrid.prefetched('feed', { stale: true });
+  page.toRuntime({ t: 'reply', id: calls(page)[2].id, ok: true, value: { response: { status: 200, headers: [], text: '1' }, age: 1, stale: true, refreshing: true } });
+  const failing = await q;
+  page.toRuntime({ t: 'reply', id: calls(page)[3].id, ok: false, error: { code: 'request_failed', message: 'offline' } });
+  await assert.rejects(failing.fresh, { code: 'request_failed' });
+  const r = page.window.hybrid.prefetched('feed', { stale: true });
+  page.toRuntime({ t: 'reply', id: calls(page)[4].id, ok: true, value: { response: { status: 200, headers: [], text: '2' }, age: 3, stale: false, refreshing: false } });
+  const current = await r;
+  assert.equal(current.stale, false);
+  assert.equal(await current.fresh, null);
+  assert.equal(calls(page).length, 5, 'no request for a fresh one');
+});
+
+test('prefetched {stale: true}: nothing kept gives null data and the network reply in `fresh`', async () => {
+  const page = runtime();
+  ready(page);
+  const p = page.window.hybrid.prefetched('feed', { stale: true });
+  page.toRuntime({ t: 'reply', id: calls(page)[0].id, ok: true, value: null });
+  const got = await p;
+  assert.deepEqual([got.data, got.age, got.stale], [null, null, false]);
+  page.toRuntime({ t: 'reply', id: calls(page)[1].id, ok: true, value: { response: { status: 200, headers: [], text: '3' }, age: 0 } });
+  assert.equal(await (await got.fresh).data.json(), 3);
+});

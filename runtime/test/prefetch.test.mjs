@@ -91,3 +91,24 @@ test('an abort rejects the prefetched fetch with the signal reason', async () =>
   release(new Response('late'));
   await assert.rejects(p, { message: 'left' });
 });
+
+test('a pushed stale kept reply is read (not taken) with its age, for this document only; a pushed one has its age', () => {
+  const page = prefetch([rule]);
+  const early = page.window.__hybridkitPrefetchEarly;
+  const here = 'https://app.example/shop.html?id=a%20b&x=1';
+  assert.equal(early.deliverKept('https://app.example/other.html', 'item', false, { status: 200 }, 5), false, 'another page');
+  assert.equal(early.kept('item'), null);
+  assert.equal(early.deliverKept(here, 'item', false, { status: 200, text: 'kept' }, 5), true);
+  assert.equal(early.deliverKept(here, 'item', false, { status: 200, text: 'other' }, 1), false, 'once per key');
+  assert.equal(early.kept('item', true), null, 'kept without cookies, asked with');
+  const kept = early.kept('item');
+  assert.equal(kept.reply.text, 'kept');
+  assert.ok(kept.age >= 5 && kept.age < 6, 'its age when pushed, grown since');
+  assert.equal(early.kept('item').reply.text, 'kept', 'read again: a kept reply is not taken');
+  assert.equal(early.has('item'), false, 'the kept reply is not the response to take');
+  assert.equal(early.deliver(here, 'item', false, { status: 200, text: 'fresh' }, 0.25), true);
+  const fresh = early.takeAged('item');
+  assert.equal(fresh.reply.text, 'fresh');
+  assert.ok(fresh.age >= 0.25 && fresh.age < 1.25);
+  assert.equal(early.takeAged('item'), null, 'taken once');
+});

@@ -143,6 +143,22 @@ export interface CallOptions<Progress = JSONValue> {
   transport?: 'url';
 }
 
+/** What `hybrid.prefetched(key, {stale: true})` resolves with. */
+export interface HybridPrefetchedCopies {
+  /** The response there is now (kept from an earlier open, or the network's); `null` when none yet. */
+  data: Response | null;
+  /** Seconds since `data` arrived from the network; `null` with no `data`. */
+  age: number | null;
+  /** Whether `data` is a kept response older than the rule's `keep.maxAge` (a fresh one was asked for). */
+  stale: boolean;
+  /**
+   * The network's response when it arrives, with its age; `null` when no request was needed
+   * (`data` is fresh, or there is no prefetch). Rejects with the request's error when it failed;
+   * the kept response stays kept.
+   */
+  fresh: Promise<{ data: Response; age: number } | null>;
+}
+
 /** What the container reports about itself once `hybrid.ready` has resolved. */
 export interface HybridCapabilities {
   /** The engine behind the container: `webkit` (WebKitGTK, WKWebView) or `blink`. */
@@ -298,7 +314,22 @@ export interface Hybrid {
    * A page's own `fetch` of the same URL with the same credentials is answered from it too.
    * `withCookies` asks only for a response made with (or without) the app's cookies.
    */
-  prefetched(key: string, options?: { withCookies?: boolean }): Promise<Response | null>;
+  prefetched(key: string, options?: { withCookies?: boolean; stale?: false }): Promise<Response | null>;
+
+  /**
+   * Stale-while-revalidate (a `PrefetchRule` with a `keep`, docs/first-screen.md): resolves at
+   * once with what is there now — the response kept from an earlier open (`stale: true` when it
+   * is older than the rule's `keep.maxAge`: a request for a fresh one was made), or the network's
+   * when it arrived first — and, in `fresh`, the network's response when it arrives. Render
+   * `data` at once, then `fresh`'s when it is not `null`:
+   *
+   * ```js
+   * const item = await hybrid.prefetched('item', { stale: true });
+   * if (item.data) render(await item.data.json());
+   * item.fresh.then(async (next) => { if (next) render(await next.data.json()); }, showOffline);
+   * ```
+   */
+  prefetched(key: string, options: { withCookies?: boolean; stale: true }): Promise<HybridPrefetchedCopies>;
 
   /** Removes a listener; without `handler`, removes every listener of `event`. */
   off(event: string, handler?: (payload: any) => void): void;

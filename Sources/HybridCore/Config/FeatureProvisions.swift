@@ -33,6 +33,9 @@ public final class FeatureProvisions {
     /// The origins remote config may prefetch from (default deny: a declaration targeting any
     /// other origin is never started).
     public var prefetchTargets: [OriginPattern] = []
+    /// Where responses of declarations with a `keep` are kept between opens (one directory per app
+    /// and user profile; ``PrefetchKeepStore/defaultConfiguration`` by default).
+    public var prefetchKeepStore: ProxyCache.Configuration = PrefetchKeepStore.defaultConfiguration
     /// Whether a signed rule may turn automation on for the install ids it lists
     /// (``FeatureSet/automation``): the explicit call a build makes to let its testers drive it with
     /// a WebDriver client. Off by default, so no document can open an app that did not ask for it.

@@ -23,16 +23,20 @@ public struct PrefetchRule: Sendable, Hashable {
     public var withCookies: Bool
     /// Seconds a response may wait for its page; older ones are discarded.
     public var maxAge: Double
+    /// Whether, and how long, the response is kept on disk for later opens (stale-while-revalidate:
+    /// ``PrefetchKeep``); `nil`: never kept.
+    public var keep: PrefetchKeep?
 
     /// A rule; a prefetch is always a `GET` without a body (it must be safe to make twice).
     public init(pages: ConfigURLPattern, key: String, url: String, headers: [[String]] = [], withCookies: Bool = true,
-                maxAge: Double = 10) {
+                maxAge: Double = 10, keep: PrefetchKeep? = nil) {
         self.pages = pages
         self.key = key
         self.url = url
         self.headers = headers
         self.withCookies = withCookies
         self.maxAge = maxAge
+        self.keep = keep
     }
 
     /// The request URL for `page`, or `nil` when the template does not make an http(s) URL.
@@ -60,6 +64,8 @@ public struct PrefetchRule: Sendable, Hashable {
 public final class DataPrefetcher: Sendable {
     /// The rules, in order.
     public let rules: [PrefetchRule]
+    /// Where rules with a ``PrefetchRule/keep`` keep their responses; `nil` when no rule keeps any.
+    public let keepStore: PrefetchKeepStore?
     private let withCookies: RequestProxy
     private let withoutCookies: RequestProxy
     private let entries = LockedState<[Entry]>([])
@@ -72,25 +78,62 @@ public final class DataPrefetcher: Sendable {
         let key: String
         let withCookies: Bool
         let expires: Date
-        let response: Task<ProxyResponse?, Never>
+        /// What the keep store had for it (fresh or stale).
+        let kept: PrefetchKeepStore.Kept?
+        /// The request, when one was made (none when the kept response was fresh).
+        let network: Task<Result<Arrival, HybridError>, Never>?
+        /// What is pushed into the document: the network's response, or the kept one when it was fresh.
+        let pushed: Task<Arrival?, Never>
+
+        /// The freshest response there will be: the network's, or the kept one when no request
+        /// was needed (fresh) or the request failed.
+        var response: ProxyResponse? {
+            get async { await pushed.value?.response ?? kept?.response }
+        }
     }
 
-    /// A prefetcher making its requests natively with `jar`'s cookies (as the request proxy does).
-    public convenience init(rules: [PrefetchRule], jar: CookieJar?) throws {
-        try self.init(rules: rules, jar: jar, clock: { Date() })
+    /// A response and when it arrived from the network.
+    struct Arrival: Sendable {
+        let response: ProxyResponse
+        let received: Date
     }
 
-    init(rules: [PrefetchRule], jar: CookieJar?, clock: @escaping @Sendable () -> Date) throws {
+    /// A prefetched response with its age: what `hybrid.prefetched(key, {stale: true})` receives.
+    public struct PrefetchCopy: Codable, Sendable, Hashable {
+        /// The response.
+        public var response: ProxyResponse
+        /// Seconds since it arrived from the network.
+        public var age: Double
+        /// Whether it is a kept response older than the rule's ``PrefetchKeep/maxAge``.
+        public var stale: Bool
+        /// Whether a request for a fresher one was made (its response is what ``DataPrefetcher/fresh(_:page:withCookies:origin:)`` gives).
+        public var refreshing: Bool
+    }
+
+    /// A prefetcher making its requests natively with `jar`'s cookies (as the request proxy does),
+    /// keeping the responses of rules with a ``PrefetchRule/keep`` in `keepStore`'s directory.
+    public convenience init(rules: [PrefetchRule], jar: CookieJar?,
+                            keepStore: ProxyCache.Configuration = PrefetchKeepStore.defaultConfiguration) throws {
+        try self.init(rules: rules, jar: jar, keepStore: keepStore, clock: { Date() })
+    }
+
+    init(rules: [PrefetchRule], jar: CookieJar?, keepStore: ProxyCache.Configuration = PrefetchKeepStore.defaultConfiguration,
+         clock: @escaping @Sendable () -> Date) throws {
         self.rules = rules
         let policy = try ProxyPolicy(requests: ["*"])
         withCookies = RequestProxy(policy: policy, jar: jar)
         withoutCookies = RequestProxy(policy: policy, jar: nil)
+        self.keepStore = rules.contains { $0.keep != nil } ? PrefetchKeepStore(configuration: keepStore) : nil
         self.clock = clock
     }
 
     /// Starts every request the rules declare for `page` (call it when the app opens the page,
     /// before or while the view loads). A request already started for the same page and key and
     /// not yet taken or expired is not made again. Returns the keys started.
+    ///
+    /// A rule with a ``PrefetchRule/keep`` first looks in the keep store: a fresh kept response
+    /// is the answer (no request); a stale one is handed out at once while the request is made;
+    /// a `2xx` response the request brings replaces what was kept.
     @discardableResult
     public func start(for page: URL) -> [String] {
         let now = clock(), origin = BridgeOrigin(url: page), pageText = Self.withoutFragment(page.absoluteString)
@@ -99,41 +142,113 @@ public final class DataPrefetcher: Sendable {
             let started = rules.filter { $0.pages.matches(page) }.compactMap { rule -> Entry? in
                 guard let url = rule.requestURL(for: page),
                       !entries.contains(where: { $0.origin == origin && $0.page == pageText && $0.key == rule.key }) else { return nil }
-                let proxy = rule.withCookies ? withCookies : withoutCookies
-                let request = ProxyRequest(url: url.absoluteString, method: "GET", headers: rule.headers)
-                return Entry(origin: origin, page: pageText, key: rule.key, withCookies: rule.withCookies,
-                             expires: now.addingTimeInterval(rule.maxAge), response: Task { try? await proxy.perform(request) })
+                return entry(for: rule, url: url, origin: origin, page: pageText, now: now)
             }
             entries += started
             return started.map(\.key)
         }
     }
 
+    private func entry(for rule: PrefetchRule, url: URL, origin: BridgeOrigin?, page: String, now: Date) -> Entry {
+        let proxy = rule.withCookies ? withCookies : withoutCookies
+        let request = ProxyRequest(url: url.absoluteString, method: "GET", headers: rule.headers)
+        let expires = now.addingTimeInterval(rule.maxAge)
+        // The cookies this request will carry are part of its key: another identity finds nothing.
+        let keeping = rule.keep.flatMap { keep in
+            keepStore.map { store in
+                (store, keep, PrefetchKeepStore.identity(origin: origin, headers: rule.headers,
+                                                         cookie: rule.withCookies ? proxy.jar?.cookieHeader(for: url) : nil))
+            }
+        }
+        let kept = keeping.flatMap { store, keep, identity in store.lookup(url: url, identity: identity, keep: keep, now: now) }
+        if let kept, !kept.stale {
+            return Entry(origin: origin, page: page, key: rule.key, withCookies: rule.withCookies, expires: expires, kept: kept,
+                         network: nil, pushed: Task { Arrival(response: kept.response, received: kept.received) })
+        }
+        let clock = self.clock
+        let network = Task { () -> Result<Arrival, HybridError> in
+            let sent = clock()
+            do {
+                let response = try await proxy.perform(request)
+                let received = clock()
+                if let (store, _, identity) = keeping { store.keep(response, url: url, identity: identity, sent: sent, received: received) }
+                return .success(Arrival(response: response, received: received))
+            } catch let error as HybridError {
+                return .failure(error)
+            } catch {
+                return .failure(.network(.requestFailed("\(error)")))
+            }
+        }
+        return Entry(origin: origin, page: page, key: rule.key, withCookies: rule.withCookies, expires: expires, kept: kept,
+                     network: network, pushed: Task { try? await network.value.get() })
+    }
+
+    /// `arrival` with its age now.
+    func copy(_ arrival: Arrival, stale: Bool = false, refreshing: Bool) -> PrefetchCopy {
+        PrefetchCopy(response: arrival.response, age: max(0, clock().timeIntervalSince(arrival.received)), stale: stale, refreshing: refreshing)
+    }
+
     /// Takes the response started by `key` for `page` (its fragment ignored) of `origin`, waiting
     /// for one still in flight. With `withCookies`, only a response made with those credentials
     /// (a page request that would carry cookies is never answered by one made without, nor the
     /// reverse). `nil` when there is none: never started, another page or origin, other
-    /// credentials, taken already, expired, or it failed.
+    /// credentials, taken already, expired, or it failed (with nothing kept).
     public func take(_ key: String, page: String, withCookies: Bool? = nil, origin: BridgeOrigin?) async -> ProxyResponse? {
+        await remove(key, page: page, withCookies: withCookies, origin: origin)?.response
+    }
+
+    /// The kept response for `key` of `page` (its fragment ignored) of `origin`, at once and
+    /// without taking it: `nil` when nothing was kept or the entry is gone (see ``take(_:page:withCookies:origin:)``).
+    /// ``PrefetchCopy/refreshing`` says whether ``fresh(_:page:withCookies:origin:)`` will bring a newer one.
+    public func kept(_ key: String, page: String, withCookies: Bool? = nil, origin: BridgeOrigin?) -> PrefetchCopy? {
         guard let origin else { return nil }
         let now = clock(), page = Self.withoutFragment(page)
-        let entry = entries.withLock { entries -> Entry? in
+        return entries.withLock { entries -> PrefetchCopy? in
+            guard let entry = entries.first(where: {
+                $0.origin == origin && $0.page == page && $0.key == key && $0.expires > now && (withCookies == nil || $0.withCookies == withCookies)
+            }), let kept = entry.kept else { return nil }
+            return copy(Arrival(response: kept.response, received: kept.received), stale: kept.stale, refreshing: entry.network != nil)
+        }
+    }
+
+    /// Takes the network's response for `key` (as ``take(_:page:withCookies:origin:)`` does),
+    /// waiting for it, with its age: `nil` when no request was made (the kept response was fresh)
+    /// or there is no entry.
+    /// - Throws: the request's error when it failed (what was kept stays kept).
+    public func fresh(_ key: String, page: String, withCookies: Bool? = nil, origin: BridgeOrigin?) async throws -> PrefetchCopy? {
+        guard let entry = remove(key, page: page, withCookies: withCookies, origin: origin) else { return nil }
+        guard let network = entry.network else { return nil }
+        return copy(try await network.value.get(), refreshing: true)
+    }
+
+    private func remove(_ key: String, page: String, withCookies: Bool?, origin: BridgeOrigin?) -> Entry? {
+        guard let origin else { return nil }
+        let now = clock(), page = Self.withoutFragment(page)
+        return entries.withLock { entries -> Entry? in
             entries.removeAll { $0.expires <= now }
             guard let index = entries.firstIndex(where: {
                 $0.origin == origin && $0.page == page && $0.key == key && (withCookies == nil || $0.withCookies == withCookies)
             }) else { return nil }
             return entries.remove(at: index)
         }
-        return await entry?.response.value
     }
 
     /// The responses started for `page` (its fragment ignored) of `origin` and not taken, each
     /// still there to take: what ``HybridWebView`` pushes into the page's document once it exists.
-    func untaken(page: String, origin: BridgeOrigin?) -> [(key: String, withCookies: Bool, response: Task<ProxyResponse?, Never>)] {
+    /// `kept` is the stale kept response (with its age at this moment) the page may render
+    /// while `response` — the network's — is on its way.
+    func untaken(page: String, origin: BridgeOrigin?)
+        -> [(key: String, withCookies: Bool, kept: PrefetchCopy?, response: Task<Arrival?, Never>)] {
         guard let origin else { return [] }
         let now = clock(), page = Self.withoutFragment(page)
         return entries.withLock { entries in
-            entries.filter { $0.origin == origin && $0.page == page && $0.expires > now }.map { ($0.key, $0.withCookies, $0.response) }
+            entries.filter { $0.origin == origin && $0.page == page && $0.expires > now }.map { entry in
+                let kept = entry.kept.flatMap { kept in
+                    entry.network == nil ? nil : copy(Arrival(response: kept.response, received: kept.received), stale: kept.stale,
+                                                      refreshing: true)
+                }
+                return (entry.key, entry.withCookies, kept, entry.pushed)
+            }
         }
     }
 

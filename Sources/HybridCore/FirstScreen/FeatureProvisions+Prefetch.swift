@@ -26,7 +26,7 @@ extension FeatureProvisions {
         let rules = prefetchRules(declarations).rules
         guard !rules.isEmpty else { return nil }
         if let made = prefetchers[rules] { return made }
-        guard let made = try? DataPrefetcher(rules: rules, jar: jar) else { return nil }
+        guard let made = try? DataPrefetcher(rules: rules, jar: jar, keepStore: prefetchKeepStore) else { return nil }
         prefetchers[rules] = made
         return made
     }

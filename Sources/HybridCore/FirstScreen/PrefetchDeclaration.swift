@@ -9,7 +9,8 @@ import HybridBase
 /// { "id": "item", "match": "https://m.example.com/item/*",
 ///   "features": { "prefetch": [
 ///     { "key": "item", "url": "https://api.example.com/item?id={query.id}",
-///       "headers": { "Accept": "application/json" }, "withCookies": true, "maxAge": 10 } ] } }
+///       "headers": { "Accept": "application/json" }, "withCookies": true, "maxAge": 10,
+///       "keep": { "maxAge": 60, "maxStale": 86400 } } ] } }
 /// ```
 ///
 /// Checked when the document is validated (``validate(rule:)``, failing with
@@ -17,8 +18,9 @@ import HybridBase
 /// and its scheme, host and port are written out (a `{query.NAME}` placeholder may stand only in
 /// the path or the query, so a page's query cannot send the request, and the app's cookies, to
 /// another host); no `Cookie` or `Host` header (cookies come from the app's jar); `maxAge` within
-/// 0–300 s. And when a view is made for it, the target must be an origin the app lets remote config
-/// prefetch from (``FeatureProvisions/prefetchTargets``), or it is never started.
+/// 0–300 s; a `keep` as ``PrefetchKeep/invalidReason`` says. And when a view is made for it, the
+/// target must be an origin the app lets remote config prefetch from
+/// (``FeatureProvisions/prefetchTargets``), or it is never started.
 public struct PrefetchDeclaration: Sendable, Hashable, Codable {
     /// The name a page asks for it by (`hybrid.prefetched(key)`), `[A-Za-z0-9._-]`, unique in its rule.
     public var key: String
@@ -34,6 +36,8 @@ public struct PrefetchDeclaration: Sendable, Hashable, Codable {
     public var maxAge: Double
     /// The pages that make the request; `nil` = every page of the rule (its `match`).
     public var pages: ConfigURLPattern?
+    /// Whether the response is kept on disk for later opens (stale-while-revalidate); `nil`: never.
+    public var keep: PrefetchKeep?
 
     /// The longest ``maxAge`` a document may declare, in seconds.
     public static let maximumAge: Double = 300
@@ -42,7 +46,7 @@ public struct PrefetchDeclaration: Sendable, Hashable, Codable {
 
     /// A declaration; see the type's documentation for what ``validate(rule:)`` requires.
     public init(key: String, url: String, method: String = "GET", headers: [String: String] = [:], withCookies: Bool = true,
-                maxAge: Double = 10, pages: ConfigURLPattern? = nil) {
+                maxAge: Double = 10, pages: ConfigURLPattern? = nil, keep: PrefetchKeep? = nil) {
         self.key = key
         self.url = url
         self.method = method
@@ -50,9 +54,10 @@ public struct PrefetchDeclaration: Sendable, Hashable, Codable {
         self.withCookies = withCookies
         self.maxAge = maxAge
         self.pages = pages
+        self.keep = keep
     }
 
-    private enum CodingKeys: String, CodingKey { case key, url, method, headers, withCookies, maxAge, pages }
+    private enum CodingKeys: String, CodingKey { case key, url, method, headers, withCookies, maxAge, pages, keep }
 
     /// Decodes a declaration; `method` defaults to `GET`, `withCookies` to true, `maxAge` to 10 s.
     public init(from decoder: any Decoder) throws {
@@ -64,6 +69,7 @@ public struct PrefetchDeclaration: Sendable, Hashable, Codable {
         withCookies = try c.decodeIfPresent(Bool.self, forKey: .withCookies) ?? true
         maxAge = try c.decodeIfPresent(Double.self, forKey: .maxAge) ?? 10
         pages = try c.decodeIfPresent(ConfigURLPattern.self, forKey: .pages)
+        keep = try c.decodeIfPresent(PrefetchKeep.self, forKey: .keep)
     }
 
     /// Checks the declaration for rule `rule`.
@@ -75,6 +81,7 @@ public struct PrefetchDeclaration: Sendable, Hashable, Codable {
         guard maxAge.isFinite, maxAge > 0, maxAge <= Self.maximumAge else {
             throw bad("maxAge \(maxAge) is not within 0–\(Int(Self.maximumAge)) s")
         }
+        if let reason = keep?.invalidReason { throw bad(reason) }
         for (name, value) in headers {
             guard !name.isEmpty, name.utf8.allSatisfy(Self.isTokenByte) else { throw bad("bad header name '\(name)'") }
             guard !Self.forbiddenHeaders.contains(name.lowercased()) else { throw bad("header \(name) may not be set by config") }
@@ -123,7 +130,7 @@ public struct PrefetchDeclaration: Sendable, Hashable, Codable {
         }
         return PrefetchRule(pages: pages ?? rulePages, key: key, url: url,
                             headers: headers.sorted { $0.key < $1.key }.map { [$0.key, $0.value] },
-                            withCookies: withCookies, maxAge: maxAge)
+                            withCookies: withCookies, maxAge: maxAge, keep: keep)
     }
 
     private static func isTokenByte(_ byte: UInt8) -> Bool {

@@ -39,14 +39,23 @@ final class PrefetchDeliveryFeature: ViewFeature {
                     return
                 }
                 for started in prefetcher.untaken(page: page, origin: origin) {
+                    // A stale kept response goes in at once (the page may render it), and stays
+                    // in the prefetcher: the network's response follows it.
+                    if let kept = started.kept {
+                        Task { @MainActor [weak self] in
+                            guard let self, !watch.superseded else { return }
+                            _ = await self.pushIntoDocument(page: page, key: started.key, withCookies: started.withCookies, copy: kept, kept: true)
+                        }
+                    }
                     Task { @MainActor [weak self] in
-                        guard let response = await started.response.value, let self, let view = self.view, !view.isClosed else { return }
+                        guard let arrival = await started.response.value, let self, let view = self.view, !view.isClosed else { return }
                         // Checked natively, claimed and sent in one main-actor turn: the document
                         // is still the one committed for `page` (no navigation since), and a bridge
                         // `take` that finds it gone is answered after the document has it.
                         guard !watch.superseded, view.engine.url.map({ Self.sameDocument($0.absoluteString, page) }) == true,
                               let claim = prefetcher.claimForPush(started.key, page: page, origin: origin) else { return }
-                        if await !self.pushIntoDocument(page: page, key: started.key, withCookies: claim.withCookies, response: response) {
+                        let copy = prefetcher.copy(arrival, refreshing: false)
+                        if await !self.pushIntoDocument(page: page, key: started.key, withCookies: claim.withCookies, copy: copy, kept: false) {
                             prefetcher.giveBack(claim)
                         }
                     }
@@ -62,13 +71,16 @@ final class PrefetchDeliveryFeature: ViewFeature {
         }
     }
 
-    private func pushIntoDocument(page: String, key: String, withCookies: Bool, response: ProxyResponse) async -> Bool {
-        guard let reply = try? JSONEncoder().encode(response) else { return false }
+    /// Sends `copy` into the document: as the response of `key` (`kept` false: taken once), or as
+    /// the stale kept one the page may render while the network's is on its way.
+    private func pushIntoDocument(page: String, key: String, withCookies: Bool, copy: DataPrefetcher.PrefetchCopy, kept: Bool) async -> Bool {
+        guard let reply = try? JSONEncoder().encode(copy.response) else { return false }
         let script = """
-            (function (page, key, withCookies, reply) {
+            (function (page, key, withCookies, reply, age, kept) {
               var early = window.__hybridkitPrefetchEarly;
-              return !!early && String(location.href).split('#')[0] === page && early.deliver(page, key, withCookies, reply);
-            })(\(JSONValue.string(Self.withoutFragment(page)).jsonText), \(JSONValue.string(key).jsonText), \(withCookies), \(String(decoding: reply, as: UTF8.self)))
+              return !!early && String(location.href).split('#')[0] === page &&
+                (kept ? early.deliverKept(page, key, withCookies, reply, age) : early.deliver(page, key, withCookies, reply, age));
+            })(\(JSONValue.string(Self.withoutFragment(page)).jsonText), \(JSONValue.string(key).jsonText), \(withCookies), \(String(decoding: reply, as: UTF8.self)), \(copy.age), \(kept))
             """
         return (try? await view?.engine.evaluate(script, in: .page)) == .bool(true)
     }

@@ -40,12 +40,21 @@ public struct PrefetchModule: BridgeModule {
         self.allowedOrigins = allowedOrigins
     }
 
-    /// `take {key, page, withCookies?}` → the response, or `null`.
+    /// `take {key, page, withCookies?}` → the response, or `null`; `kept` (same params) → the
+    /// kept response at once, `{response, age, stale, refreshing}`, or `null`; `fresh` (same
+    /// params) → the network's response, `{response, age, …}`, or `null` when none was asked
+    /// for, failing with the request's error.
     public var actions: [BridgeAction] {
         let prefetcher = prefetcher
         return [
             Action("take") { (params: Take, context) in
                 await prefetcher.take(params.key, page: params.page, withCookies: params.withCookies, origin: context.origin)
+            },
+            Action("kept") { (params: Take, context) in
+                prefetcher.kept(params.key, page: params.page, withCookies: params.withCookies, origin: context.origin)
+            },
+            Action("fresh") { (params: Take, context) in
+                try await prefetcher.fresh(params.key, page: params.page, withCookies: params.withCookies, origin: context.origin)
             },
         ]
     }

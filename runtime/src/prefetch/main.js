@@ -21,19 +21,46 @@
   // What the container pushed into this document (DataPrefetcher, as soon as the document and
   // the response both exist): `hybrid.prefetched` takes from here first, without a bridge round
   // trip or waiting for the bridge's handshake. Only for this document's own URL, once per key.
-  var early = Object.create(null);
+  // A stale kept response (a rule's `keep`) is pushed too, before the network's: read, not
+  // taken, by `hybrid.prefetched(key, {stale: true})`. Ages are seconds when pushed, grown
+  // by the time since.
+  var early = Object.create(null), kept = Object.create(null);
+  function stamp(withCookies, reply, age) {
+    return { withCookies: !!withCookies, reply: reply, age: typeof age === 'number' && age >= 0 ? age : 0, at: Date.now() };
+  }
+  function matching(entry, withCookies) {
+    return !!entry && (typeof withCookies !== 'boolean' || entry.withCookies === withCookies);
+  }
+  function aged(entry) { return { reply: entry.reply, age: entry.age + Math.max(0, Date.now() - entry.at) / 1000 }; }
   Object.defineProperty(window, '__hybridkitPrefetchEarly', { value: Object.freeze({
-    deliver: function (page, key, withCookies, reply) {
+    deliver: function (page, key, withCookies, reply, age) {
       if (String(location.href).split('#')[0] !== page || typeof key !== 'string' || !reply || early[key]) return false;
-      early[key] = { withCookies: !!withCookies, reply: reply };
+      early[key] = stamp(withCookies, reply, age);
+      return true;
+    },
+    deliverKept: function (page, key, withCookies, reply, age) {
+      if (String(location.href).split('#')[0] !== page || typeof key !== 'string' || !reply || kept[key]) return false;
+      kept[key] = stamp(withCookies, reply, age);
       return true;
     },
     has: function (key) { return !!early[key]; },
     take: function (key, withCookies) {
       var entry = early[key];
-      if (!entry || (typeof withCookies === 'boolean' && entry.withCookies !== withCookies)) return null;
+      if (!matching(entry, withCookies)) return null;
       delete early[key];
       return entry.reply;
+    },
+    // {reply, age} of the response pushed for `key`, taken once; null when none.
+    takeAged: function (key, withCookies) {
+      var entry = early[key];
+      if (!matching(entry, withCookies)) return null;
+      delete early[key];
+      return aged(entry);
+    },
+    // {reply, age} of the stale kept response pushed for `key` (not taken); null when none.
+    kept: function (key, withCookies) {
+      var entry = kept[key];
+      return matching(entry, withCookies) ? aged(entry) : null;
     }
   }) });
   // The same expansion as PrefetchRule.requestURL(for:): encodeURIComponent of each value.

@@ -75,6 +75,14 @@ func runShop<T: Sendable>(repository: URL, publicKey: URL, data: URL,
         let engines = EngineRegistry(defaultProvider: try GTKEngineProvider(
             session: .persistent(directory: data.appendingPathComponent("web"))))
         let provisions = try FeatureProvisions(jar: CookieJar())    // the app's jar: cookies' source of truth
+        // Data prefetch (docs/first-screen.md): a config rule's `prefetch` requests start at the open,
+        // for the shop's pages, from the shop's API only. One declaring `"keep": {"maxAge": 60,
+        // "maxStale": 86400}` is kept here between launches (per cookie identity, bounded): the next
+        // open renders it at once (`hybrid.prefetched(key, {stale: true})`) while it is refreshed.
+        provisions.prefetchOrigins = ["app://m.example.com"]
+        provisions.prefetchTargets = ["https://api.example.com"]
+        provisions.prefetchKeepStore = ProxyCache.Configuration(directory: data.appendingPathComponent("prefetch-keep"),
+                                                                maxDiskBytes: 4 << 20, maxEntries: 128)
         var base = HybridWebViewConfiguration(modules: [
             DeviceModule(appName: "Shop", appVersion: "1.0", allowedOrigins: ["app://m.example.com"]),
             OrdersModule(),
@@ -98,7 +106,7 @@ func runShop<T: Sendable>(repository: URL, publicKey: URL, data: URL,
         let token = view.observe { state in                         // URL, title, progress, back/forward
             if state.progress.isComplete, let url = state.url { print("shown: \(url)") }
         }
-        view.load(home)
+        view.open(home)                                             // its prefetches start, then it loads
         defer { token.cancel(); view.close(); pool.drain() }
         return try await done(view)
     }

@@ -34,15 +34,19 @@ public final class ProxyCache: @unchecked Sendable {
         /// The largest response stored (bigger ones pass through unstored). 8 MB by default, and
         /// never more than a quarter of ``maxDiskBytes``.
         public var maxEntryBytes: Int
+        /// The most entries kept on disk; least recently used entries go first. Unbounded by default
+        /// (``maxDiskBytes`` bounds them).
+        public var maxEntries: Int
 
         /// A configuration; by default on, under ``defaultDirectory``, 50 MB on disk and 4 MB in memory.
         public init(isEnabled: Bool = true, directory: URL? = nil, maxDiskBytes: Int = 50 << 20, maxMemoryBytes: Int = 4 << 20,
-                    maxEntryBytes: Int = 8 << 20) {
+                    maxEntryBytes: Int = 8 << 20, maxEntries: Int = .max) {
             self.isEnabled = isEnabled
             self.directory = directory
             self.maxDiskBytes = maxDiskBytes
             self.maxMemoryBytes = maxMemoryBytes
             self.maxEntryBytes = maxEntryBytes
+            self.maxEntries = maxEntries
         }
 
         /// No cache.
@@ -191,6 +195,9 @@ public final class ProxyCache: @unchecked Sendable {
         lock.withLock { disk.keys.filter { $0.hasPrefix(prefix + "-") }.forEach(dropLocked) }
     }
 
+    /// Removes the entry for `url` and `identity`, if there is one.
+    public func remove(url: String, identity: String) { remove(name: Self.name(url: url, identity: identity)) }
+
     private func remove(name: String) { lock.withLock { dropLocked(name) } }
 
     private func dropLocked(_ name: String) {
@@ -206,13 +213,14 @@ public final class ProxyCache: @unchecked Sendable {
         memoryBytes += size
     }
 
-    /// Applies both bounds, least recently used first.
+    /// Applies the bounds (memory; disk bytes and entries), least recently used first.
     private func evict() {
         while memoryBytes > configuration.maxMemoryBytes, let oldest = memory.min(by: { $0.value.used < $1.value.used }) {
             memory[oldest.key] = nil
             memoryBytes -= oldest.value.size
         }
-        while diskBytes > configuration.maxDiskBytes, let oldest = disk.min(by: { $0.value.used < $1.value.used }) {
+        while diskBytes > configuration.maxDiskBytes || disk.count > configuration.maxEntries,
+              let oldest = disk.min(by: { $0.value.used < $1.value.used }) {
             dropLocked(oldest.key)
         }
     }
