@@ -30,6 +30,19 @@ struct ByteChannelModule: BridgeModule {
             Action("digestData") { (fields: Fields, _) in Self.digest(fields.data) },
             Action("make") { (count: Int, _) in BridgeBytes(Data((0..<count).map { UInt8(truncatingIfNeeded: $0 % 251) })) },
             Action("echo") { (upload: Upload, _) in upload.bytes },
+            // `count` pattern bytes written to a feed after the reply names it, 64 KB a write.
+            Action("stream") { (count: Int, ctx) in
+                guard let feed = ctx.openByteFeed() else { return ["feed": JSONValue.null] as JSONValue }
+                Task.detached {
+                    let bytes = Data((0..<count).map { UInt8(truncatingIfNeeded: $0 % 251) })
+                    for start in stride(from: 0, to: count, by: 65_536) where feed.isOpen {
+                        feed.write(bytes[start..<min(start + 65_536, count)])
+                        try? await Task.sleep(for: .milliseconds(1))
+                    }
+                    feed.finish()
+                }
+                return ["feed": .object(["$feed": .string(feed.token)])] as JSONValue
+            },
             Action("progressBytes") { (count: Int, ctx) in
                 await ctx.progress(BridgeBytes(Data(repeating: 1, count: count)))
                 await ctx.progress("after")
@@ -72,6 +85,24 @@ struct BridgeByteChannelTests {
         const pattern = (n, seed) => { const u8 = new Uint8Array(n); for (let i = 0; i < n; i++) u8[i] = (i * 7 + seed) & 255; return u8; };
 
         """
+
+    /// A module's byte feed (``BridgeByteFeed``) named in its reply reaches the page as a
+    /// `ReadableStream` of every byte, written after the reply, read once.
+    @Test(arguments: EngineKind.allCases)
+    func aModulesFeedIsAStreamInThePage(_ kind: EngineKind) async throws {
+        let rig = try await opened(kind)
+        defer { rig.close() }
+        let result = try await rig.page("""
+            await hybrid.ready;
+            const reply = await hybrid.call('bytes', 'stream', 1 << 20);
+            const bytes = new Uint8Array(await new Response(reply.feed).arrayBuffer());
+            let same = bytes.length === 1 << 20;
+            for (let i = 0; same && i < bytes.length; i++) same = bytes[i] === i % 251;
+            return { stream: reply.feed instanceof ReadableStream, same };
+            """)
+        #expect(result["stream"] == true)
+        #expect(result["same"] == true)
+    }
 
     /// A 6 MB `Uint8Array`, an `ArrayBuffer`, a `DataView` over part of a buffer and a `Blob` each
     /// arrive byte-exact as `BridgeBytes` (and `Data`); a `BridgeBytes` reply of 6 MB arrives as a

@@ -217,16 +217,29 @@
     };
   }
 
-  // Fetches the bytes a received `$blob` names into its place ({holder, key, token, size}); a
-  // `$feed` ({holder, key, token, feed: true}) is put there as the body stream of its read, which
-  // resolves as soon as the app starts answering, and goes on as the app writes.
+  // The stream a received `$feed` becomes: one read of the feed, begun at once, whose chunks it
+  // gives as they arrive; a read that fails errors it, and cancelling it cancels the read.
+  function feedStream(token) {
+    var reader = null;
+    var opened = channelFetch(byteChannelReads + token, { mode: 'cors', credentials: 'omit', cache: 'no-store' }).then(function (response) {
+      if (!response.ok) return channelError(response, 'the bytes of a stream could not be fetched');
+      reader = response.body.getReader();
+    });
+    opened.catch(function () { /* the stream's reader sees it */ });
+    return new ReadableStream({
+      pull: function (controller) {
+        return opened.then(function () { return reader.read(); }).then(function (result) {
+          if (result.done) controller.close(); else controller.enqueue(result.value);
+        });
+      },
+      cancel: function (reason) {
+        return opened.then(function () { return reader.cancel(reason); }, function () {});
+      }
+    });
+  }
+
+  // Fetches the bytes a received `$blob` names into its place ({holder, key, token, size}).
   function fetchBytes(ref) {
-    if (ref.feed) {
-      return channelFetch(byteChannelReads + ref.token, { mode: 'cors', credentials: 'omit', cache: 'no-store' }).then(function (response) {
-        if (!response.ok) return channelError(response, 'the bytes of a stream could not be fetched');
-        ref.holder[ref.key] = response.body;
-      });
-    }
     return channelFetch(byteChannelReads + ref.token, { mode: 'cors', credentials: 'omit', cache: 'no-store' }).then(function (response) {
       if (!response.ok) return channelError(response, 'the bytes of an answer could not be fetched');
       return response.arrayBuffer();
@@ -300,11 +313,11 @@
         Object.keys(value).length === 1) {
       return channelBlob !== null && !channelBroken ? postToSink(value.$sink) : null;
     }
-    // A feed: bytes the app streams as they arrive; the page gets the body stream of one read.
+    // A feed: bytes the app streams as they arrive; the page gets a stream over one read of them,
+    // opened at once but awaited by nobody: later messages never wait for it.
     if (byteChannel !== null && value !== null && typeof value === 'object' && typeof value.$feed === 'string' &&
         Object.keys(value).length === 1) {
-      revivedBlobs.push({ holder: this, key: key, token: value.$feed, feed: true });
-      return null;
+      return feedStream(value.$feed);
     }
     return value;
   }

@@ -49,6 +49,9 @@ public struct ProxyRequest: Codable, Sendable, Hashable {
     /// byte channel (``ProxyProgress/feed``), where the view has a channel; the page script asks for
     /// it, so a page calling the module itself keeps getting every byte in reports.
     public var feed: Bool?
+    /// `true` (with ``bodySize``): the streamed body is a `Blob` the page can post whole, so its first
+    /// pull may offer a sink (``ProxyPull/sink``) where the byte channel takes such posts.
+    public var bodyBlob: Bool?
     /// A streamed body of this many bytes, instead of ``body``: the bytes stay in the page, which
     /// hands them over a slice at a time as the transfer asks for them (``ProxyPull``,
     /// ``ProxySlice``), so the app's memory does not grow with the body. Only the page script

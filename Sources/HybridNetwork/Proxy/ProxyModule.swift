@@ -106,7 +106,9 @@ public struct ProxyModule: BridgeModule {
         }
         let source = request.bodySize.flatMap { size in
             size > 0 ? ProxyBodySource(size: size, origin: context.origin, document: context.document,
-                                       openSink: { @Sendable sink in context.openByteSink(sink) }) { stream.pull($0) } : nil
+                                       openSink: request.bodyBlob == true ? { @Sendable sink in context.openByteSink(sink) } : nil) {
+                stream.pull($0)
+            } : nil
         }
         if let source { proxy.bodies.add(source) }
         defer { if let source { proxy.bodies.remove(source) } }

@@ -524,7 +524,7 @@
       credentials: request.credentials || 'same-origin', referrer: request.referrer || null,
       referrerPolicy: request.referrerPolicy || null, preflight: !!request.preflight, stream: true,
       uploadProgress: !!events.upload, integrity: request.integrity || null, cache: request.cache || null,
-      userAgent: navigator.userAgent, quirks: quirks.native, feed: true };
+      userAgent: navigator.userAgent, quirks: quirks.native, feed: true, bodyBlob: !!(source && source.blob) };
     var budget = Math.min((request.timeout || config.timeout) + 2000, 600000);
     var headSeen = false;
     // A large body continues in a feed (a ReadableStream of the bridge's byte channel): read as it

@@ -62,11 +62,11 @@ function reviver(key, value) {
       Object.keys(value).length === 1) {
     return channelBlob !== null && !channelBroken ? postToSink(value.$sink) : null;
   }
-  // A feed: bytes the app streams as they arrive; the page gets the body stream of one read.
+  // A feed: bytes the app streams as they arrive; the page gets a stream over one read of them,
+  // opened at once but awaited by nobody: later messages never wait for it.
   if (byteChannel !== null && value !== null && typeof value === 'object' && typeof value.$feed === 'string' &&
       Object.keys(value).length === 1) {
-    revivedBlobs.push({ holder: this, key: key, token: value.$feed, feed: true });
-    return null;
+    return feedStream(value.$feed);
   }
   return value;
 }
