@@ -34,6 +34,7 @@ struct Smoke {
             let (reports, reported) = AsyncStream.makeStream(of: SmokeModule.Report.self)
             let (picks, picked) = AsyncStream.makeStream(of: SmokeModule.Picked.self)
             view.bridge.router.register(SmokeModule(onDone: { reported.yield($0) }, onPicked: { picked.yield($0) }))
+            view.bridge.router.register(OrderExportModule())
             var page = SmokeModule.Report(ok: false, checks: [.init(name: "the page reported", ok: false, detail: "")])
             for await report in reports {
                 page = report
@@ -163,6 +164,11 @@ struct Smoke {
                 check('orders.place refuses an empty order', empty === 'empty_order', empty);
                 const untyped = await code(hybrid.call('orders', 'place', { sku: 'tea' }));
                 check('orders.place params are typed', untyped === 'bad_params', untyped);
+                // A CSV the app writes as it makes it, read as a stream (a byte feed: one request).
+                const exported = await hybrid.call('exports', 'orders', 5000);
+                const csv = exported.csv instanceof ReadableStream ? await new Response(exported.csv).text() : exported.inline;
+                check('exports.orders streams through a byte feed', exported.csv instanceof ReadableStream &&
+                  csv.split('\\n').length === 5001 && csv.startsWith('0,tea,1\\n'), `${typeof exported.csv}, ${csv.length} characters`);
                 // Boot health: the new version is on trial until its page says it works.
                 const ready = await code(hybrid.call('app', 'ready'));
                 check('app.ready confirms the version', ready === 'accepted', ready);
@@ -230,5 +236,35 @@ struct SmokeModule: BridgeModule {
                 return BridgeEmpty()
             },
         ]
+    }
+}
+
+/// `exports.orders`: a CSV of N orders that the app writes while it makes it, streamed to the page
+/// through a byte feed (docs/bridge.md, "Streams: byte feeds"): the page reads a `ReadableStream`
+/// with one request, however large the export. Where the view has no byte channel, it goes inline.
+struct OrderExportModule: BridgeModule {
+    struct Export: Encodable, Sendable {
+        /// The rows as they are written, where the view has a channel.
+        var csv: BridgeByteFeed.Reference?
+        /// The whole text otherwise.
+        var inline: String?
+    }
+
+    let name = "exports"
+    let allowedOrigins: [OriginPattern] = ["app://m.example.com"]
+
+    var actions: [BridgeAction] {
+        [Action("orders") { (rows: Int, context) in
+            let line = { (row: Int) in "\(row),tea,\(row % 5 + 1)\n" }
+            guard let feed = context.openByteFeed() else { return Export(inline: (0..<rows).map(line).joined()) }
+            Task.detached {
+                // A thousand rows a write, as a database cursor would give them.
+                for start in stride(from: 0, to: rows, by: 1000) where feed.isOpen {
+                    feed.write(Data((start..<min(start + 1000, rows)).map(line).joined().utf8))
+                }
+                feed.finish()
+            }
+            return Export(csv: feed.reference)
+        }]
     }
 }
