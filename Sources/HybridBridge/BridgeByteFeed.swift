@@ -12,28 +12,6 @@ import HybridBase
 /// wait here, at most the store's ``BridgeByteStore/Limits/maxTotalBytes``: a write past that (a page
 /// that does not read) is refused and fails the feed, so an endless body cannot grow without bound.
 public final class BridgeByteFeed: Sendable {
-    /// What a message carries for a feed: `{"$feed": token}`.
-    public struct Reference: Codable, Sendable, Hashable {
-        /// The feed's token in the view's byte store.
-        public let token: String
-
-        private enum Key: String, CodingKey { case feed = "$feed" }
-
-        /// A reference to the feed under `token`.
-        public init(token: String) { self.token = token }
-
-        /// Decodes `{"$feed": token}`.
-        public init(from decoder: any Decoder) throws {
-            token = try decoder.container(keyedBy: Key.self).decode(String.self, forKey: .feed)
-        }
-
-        /// Encodes `{"$feed": token}`.
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: Key.self)
-            try container.encode(token, forKey: .feed)
-        }
-    }
-
     /// How a feed ended, or that it goes on.
     package enum End: Equatable { case open, finished, failed }
 
@@ -57,8 +35,8 @@ public final class BridgeByteFeed: Sendable {
         self.limit = limit
     }
 
-    /// What a reply or progress report carries to name this feed.
-    public var reference: Reference { Reference(token: token) }
+    /// What a reply or progress report carries to name this feed (`{"$feed": token}`).
+    public var reference: BridgeByteReference { BridgeByteReference(.feed, token: token) }
 
     /// Queues `data` for the page.
     /// - Returns: `false` when the feed no longer takes bytes: it ended, its reader went away, or
@@ -178,25 +156,42 @@ public protocol BridgeByteSink: AnyObject, Sendable {
     func end(complete: Bool)
 }
 
-/// What a message carries to name a sink the page may post a body to: `{"$sink": token}`; the page
-/// runtime puts a function there that posts a `Blob` to it (or `null` where it cannot).
-public struct BridgeByteSinkReference: Codable, Sendable, Hashable {
-    /// The sink's token in the view's byte store.
-    public let token: String
-
-    private enum Key: String, CodingKey { case sink = "$sink" }
-
-    /// A reference to the sink under `token`.
-    public init(token: String) { self.token = token }
-
-    /// Decodes `{"$sink": token}`.
-    public init(from decoder: any Decoder) throws {
-        token = try decoder.container(keyedBy: Key.self).decode(String.self, forKey: .sink)
+/// What a message carries to name a feed or a sink of the view's byte store: `{"$feed": token}`
+/// (the page runtime puts a `ReadableStream` of the feed there) or `{"$sink": token}` (a function
+/// that posts a `Blob` to the sink, or `null` where the page cannot).
+public struct BridgeByteReference: Codable, Sendable, Hashable {
+    /// What the token names.
+    public enum Kind: String, CodingKey, Sendable, Hashable {
+        /// A ``BridgeByteFeed``: bytes for the page to read as they arrive.
+        case feed = "$feed"
+        /// A ``BridgeByteSink``: where the page posts a body whole.
+        case sink = "$sink"
     }
 
-    /// Encodes `{"$sink": token}`.
+    /// What the token names.
+    public let kind: Kind
+    /// The token in the view's byte store.
+    public let token: String
+
+    /// A reference to the `kind` under `token`.
+    public init(_ kind: Kind, token: String) {
+        self.kind = kind
+        self.token = token
+    }
+
+    /// Decodes `{"$feed": token}` or `{"$sink": token}`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Kind.self)
+        guard let kind = container.allKeys.first, container.allKeys.count == 1 else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a feed or sink reference"))
+        }
+        self.kind = kind
+        token = try container.decode(String.self, forKey: kind)
+    }
+
+    /// Encodes `{"$feed": token}` or `{"$sink": token}`.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Key.self)
-        try container.encode(token, forKey: .sink)
+        var container = encoder.container(keyedBy: Kind.self)
+        try container.encode(token, forKey: kind)
     }
 }

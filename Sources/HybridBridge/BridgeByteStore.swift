@@ -134,15 +134,7 @@ public final class BridgeByteStore: Sendable {
     /// - Throws: ``Refusal/full`` when the store holds its most entries; nothing is kept then.
     public func openFeed() throws(Refusal) -> BridgeByteFeed {
         let feed = BridgeByteFeed(token: Self.makeToken(), limit: limits.maxTotalBytes)
-        let now = clock()
-        let refused: Bool = state.withLock { state in
-            Self.dropExpired(&state, now: now)
-            guard state.entries.count < limits.maxEntries else { return true }
-            state.entries[feed.token] = Entry(data: Data(), expires: now + limits.lifetime, feed: feed)
-            state.puts += 1
-            return false
-        }
-        if refused { throw .full }
+        try keep(token: feed.token) { Entry(data: Data(), expires: $0, feed: feed) }
         return feed
     }
 
@@ -152,16 +144,21 @@ public final class BridgeByteStore: Sendable {
     /// - Throws: ``Refusal/full`` when the store holds its most entries.
     public func openSink(_ sink: any BridgeByteSink) throws(Refusal) -> String {
         let token = Self.makeToken()
+        try keep(token: token) { Entry(data: Data(), expires: $0, sink: sink) }
+        return token
+    }
+
+    /// Keeps an entry of no bytes (a feed or a sink) under a new token, if the store has room for one more.
+    private func keep(token: String, _ entry: (ContinuousClock.Instant) -> Entry) throws(Refusal) {
         let now = clock()
         let refused: Bool = state.withLock { state in
             Self.dropExpired(&state, now: now)
             guard state.entries.count < limits.maxEntries else { return true }
-            state.entries[token] = Entry(data: Data(), expires: now + limits.lifetime, sink: sink)
+            state.entries[token] = entry(now + limits.lifetime)
             state.puts += 1
             return false
         }
         if refused { throw .full }
-        return token
     }
 
     /// Takes the sink under `token` out of the store (once); `nil` when the token names something

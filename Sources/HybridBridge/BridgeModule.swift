@@ -66,9 +66,9 @@ public struct BridgeCallContext: Sendable {
     /// runtime gives the page a function there that posts a `Blob` to it. `nil` where the channel
     /// cannot take a post that way (no channel, a custom scheme, whose engine reads a post whole) or
     /// the store is full: ask for the bytes another way.
-    public func openByteSink(_ sink: any BridgeByteSink) -> BridgeByteSinkReference? {
+    public func openByteSink(_ sink: any BridgeByteSink) -> BridgeByteReference? {
         guard let byteBinding, byteBinding.takesStreamedPosts, let token = try? byteBinding.store.openSink(sink) else { return nil }
-        return BridgeByteSinkReference(token: token)
+        return BridgeByteReference(.sink, token: token)
     }
 
     /// `value` as the page receives it: large bytes into the view's byte store when it has one.

@@ -237,7 +237,7 @@ struct ProxyBodySourceSinkTests {
     /// Opens sinks in a store of its own, as the bridge does where the channel takes streamed posts.
     static func source(size: Int64, pulls: T.Pulls, store: BridgeByteStore) -> ProxyBodySource {
         ProxyBodySource(size: size, origin: T.origin, document: 1,
-                        openSink: { sink in (try? store.openSink(sink)).map(BridgeByteSinkReference.init(token:)) }) { pulls.add($0) }
+                        openSink: { sink in (try? store.openSink(sink)).map({ BridgeByteReference(.sink, token: $0) }) }) { pulls.add($0) }
     }
 
     /// The first stream asks one pull, offering the sink; a post's blocks then make the body, in

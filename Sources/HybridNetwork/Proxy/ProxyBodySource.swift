@@ -62,7 +62,7 @@ final class ProxyBodySource: BridgeByteSink, @unchecked Sendable {
     }
 
     private let pull: @Sendable (ProxyPull) -> Void
-    private let openSink: (@Sendable (any BridgeByteSink) -> BridgeByteSinkReference?)?
+    private let openSink: (@Sendable (any BridgeByteSink) -> BridgeByteReference?)?
     /// How the stream of this generation gets its bytes.
     private enum Mode { case slices, offering(seq: Int), posted }
     private var mode = Mode.slices
@@ -90,7 +90,7 @@ final class ProxyBodySource: BridgeByteSink, @unchecked Sendable {
     /// A body of `size` bytes whose slices are asked for through `pull` (never called with a lock
     /// held); with `openSink`, the first stream offers the page a sink to post the body to whole.
     init(size: Int64, origin: BridgeOrigin?, document: Int?,
-         openSink: (@Sendable (any BridgeByteSink) -> BridgeByteSinkReference?)? = nil, pull: @escaping @Sendable (ProxyPull) -> Void) {
+         openSink: (@Sendable (any BridgeByteSink) -> BridgeByteReference?)? = nil, pull: @escaping @Sendable (ProxyPull) -> Void) {
         id = BridgeByteStore.makeToken()
         self.size = size
         self.origin = origin
@@ -320,7 +320,7 @@ public struct ProxyPull: Codable, Sendable, Hashable {
     public var length: Int
     /// A sink the page may post its whole body to instead of answering (the first pull of a body,
     /// where the bridge's byte channel takes streamed posts): the page then answers no pull.
-    public var sink: BridgeByteSinkReference?
+    public var sink: BridgeByteReference?
 }
 
 /// The page's answer to a ``ProxyPull`` (`hybrid.call('proxy', 'slice', …)`).

@@ -169,7 +169,7 @@ public struct ProxyProgress: Codable, Sendable, Hashable {
     public var text: String?
     /// The feed the rest of the body streams through (phase `data`, once): no later report carries
     /// body bytes; the page reads them from the byte channel as they arrive (``ProxyRequest/feed``).
-    public var feed: BridgeByteFeed.Reference?
+    public var feed: BridgeByteReference?
     /// The slice of a streamed request body the page is asked for (phase `pull`).
     public var pull: ProxyPull?
     /// A report-only Content Security Policy's violation (phase `violation`): the page fires its

@@ -245,7 +245,7 @@ struct SmokeModule: BridgeModule {
 struct OrderExportModule: BridgeModule {
     struct Export: Encodable, Sendable {
         /// The rows as they are written, where the view has a channel.
-        var csv: BridgeByteFeed.Reference?
+        var csv: BridgeByteReference?
         /// The whole text otherwise.
         var inline: String?
     }
