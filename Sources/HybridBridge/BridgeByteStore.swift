@@ -163,27 +163,21 @@ public final class BridgeByteStore: Sendable {
 
     /// Takes the sink under `token` out of the store (once); `nil` when the token names something
     /// else (it stays), or nothing.
-    public func takeSink(_ token: String) -> (any BridgeByteSink)? {
-        let now = clock()
-        return state.withLock { state in
-            Self.dropExpired(&state, now: now)
-            guard let sink = state.entries[token]?.sink else { return nil }
-            state.entries[token] = nil
-            state.takes += 1
-            return sink
-        }
-    }
+    public func takeSink(_ token: String) -> (any BridgeByteSink)? { takeEntry(token, \.sink) }
 
     /// Takes the feed under `token` out of the store (once); `nil` when the token names bytes
     /// instead (they stay), or nothing.
-    public func takeFeed(_ token: String) -> BridgeByteFeed? {
+    public func takeFeed(_ token: String) -> BridgeByteFeed? { takeEntry(token, \.feed) }
+
+    /// Takes the entry under `token` out of the store when it has `part` (a feed or a sink).
+    private func takeEntry<Part>(_ token: String, _ part: KeyPath<Entry, Part?>) -> Part? {
         let now = clock()
         return state.withLock { state in
             Self.dropExpired(&state, now: now)
-            guard let feed = state.entries[token]?.feed else { return nil }
+            guard let found = state.entries[token]?[keyPath: part] else { return nil }
             state.entries[token] = nil
             state.takes += 1
-            return feed
+            return found
         }
     }
 
