@@ -209,10 +209,12 @@
   // The function a received `$sink` becomes: posts a Blob to the sink's token, whole (Chromium
   // streams it to the socket unread); resolves when the app has taken every byte. The Blob goes
   // without its type (a slice of it, no copy): a Content-Type the channel does not need would make
-  // the post a CORS preflight's.
+  // the post a CORS preflight's. The post is not aborted with the call that offered the sink: the
+  // app, cancelling that call, stops reading it (so the call ends cancelled, not with a short body).
   function postToSink(token) {
     return function (blob) {
-      return channelFetch(byteChannel + token, { method: 'POST', body: blob.slice(0, blob.size), mode: 'cors', credentials: 'omit', cache: 'no-store' })
+      return channelFetch(byteChannel + token, { method: 'POST', body: blob.slice(0, blob.size), mode: 'cors', credentials: 'omit',
+        cache: 'no-store' })
         .then(function (response) { if (!response.ok) return channelError(response, 'the body was refused'); });
     };
   }

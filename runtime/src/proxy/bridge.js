@@ -33,7 +33,10 @@ function answerPull(source, pull, signal) {
   // Offered a sink (the first pull, where the byte channel takes a whole post), a Blob body is
   // posted whole and no pull is answered; if the post fails the pull is answered as any other.
   if (pull.sink && source.blob) {
-    pull.sink(source.blob).catch(function () { answerPull(source, { id: pull.id, seq: pull.seq, offset: pull.offset, length: pull.length }, signal); });
+    pull.sink(source.blob).catch(function () {
+      if (signal && signal.aborted) return;
+      answerPull(source, { id: pull.id, seq: pull.seq, offset: pull.offset, length: pull.length }, signal);
+    });
     return;
   }
   // The bytes go as bytes: the bridge carries them through its byte channel where the engine
