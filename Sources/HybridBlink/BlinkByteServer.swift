@@ -331,7 +331,7 @@ struct BlinkByteConnection {
             guard sink.receive(taken) else { return false }
         }
         while left > 0 {
-            var block = Data(count: min(left, 256 << 10))
+            var block = Data(count: min(left, 1 << 20))
             let fd = fd
             let got = block.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if got < 0 && errno == EINTR { continue }
