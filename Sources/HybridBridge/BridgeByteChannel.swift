@@ -76,16 +76,9 @@ public struct BridgeByteChannel: URLSchemeHandler {
 
     /// What ``respond(to:)`` answers, decided on the calling thread with the origin the host last
     /// published (``publishOrigin(_:)``), for an endpoint that serves requests on threads of its
-    /// own; `nil` when none is published (ask ``respond(to:)`` on the main actor then).
-    public func respondWithPublishedOrigin(to request: SchemeRequest) -> SchemeResponse? {
-        guard let published = published.withLock({ $0 }) else { return nil }
-        return answer(request, allowing: published)
-    }
-
-    /// What an endpoint that serves the channel on threads of its own answers `request` with, as
-    /// ``respondWithPublishedOrigin(to:)`` decides; a read of a feed (``BridgeByteFeed``) gives the
-    /// feed itself (`feed`; the response's body is then empty), for the endpoint to write its bytes
-    /// as they arrive, on its own thread. `nil` when no origin is published.
+    /// own; a read of a feed (``BridgeByteFeed``) gives the feed itself (`feed`; the response's body
+    /// is then empty), for the endpoint to write its bytes as they arrive, on its own thread. `nil`
+    /// when no origin is published (ask ``respond(to:)`` on the main actor then).
     package func answerOnThread(to request: SchemeRequest) -> (response: SchemeResponse, feed: BridgeByteFeed?)? {
         guard let published = published.withLock({ $0 }) else { return nil }
         switch decide(request, allowing: published) {
@@ -106,7 +99,7 @@ public struct BridgeByteChannel: URLSchemeHandler {
         return (sink, Self.corsHeaders(cors))
     }
 
-    /// Publishes the origin the channel answers, for ``respondWithPublishedOrigin(to:)``; `nil`
+    /// Publishes the origin the channel answers, for ``answerOnThread(to:)``; `nil`
     /// withdraws it (requests then ask ``respond(to:)``). The host publishes the same origin its
     /// `origin` closure returns, each time that changes.
     public func publishOrigin(_ origin: BridgeOrigin?) {
