@@ -69,6 +69,10 @@ public final class BridgeByteFeed: Sendable {
     /// Whether the feed still takes bytes.
     public var isOpen: Bool { state.withLock { $0.end == .open && !$0.cancelled } }
 
+    /// Whether the feed's reader went away (its request ended: an abort, a cancelled stream) or it
+    /// expired unread, rather than the feed ending or overflowing.
+    public var readerLeft: Bool { state.withLock { $0.cancelled } }
+
     /// The reader is gone: later writes are refused and what waits is dropped.
     package func cancel() {
         state.withLock { state in

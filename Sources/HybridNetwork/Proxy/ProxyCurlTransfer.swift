@@ -67,7 +67,7 @@ private final class HopState: @unchecked Sendable {
     private let limit: Int
     private let progress: (@Sendable (ProxyProgress) -> Void)?
     private let decide: ProxyDecision?
-    private var stream: (@Sendable (Data) -> Void)?
+    private var stream: (@Sendable (Data) throws -> Void)?
     private var received = 0
     private var reported = 0
     private var declared: Int64 = -1
@@ -94,7 +94,7 @@ private final class HopState: @unchecked Sendable {
     func received(body bytes: UnsafeRawBufferPointer) throws {
         received += bytes.count
         if received > limit { throw HybridError.network(.payloadTooLarge(size: received, limit: limit)) }
-        if let stream { return stream(Data(bytes)) }
+        if let stream { return try stream(Data(bytes)) }
         data.append(contentsOf: bytes)
         // One report per 64 KB keeps a large download from flooding the bridge.
         if let progress, data.count - reported >= 65_536 {

@@ -80,12 +80,8 @@ public struct ProxyModule: BridgeModule {
     /// carries the body bytes no report did.
     private static func perform(_ request: ProxyRequest, proxy: RequestProxy, context: BridgeCallContext,
                                 documents: ProxyDocumentTarget) async throws -> ProxyResponse {
-        // The transfer runs in a task of its own so that a body feed the page stopped reading
-        // (ProxyStream's feedLost) can stop it.
-        let transfer = TransferHandle()
         let openFeed: (@Sendable () -> BridgeByteFeed?)? = request.feed == true ? { @Sendable in context.openByteFeed() } : nil
-        let stream = ProxyStream(openFeed: openFeed, feedLost: { transfer.cancel() },
-                                 send: { @MainActor report in await context.progress(report) })
+        let stream = ProxyStream(openFeed: openFeed, send: { @MainActor report in await context.progress(report) })
         // The document's policies decide, whatever the request says: a script calling the bridge
         // itself gets the same verdict as the page script's hooks. Enforced violations travel
         // with the failure, report-only ones as progress (the page fires their events either way).
@@ -113,15 +109,10 @@ public struct ProxyModule: BridgeModule {
         if let source { proxy.bodies.add(source) }
         defer { if let source { proxy.bodies.remove(source) } }
         do {
-            let work = Task {
+            let response = try await withTaskCancellationHandler {
                 try await proxy.perform(request, origin: context.origin, progress: upload, events: streamed ? stream.events : nil,
                                         body: source, rules: rules)
-            }
-            transfer.set(work)
-            let response = try await withTaskCancellationHandler {
-                try await work.value
             } onCancel: {
-                work.cancel()
                 stream.abort()
                 source?.cancel()
             }
@@ -134,33 +125,7 @@ public struct ProxyModule: BridgeModule {
             throw BridgeFailure.module(code: failure.code, message: failure.description, data: ["violations": .array(events)])
         } catch {
             stream.abort()
-            if stream.lostFeed, !Task.isCancelled {
-                throw HybridError.network(.requestFailed("the page stopped reading the response body"))
-            }
             throw error
-        }
-    }
-
-    /// The task a request's transfer runs in, cancelled from wherever the feed is lost.
-    private final class TransferHandle: @unchecked Sendable {
-        private let lock = NSLock()
-        private var task: Task<ProxyResponse, any Error>?
-        private var cancelled = false
-
-        func set(_ task: Task<ProxyResponse, any Error>) {
-            let cancelNow = lock.withLock { () -> Bool in
-                self.task = task
-                return cancelled
-            }
-            if cancelNow { task.cancel() }
-        }
-
-        func cancel() {
-            let task = lock.withLock { () -> Task<ProxyResponse, any Error>? in
-                cancelled = true
-                return self.task
-            }
-            task?.cancel()
         }
     }
 

@@ -20,7 +20,7 @@ final class ProxySessionTransfer: NSObject, ProxyTransport, URLSessionDataDelega
         var limit: Int
         var progress: (@Sendable (ProxyProgress) -> Void)?
         var decide: ProxyDecision?
-        var stream: (@Sendable (Data) -> Void)?
+        var stream: (@Sendable (Data) throws -> Void)?
         var reportedDownload = 0
         var failure: NetworkFailure?
         var stop: (@Sendable () -> Void)?
@@ -150,7 +150,7 @@ final class ProxySessionTransfer: NSObject, ProxyTransport, URLSessionDataDelega
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let id = dataTask.taskIdentifier
-        let (report, over, sink) = lock.withLock { () -> ((@Sendable (ProxyProgress) -> Void, ProxyProgress)?, (Int, Int)?, (@Sendable (Data) -> Void)?) in
+        let (report, over, sink) = lock.withLock { () -> ((@Sendable (ProxyProgress) -> Void, ProxyProgress)?, (Int, Int)?, (@Sendable (Data) throws -> Void)?) in
             guard var entry = pending[id], entry.failure == nil else { return (nil, nil, nil) }
             entry.received += data.count
             if entry.received > entry.limit {
@@ -174,7 +174,13 @@ final class ProxySessionTransfer: NSObject, ProxyTransport, URLSessionDataDelega
         }
         if let (size, limit) = over { fail(id, task: dataTask, .payloadTooLarge(size: size, limit: limit)) }
         if let (progress, value) = report { progress(value) }
-        sink?(data)
+        do {
+            try sink?(data)
+        } catch HybridError.network(let reason) {
+            fail(id, task: dataTask, reason)
+        } catch {
+            dataTask.cancel()
+        }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

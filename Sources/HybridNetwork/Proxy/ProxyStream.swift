@@ -47,9 +47,6 @@ final class ProxyStream: @unchecked Sendable {
     private let openFeed: (@Sendable () -> BridgeByteFeed?)?
     private let feedThreshold: Int
     private var feed: BridgeByteFeed?
-    /// Called once when the feed refuses bytes (its reader went away, or stopped reading).
-    private let feedLost: (@Sendable () -> Void)?
-    private var lost = false
 
     /// A stream; with `send`, a relay task sends its batches in order, made only once there is
     /// something to send (a request with nothing to report costs no main-actor work). Without
@@ -57,23 +54,17 @@ final class ProxyStream: @unchecked Sendable {
     /// - Parameters:
     ///   - openFeed: Opens a byte feed for the rest of a body of at least `feedThreshold` bytes
     ///     waiting; `nil` (or a `nil` feed) keeps every byte in reports.
-    ///   - feedLost: Called once when the feed refuses bytes: the transfer should stop.
-    init(openFeed: (@Sendable () -> BridgeByteFeed?)? = nil, feedThreshold: Int = ProxyStream.feedThreshold,
-         feedLost: (@Sendable () -> Void)? = nil, send: Send? = nil) {
+    init(openFeed: (@Sendable () -> BridgeByteFeed?)? = nil, feedThreshold: Int = ProxyStream.feedThreshold, send: Send? = nil) {
         self.send = send
         self.openFeed = openFeed
         self.feedThreshold = feedThreshold
-        self.feedLost = feedLost
     }
-
-    /// Whether the body's feed refused bytes (``feedLost`` was called).
-    var lostFeed: Bool { lock.withLock { lost } }
 
     /// What the proxy reports into this stream.
     var events: RequestProxy.Events {
         RequestProxy.Events(upload: { [weak self] in self?.upload($0) },
                             head: { [weak self] in self?.receive(head: $0) },
-                            data: { [weak self] in self?.receive(data: $0) })
+                            data: { [weak self] in try self?.receive(data: $0) })
     }
 
     /// Upload progress: a report still waiting to be sent is replaced by the newer one (a large
@@ -116,22 +107,20 @@ final class ProxyStream: @unchecked Sendable {
         DispatchQueue.global().asyncAfter(deadline: .now() + Self.headHold) { [weak self] in self?.wake() }
     }
 
-    private func receive(data: Data) {
+    /// - Throws: when the body's feed refuses the bytes, to stop the transfer: `CancellationError`
+    ///   when the page's read went away (an abort, a cancelled body), `network_error` when the page
+    ///   stopped reading and the bytes waiting reached the feed's bound.
+    private func receive(data: Data) throws {
         let current = lock.withLock { () -> BridgeByteFeed? in
             if let feed { return feed }
             pending.append(data)
             return nil
         }
         guard let current else { return wake() }
-        if !current.write(data) { loseFeed() }
-    }
-
-    private func loseFeed() {
-        let first = lock.withLock { () -> Bool in
-            defer { lost = true }
-            return !lost
+        guard current.write(data) else {
+            if current.readerLeft { throw CancellationError() }
+            throw HybridError.network(.requestFailed("the page stopped reading the response body"))
         }
-        if first { feedLost?() }
     }
 
     /// The next batch to send, waiting for one; `nil` once the request is over.

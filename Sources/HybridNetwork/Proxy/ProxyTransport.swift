@@ -58,8 +58,9 @@ struct ProxyHop: @unchecked Sendable {
 enum ProxyDisposition {
     /// Keep it, and return it when the transfer completes.
     case collect
-    /// Hand each piece to the closure as it arrives; the transfer then returns no body.
-    case stream(@Sendable (Data) -> Void)
+    /// Hand each piece to the closure as it arrives; the transfer then returns no body. A piece
+    /// the closure refuses (throws) stops the transfer with that error.
+    case stream(@Sendable (Data) throws -> Void)
     /// Stop: the transfer fails with this reason.
     case fail(NetworkFailure)
 }

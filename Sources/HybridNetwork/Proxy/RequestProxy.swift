@@ -45,8 +45,8 @@ public final class RequestProxy: Sendable {
         var upload: @Sendable (ProxyProgress) -> Void
         /// The final response's head (its body empty), once, before any ``data``.
         var head: @Sendable (ProxyResponse) -> Void
-        /// Body bytes as they arrive.
-        var data: @Sendable (Data) -> Void
+        /// Body bytes as they arrive; throwing stops the transfer with that error.
+        var data: @Sendable (Data) throws -> Void
     }
 
     /// The rules of the document a request comes from, checked at every hop before anything of
@@ -114,7 +114,7 @@ public final class RequestProxy: Sendable {
         var relay = (request.integrity ?? "").isEmpty ? events : nil
         relay?.data = { [events] data in
             streamed.add(data.count)
-            events?.data(data)
+            try events?.data(data)
         }
         do {
             let response = try await follow(request, origin: origin, record: &record,
@@ -316,7 +316,7 @@ public final class RequestProxy: Sendable {
             }
             return .stream { data in
                 hop.tee.append(data)
-                sink(data)
+                try sink(data)
             }
         }
     }
