@@ -1,5 +1,4 @@
 import Foundation
-import HybridBase
 
 /// Bytes a module streams to the page through the byte channel as they arrive: the page reads them
 /// with one request, as a `ReadableStream`, instead of one request (or one base64 message) per chunk.
@@ -11,7 +10,7 @@ import HybridBase
 /// one it never takes expires with the store's other entries. Bytes written before the page reads
 /// wait here, at most the store's ``BridgeByteStore/Limits/maxTotalBytes``: a write past that (a page
 /// that does not read) is refused and fails the feed, so an endless body cannot grow without bound.
-public final class BridgeByteFeed: Sendable {
+public final class BridgeByteFeed: @unchecked Sendable {
     /// How a feed ended, or that it goes on.
     package enum End: Equatable { case open, finished, failed }
 
@@ -21,14 +20,21 @@ public final class BridgeByteFeed: Sendable {
         var end = End.open
         /// The reader stopped reading (its connection closed, or the page cancelled).
         var cancelled = false
+
+        /// Drops the bytes waiting for the reader.
+        mutating func drop() {
+            chunks = []
+            buffered = 0
+        }
     }
 
     /// The token the page reads the feed under.
     public let token: String
     /// The bytes that may wait for the reader at once.
     let limit: Int
-    private let state = LockedState(State())
-    private let ready = NSCondition()
+    /// Guards `state` and wakes the reader (`@unchecked Sendable`: `state` is only touched under it).
+    private let condition = NSCondition()
+    private var state = State()
 
     init(token: String, limit: Int) {
         self.token = token
@@ -44,20 +50,17 @@ public final class BridgeByteFeed: Sendable {
     @discardableResult
     public func write(_ data: Data) -> Bool {
         guard !data.isEmpty else { return isOpen }
-        let taken = state.withLock { state -> Bool in
+        return change { state in
             guard state.end == .open, !state.cancelled else { return false }
             guard state.buffered + data.count <= limit else {
                 state.end = .failed
-                state.chunks = []
-                state.buffered = 0
+                state.drop()
                 return false
             }
             state.chunks.append(data)
             state.buffered += data.count
             return true
         }
-        signal()
-        return taken
     }
 
     /// Ends the body: the page's stream closes once it has read what was written.
@@ -67,59 +70,54 @@ public final class BridgeByteFeed: Sendable {
     public func fail() { end(.failed) }
 
     /// Whether the feed still takes bytes.
-    public var isOpen: Bool { state.withLock { $0.end == .open && !$0.cancelled } }
+    public var isOpen: Bool { condition.withLock { state.end == .open && !state.cancelled } }
 
     /// Whether the feed's reader went away (its request ended: an abort, a cancelled stream) or it
     /// expired unread, rather than the feed ending or overflowing.
-    public var readerLeft: Bool { state.withLock { $0.cancelled } }
+    public var readerLeft: Bool { condition.withLock { state.cancelled } }
 
     /// The reader is gone: later writes are refused and what waits is dropped.
     package func cancel() {
-        state.withLock { state in
+        change { state in
             state.cancelled = true
-            state.chunks = []
-            state.buffered = 0
+            state.drop()
         }
-        signal()
     }
 
     private func end(_ end: End) {
-        state.withLock { state in
+        change { state in
             guard state.end == .open else { return }
             state.end = end
-            if end == .failed {
-                state.chunks = []
-                state.buffered = 0
-            }
+            if end == .failed { state.drop() }
         }
-        signal()
     }
 
-    private func signal() {
-        ready.lock()
-        ready.broadcast()
-        ready.unlock()
+    /// Changes the state under the lock and wakes the reader.
+    @discardableResult
+    private func change<T>(_ body: (inout State) -> T) -> T {
+        condition.lock()
+        defer {
+            condition.broadcast()
+            condition.unlock()
+        }
+        return body(&state)
     }
 
     /// The bytes written since the last call, joined, waiting (blocking the calling thread) until
     /// there are some; `.finished` or `.failed` once the feed has ended and everything is read.
     /// For an endpoint that serves the channel on threads of its own.
     package func nextBlocking() -> (Data?, End) {
-        ready.lock()
-        defer { ready.unlock() }
+        condition.lock()
+        defer { condition.unlock() }
         while true {
-            let taken = state.withLock { state -> (Data?, End)? in
-                if state.cancelled { return (nil, .failed) }
-                if !state.chunks.isEmpty {
-                    let data = state.chunks.count == 1 ? state.chunks[0] : state.chunks.reduce(into: Data(capacity: state.buffered)) { $0.append($1) }
-                    state.chunks = []
-                    state.buffered = 0
-                    return (data, .open)
-                }
-                return state.end == .open ? nil : (nil, state.end)
+            if state.cancelled { return (nil, .failed) }
+            if !state.chunks.isEmpty {
+                let data = state.chunks.count == 1 ? state.chunks[0] : state.chunks.reduce(into: Data(capacity: state.buffered)) { $0.append($1) }
+                state.drop()
+                return (data, .open)
             }
-            if let taken { return taken }
-            ready.wait()
+            if state.end != .open { return (nil, state.end) }
+            condition.wait()
         }
     }
 

@@ -22,7 +22,9 @@ declare global {
  * array, `DataView`, `Blob`/`File` — read before the call is sent) are sent as `{"$bytes": base64}`,
  * or from 64 KB on, where the engine has a byte channel (`capabilities.binary === 'channel'`), as
  * request and response bodies of the container's `hybrid-bytes:` scheme; either way they come back
- * as `Uint8Array`.
+ * as `Uint8Array`. A module that streams bytes as they arrive (a byte feed, `{"$feed": token}` on the
+ * wire) puts a `ReadableStream<Uint8Array>` in its result or progress value instead: one request
+ * to the byte channel, read as the app writes.
  */
 export type JSONValue = null | boolean | number | string | Bytes | JSONValue[] | { [key: string]: JSONValue };
 
