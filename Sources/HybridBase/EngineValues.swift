@@ -26,7 +26,7 @@ public struct EngineRequest: Sendable {
     /// - Parameter name: The header's name, in any case.
     /// - Returns: Its first value, or `nil` when the request has no such header.
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
 }
 

@@ -35,7 +35,7 @@ public struct SchemeResponse: Sendable {
 
     /// The first value of a header, matched case-insensitively.
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
 }
 

@@ -208,7 +208,7 @@ private final class Exchange: @unchecked Sendable {
     static func headerLines(_ headers: [(name: String, value: String)], hasBody: Bool) -> [String] {
         var lines = headers.map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }
         lines.append("Expect:")
-        if hasBody && !headers.contains(where: { $0.name.caseInsensitiveCompare("Content-Type") == .orderedSame }) {
+        if hasBody && !headers.contains(where: { $0.name.equalsIgnoringASCIICase("Content-Type") }) {
             lines.append("Content-Type:")
         }
         return lines

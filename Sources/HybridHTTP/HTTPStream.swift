@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -108,12 +109,12 @@ package struct HTTPHead: Sendable {
 
     /// The first value of field `name` (case-insensitive).
     package func value(_ name: String) -> String? {
-        fields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        fields.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
 
     /// Every value of field `name` (case-insensitive), in order.
     package func values(_ name: String) -> [String] {
-        fields.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+        fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
     }
 
     /// The declared body length, when `Content-Length` is all digits.

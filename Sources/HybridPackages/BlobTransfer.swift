@@ -177,7 +177,7 @@ final class BlobTransfer: HTTPStreamSink, @unchecked Sendable {
             // Keep the partial: the next attempt resumes from here.
             throw HybridError.pkg(.downloadFailed(url: url.absoluteString, message: "truncated: \(received) of \(file.storedSize) bytes"))
         }
-        let actual = digest.finalize().packageHex
+        let actual = digest.finalize().lowercaseHex
         guard actual == file.blob else {
             try? FileManager.default.removeItem(at: partial)
             throw HybridError.pkg(.corruptBlob(sha256: file.blob, reason: "SHA-256 of the download is \(actual)"))

@@ -18,7 +18,7 @@ public struct TrustedKey: Codable, Sendable, Equatable {
     }
 
     /// A short name for logs and errors: the first 8 bytes of the key in hex.
-    public var fingerprint: String { publicKey.prefix(8).packageHex }
+    public var fingerprint: String { publicKey.prefix(8).lowercaseHex }
 }
 
 /// A statement that moves trust from the current signing key to its successor, as TUF rotates

@@ -54,7 +54,7 @@ public enum DeltaPatch {
         guard patch.count > headerSize, patch.prefix(magic.count).elementsEqual(magic) else {
             throw HybridError.pkg(.badPatch(base: "", reason: "not a dcz patch (RFC 9842 header missing)"))
         }
-        return patch.subdata(in: patch.startIndex + magic.count ..< patch.startIndex + headerSize).packageHex
+        return patch.subdata(in: patch.startIndex + magic.count ..< patch.startIndex + headerSize).lowercaseHex
     }
 
     /// Applies `patch` to `base`, whose SHA-256 is `baseSHA256`, and checks the result against the

@@ -241,7 +241,7 @@ public struct PackageInstaller: Sendable {
                 size += chunk.count
                 digest.update(chunk)
             }
-            let actual = digest.finalize().packageHex
+            let actual = digest.finalize().lowercaseHex
             guard size == file.size, actual == file.sha256 else {
                 try? FileManager.default.removeItem(at: url)
                 throw HybridError.pkg(.corruptBlob(sha256: file.sha256, reason: size == file.size ? "SHA-256 is \(actual)" : "size is \(size), expected \(file.size)"))

@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// Launch integrity: finds installed files that are no longer what the signed manifest says (a
 /// file truncated or zeroed by a crash, a power cut, a cleaner or a restore) before they are served,
@@ -139,7 +140,7 @@ public struct PackageIntegrity: Sendable {
             size += chunk.count
             digest.update(chunk)
         }
-        return size == file.size && digest.finalize().packageHex == file.sha256
+        return size == file.size && digest.finalize().lowercaseHex == file.sha256
     }
 
     private func previousIsIntact(_ id: String, version: Int) -> Bool {

@@ -30,7 +30,7 @@ extension DigestFactory {
     public func sha256Hex(_ data: Data) -> String {
         var digest = makeSHA256()
         digest.update(data)
-        return digest.finalize().packageHex
+        return digest.finalize().lowercaseHex
     }
 }
 
@@ -98,19 +98,5 @@ public struct PackagePlatform: Sendable {
             throw HybridError.pkg(.unsupportedEncoding(encoding))
         }
         return try compressor.decompress(stored, expectedSize: expectedSize)
-    }
-}
-
-extension Data {
-    /// Lower-case hexadecimal (how manifests spell SHA-256 digests).
-    var packageHex: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(count * 2)
-        for byte in self {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -112,10 +112,10 @@ public final class TrustedKeySet: SignatureVerifier, @unchecked Sendable {
             throw bad("statement \(claimed.sequence) does not follow \(rotations.count)")
         }
         guard head.contains(claimed.previous) else {
-            throw bad("statement \(claimed.sequence) is not signed by the current key (it names \(claimed.previous.prefix(8).packageHex))")
+            throw bad("statement \(claimed.sequence) is not signed by the current key (it names \(claimed.previous.prefix(8).lowercaseHex))")
         }
         guard !revoked.contains(claimed.previous) else {
-            throw HybridError.pkg(.keyRevoked(key: claimed.previous.prefix(8).packageHex))
+            throw HybridError.pkg(.keyRevoked(key: claimed.previous.prefix(8).lowercaseHex))
         }
         guard let signature = signatureBytes(signed.signature),
               (try? makeVerifier(claimed.previous))?.isValidSignature(signature, of: signed.statement) == true else {

@@ -158,5 +158,23 @@ struct CookieDateTests {
     @Test func leapDay() {
         #expect(CookieDate.parse("29 Feb 2024 12:00:00") == utc(2024, 2, 29, 12))
         #expect(CookieDate.parse("29 Feb 2023 12:00:00") == nil)
+        #expect(CookieDate.parse("29 Feb 2000 00:00:00") == utc(2000, 2, 29))
+        #expect(CookieDate.parse("29 Feb 2100 00:00:00") == nil)
+    }
+
+    /// The arithmetic agrees with Foundation's calendar on every first and last day of a month from
+    /// the algorithm's earliest year (1601) to 9999, and the latest second of a day.
+    @Test func datesAgreeWithTheCalendar() {
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        for year in stride(from: 1601, through: 9999, by: 7) {
+            for month in 1...12 {
+                var calendar = Calendar(identifier: .gregorian)
+                calendar.timeZone = TimeZone(identifier: "UTC")!
+                let last = calendar.range(of: .day, in: .month, for: utc(year, month, 1)!)!.count
+                #expect(CookieDate.parse("1 \(months[month - 1]) \(year) 00:00:00") == utc(year, month, 1))
+                #expect(CookieDate.parse("\(last) \(months[month - 1]) \(year) 23:59:59") == utc(year, month, last, 23, 59, 59))
+                #expect(CookieDate.parse("\(last + 1) \(months[month - 1]) \(year) 00:00:00") == nil)
+            }
+        }
     }
 }

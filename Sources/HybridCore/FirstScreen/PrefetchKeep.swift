@@ -94,7 +94,7 @@ public final class PrefetchKeepStore: Sendable {
             "headers": .array(headers.filter { $0.count == 2 }.map { [.string($0[0].lowercased()), .string($0[1])] }),
             "cookie": cookie.map(JSONValue.string) ?? .null,
         ]
-        return SubresourceIntegrity.Algorithm.sha256.digest(Data(fields.jsonText.utf8)).prefix(20).map { String(format: "%02x", $0) }.joined()
+        return SubresourceIntegrity.Algorithm.sha256.digest(Data(fields.jsonText.utf8)).prefix(20).lowercaseHex
     }
 
     /// The response kept for `url` and `identity`, when it is at most ``PrefetchKeep/maxAge`` +

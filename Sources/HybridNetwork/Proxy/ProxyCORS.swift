@@ -345,7 +345,7 @@ public struct ProxyCORS: Sendable {
 
     /// Every value of header `name` in `[name, value]` pairs, in order.
     static func values(_ name: String, in headers: [[String]]) -> [String] {
-        headers.compactMap { $0.count == 2 && $0[0].caseInsensitiveCompare(name) == .orderedSame ? $0[1] : nil }
+        headers.compactMap { $0.count == 2 && $0[0].equalsIgnoringASCIICase(name) ? $0[1] : nil }
     }
 
     private static func describe(_ url: URL) -> String {

@@ -89,7 +89,7 @@ public struct ProxyRequest: Codable, Sendable, Hashable {
 
     /// The first value of header `name` (case-insensitive).
     public func header(_ name: String) -> String? {
-        headers.first { $0.count == 2 && $0[0].caseInsensitiveCompare(name) == .orderedSame }.map { $0[1] }
+        headers.first { $0.count == 2 && $0[0].equalsIgnoringASCIICase(name) }.map { $0[1] }
     }
 }
 

@@ -163,7 +163,7 @@ public struct HTTPCacheEntry: Sendable, Hashable {
     }
 
     /// Lower-case hexadecimal.
-    static func hex(_ data: Data) -> String { data.map { String(format: "%02x", $0) }.joined() }
+    static func hex(_ data: Data) -> String { data.lowercaseHex }
 
     /// A value as one word: percent-encoded so it holds no space, newline, control byte or `%` of its own.
     static func escape(_ text: String) -> String {

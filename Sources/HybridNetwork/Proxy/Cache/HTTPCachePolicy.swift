@@ -55,9 +55,9 @@ public struct HTTPCachePolicy: Sendable, Hashable {
         public init(_ fields: [String]) {
             for field in fields {
                 for part in Self.split(field) {
-                    let pieces = part.split(separator: "=", maxSplits: 1)
-                    let name = pieces[0].trimmingCharacters(in: .whitespaces).lowercased()
-                    let argument = pieces.count > 1 ? pieces[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) : nil
+                    let equals = part.utf8.firstIndex(of: UInt8(ascii: "="))
+                    let name = Self.trimmed(part.utf8[..<(equals ?? part.utf8.endIndex)]).lowercased()
+                    let argument = equals.map { Self.trimmed(part.utf8[part.utf8.index(after: $0)...], quotes: true) }
                     let seconds = argument.flatMap(Self.delta)
                     switch name {
                     case "max-age": maxAge = min(maxAge ?? Int.max, seconds ?? 0)
@@ -82,22 +82,36 @@ public struct HTTPCachePolicy: Sendable, Hashable {
             return Int(text) ?? Int(Int32.max)
         }
 
-        /// Splits at commas outside quoted strings.
+        /// Splits at commas outside quoted strings, each part without the whitespace around it.
+        /// Bytes, not characters: every cache hit parses a stored `Cache-Control` (RFC 9110's
+        /// syntax is ASCII; other bytes pass through untouched).
         static func split(_ field: String) -> [String] {
             var parts: [String] = []
-            var current = ""
+            let bytes = field.utf8
+            var start = bytes.startIndex
             var quoted = false
-            for character in field {
-                if character == "\"" { quoted.toggle() }
-                if character == ",", !quoted {
-                    parts.append(current)
-                    current = ""
-                } else {
-                    current.append(character)
+            for index in bytes.indices {
+                if bytes[index] == UInt8(ascii: "\"") { quoted.toggle() }
+                if bytes[index] == UInt8(ascii: ","), !quoted {
+                    parts.append(trimmed(bytes[start..<index]))
+                    start = bytes.index(after: index)
                 }
             }
-            parts.append(current)
-            return parts.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            parts.append(trimmed(bytes[start...]))
+            return parts.filter { !$0.isEmpty }
+        }
+
+        /// `bytes` without the spaces and tabs around them (and, with `quotes`, then without the
+        /// double quotes around that).
+        static func trimmed(_ bytes: Substring.UTF8View, quotes: Bool = false) -> String {
+            func strip(_ bytes: Substring.UTF8View, _ skipped: (UInt8) -> Bool) -> Substring.UTF8View {
+                var rest = bytes.drop(while: skipped)
+                while let last = rest.last, skipped(last) { rest = rest.dropLast() }
+                return rest
+            }
+            var rest = strip(bytes) { $0 == 0x20 || $0 == 0x09 }
+            if quotes { rest = strip(rest) { $0 == 0x22 } }
+            return String(Substring(rest))
         }
     }
 
@@ -258,7 +272,7 @@ public struct HTTPCachePolicy: Sendable, Hashable {
 
     /// Every value of header `name` (case-insensitive), in order.
     public static func values(_ name: String, in headers: [HTTPCacheEntry.Field]) -> [String] {
-        headers.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+        headers.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
     }
 
     /// An HTTP-date (RFC 9110 §5.6.7: IMF-fixdate and the two obsolete forms, which the cookie
