@@ -51,7 +51,8 @@ public struct ProxyModule: BridgeModule {
         let proxy = self.proxy
         return [
             Action("request") { [documents] (request: ProxyRequest, context) in
-                try await Self.perform(request, proxy: proxy, context: context, documents: documents)
+                if let held = await Self.answerFromMemory(request, proxy: proxy, context: context, documents: documents) { return held }
+                return try await Self.perform(request, proxy: proxy, context: context, documents: documents)
             },
             // A form POST: the response becomes the new document (the page script cannot show it).
             Action("submit") { [documents] (request: ProxyRequest, context) in
@@ -72,6 +73,16 @@ public struct ProxyModule: BridgeModule {
                 return BridgeEmpty()
             },
         ]
+    }
+
+    /// A fresh response the proxy's cache holds in memory, answered on the main actor where the
+    /// call arrived: with no task switch the call costs little more than the bridge's round trip
+    /// (``RequestProxy/answerFromMemory(_:origin:policies:)``); `nil` sends it the usual way.
+    @MainActor
+    private static func answerFromMemory(_ request: ProxyRequest, proxy: RequestProxy, context: BridgeCallContext,
+                                         documents: ProxyDocumentTarget) -> ProxyResponse? {
+        guard context.action == "request", request.bodySize == nil else { return nil }
+        return proxy.answerFromMemory(request, origin: context.origin, policies: documents.policies(for: context.document))
     }
 
     /// Runs the request while a relay delivers its progress to the page in order (upload

@@ -20,7 +20,8 @@ import HybridHTTP
 /// the `Access-Control-Allow-*` checks, credentials modes and header exposure, except to the
 /// policy's ``ProxyPolicy/trustedHosts``.
 public final class RequestProxy: Sendable {
-    /// Sees every proxied request once it is over (``ProxyRecord``), on a background thread.
+    /// Sees every proxied request once it is over (``ProxyRecord``): on a background thread, or on
+    /// the main actor for a GET answered from the cache's memory (``ProxyModule``); keep it quick.
     public typealias Observer = @Sendable (ProxyRecord) -> Void
 
     /// What is proxied, limits, extra headers, trusted hosts.
@@ -104,10 +105,7 @@ public final class RequestProxy: Sendable {
     func perform(_ request: ProxyRequest, origin: BridgeOrigin?, progress: (@Sendable (ProxyProgress) -> Void)?,
                  events: Events?, body source: ProxyBodySource?, rules: PageRules? = nil) async throws -> ProxyResponse {
         let started = Date()
-        var record = ProxyRecord(method: request.method.uppercased(), url: URL(string: request.url) ?? URL(fileURLWithPath: "/"),
-                                 requestHeaders: request.headers.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil },
-                                 requestBodyBytes: 0, hops: [], status: nil, responseHeaders: [], responseBodyBytes: 0,
-                                 failure: nil, duration: 0)
+        var record = Self.record(of: request)
         let streamed = ByteCount()
         // With integrity metadata the body is checked whole before the page sees any of it, so the
         // head is not reported early and the body does not stream (the engine buffers it too).
@@ -131,10 +129,106 @@ public final class RequestProxy: Sendable {
         }
     }
 
+    /// A request on its way through its hops: what one hop hands the next.
+    private struct Journey {
+        let original: ProxyRequest
+        let origin: BridgeOrigin?
+        let rules: PageRules?
+        var url: URL
+        var method: String
+        var headers: [(name: String, value: String)]
+        var body: Data?
+        var streamed: ProxyBodySource?
+        let timeout: Double
+        let deadline: Date
+        let mode: String
+        var cors: ProxyCORS
+        var crossSite = false
+    }
+
+    /// One hop, ready to go: its CORS plan, the request, and what the cache says of it.
+    private struct PlannedHop {
+        let url: URL
+        let cors: ProxyCORS.Hop
+        let referrer: String?
+        var request: ProxyHop
+        let body: ProxyBodySource?
+        let cache: ProxyCache.Hop?
+    }
+
     private func follow(_ original: ProxyRequest, origin: BridgeOrigin?, record: inout ProxyRecord,
                         upload: (@Sendable (ProxyProgress) -> Void)?, events: Events?,
                         source: ProxyBodySource?, rules: PageRules?) async throws -> ProxyResponse {
-        guard var url = URL(string: original.url), policy.proxies(url) else {
+        var journey = try begin(original, origin: origin, record: &record, source: source, rules: rules)
+        while true {
+            var hop = try plan(&journey, record: &record)
+            if hop.cors.preflight {
+                try await preflight(url: hop.url, method: journey.method, headers: journey.headers, cors: journey.cors,
+                                    referrer: hop.referrer, userAgent: original.userAgent, forced: original.preflight ?? false,
+                                    timeout: journey.deadline.timeIntervalSinceNow)
+            }
+            var setCookies: [String] = []
+            let (response, data): (HTTPHead, Data)
+            if let stored = try answer(hop, record: &record) {
+                (response, data) = stored
+            } else {
+                let cacheHop = hop.cache
+                for field in cacheHop?.addedHeaders ?? [] {
+                    hop.request.headers.removeAll { $0.name.equalsIgnoringASCIICase(field.name) }
+                    hop.request.headers.append((field.name, field.value))
+                }
+                let decide = events.map { decision($0, hop: hop, journey: journey, hops: record.hops.count) }
+                var (sent, body) = try await send(hop.request, body: hop.body, limit: policy.maxBodyBytes, progress: upload,
+                                                  decide: cacheHop.map { Self.caching(decide, hop: $0) } ?? decide)
+                setCookies = ProxyHeaders.setCookieValues(sent)
+                if let cacheHop {
+                    let kept = cacheHop.finish(status: sent.status, headers: Self.fields(sent.fields), body: body)
+                    record.cache = kept.outcome?.rawValue
+                    if kept.fromCache { (sent, body) = (Self.head(url: hop.url, status: kept.status, fields: kept.headers), kept.body) }
+                }
+                (response, data) = (sent, body)
+            }
+            if let final = try land(&journey, hop: hop, response: response, data: data, setCookies: setCookies, record: &record) {
+                return final
+            }
+        }
+    }
+
+    /// A GET the cache answers from memory, with nothing sent and nothing to wait for: the same
+    /// checks and response as ``perform(_:origin:progress:)`` gives, synchronously (a bridge call
+    /// answered this way needs no task switch). `nil` for anything else — a request to send, a
+    /// preflight to make, a stored redirect, a failure, report-only policies to report — which the
+    /// caller then performs as usual, from the start.
+    /// - Parameter policies: The document's policies (``PageRules``); enforced ones report only when
+    ///   they refuse, and a refusal is left to the full path, which reports it.
+    func answerFromMemory(_ request: ProxyRequest, origin: BridgeOrigin?, policies: [ContentSecurityPolicy]) -> ProxyResponse? {
+        guard let cache, cache.holdsEntries, Self.normalize(method: request.method) == "GET", request.bodySize == nil,
+              (request.body ?? "").isEmpty, policies.allSatisfy({ $0.disposition == .enforce }) else { return nil }
+        let started = Date()
+        var record = Self.record(of: request)
+        let rules = PageRules(policies: policies) { _ in }
+        guard var journey = try? begin(request, origin: origin, record: &record, source: nil, rules: rules),
+              let hop = try? plan(&journey, record: &record, heldOnly: true), !hop.cors.preflight,
+              case .serve? = hop.cache?.plan, let stored = try? answer(hop, record: &record),
+              let response = try? land(&journey, hop: hop, response: stored.0, data: stored.1, setCookies: [], record: &record)
+        else { return nil }
+        record.duration = Date().timeIntervalSince(started)
+        observer?(record)
+        return response
+    }
+
+    /// What the app's hook sees of `request` before it goes anywhere.
+    private static func record(of request: ProxyRequest) -> ProxyRecord {
+        ProxyRecord(method: request.method.uppercased(), url: URL(string: request.url) ?? URL(fileURLWithPath: "/"),
+                    requestHeaders: request.headers.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil },
+                    requestBodyBytes: 0, hops: [], status: nil, responseHeaders: [], responseBodyBytes: 0,
+                    failure: nil, duration: 0)
+    }
+
+    /// The checks of the request as the page made it (URL, body, size) and its first hop's state.
+    private func begin(_ original: ProxyRequest, origin: BridgeOrigin?, record: inout ProxyRecord,
+                       source: ProxyBodySource?, rules: PageRules?) throws -> Journey {
+        guard let url = URL(string: original.url), policy.proxies(url) else {
             throw HybridError.network(.proxyDenied(String(original.url.prefix(200))))
         }
         var body: Data?
@@ -163,130 +257,122 @@ public final class RequestProxy: Sendable {
             body = data
         }
         if streamed == nil { record.requestBodyBytes = body?.count ?? record.requestBodyBytes }
-        var method = Self.normalize(method: original.method)
-        var headers = original.headers.compactMap { $0.count == 2 && !ProxyHeaders.isForbidden($0[0]) ? (name: $0[0], value: $0[1]) : nil }
+        let headers = original.headers.compactMap { $0.count == 2 && !ProxyHeaders.isForbidden($0[0]) ? (name: $0[0], value: $0[1]) : nil }
         let timeout = (original.timeout ?? 0) > 0 ? original.timeout! / 1000 : policy.defaultTimeout
         streamed?.timeoutMilliseconds = Int(timeout * 1000)
-        let deadline = Date().addingTimeInterval(timeout)
-        let mode = original.redirect ?? "follow"
         var cors = ProxyCORS(origin: origin, mode: original.mode, credentials: original.credentials, trusted: policy.trustedHosts)
         cors.originFromFirstHop = original.quirks?.contains("origin-from-first-hop") ?? false
-        let forced = original.preflight ?? false
-        var crossSite = false
-        while true {
-            record.hops.append(url)
-            try check(url, origin: origin, rules: rules, initialURL: record.hops[0])
-            let hopURL = url
-            let remaining = deadline.timeIntervalSinceNow
-            guard remaining > 0 else { throw HybridError.network(.timedOut(milliseconds: Int(timeout * 1000))) }
-            let preflights = self.preflights
-            let hop = try cors.plan(url: url, method: method, headers: headers, forcePreflight: forced, redirect: mode) { [cors] method, names in
-                preflights.allows(origin: cors.serializedOrigin, url: hopURL, credentials: cors.credentials == .include,
-                                  method: method, names: names)
-            }
-            let referrer = ProxyReferrer.header(source: original.referrer, policy: original.referrerPolicy, target: url)
-            if hop.preflight {
-                try await preflight(url: url, method: method, headers: headers, cors: cors, referrer: referrer,
-                                    userAgent: original.userAgent, forced: forced, timeout: remaining)
-            }
-            let cookies = hop.cookies && policy.usesCookieJar
-            // What the engine adds of its own: its User-Agent, Fetch Metadata.
-            var engineHeaders = original.userAgent.map { [("User-Agent", $0)] } ?? []
-            if let origin, ProxyFetchMetadata.site(url: url, origin: origin, crossSite: crossSite) == "cross-site" { crossSite = true }
-            engineHeaders += ProxyFetchMetadata.headers(url: url, origin: origin, mode: original.mode, crossSite: crossSite)
-            let hopBody = method == "GET" || method == "HEAD" ? nil : streamed
-            var request = self.hop(url: url, method: method, headers: headers, body: body, deadline: deadline,
-                                   timeout: timeout, cookies: cookies, origin: hop.origin, referrer: referrer,
-                                   engineHeaders: engineHeaders)
-            // A final response's head goes to the page as soon as it arrives, its body as it comes.
-            var decide: ProxyDecision?
-            if let events {
-                let hops = record.hops.count
-                decide = { [cors] response in
-                    if Self.isRedirect(response, mode: mode) { return .collect }
-                    do {
-                        let head = try Self.head(response, url: hopURL, hops: hops, cors: cors, checked: hop.checked, mode: mode)
-                        events.head(head)
-                        return head.type == "opaque" || head.type == "opaqueredirect" ? .collect : .stream(events.data)
-                    } catch let error as HybridError {
-                        if case .network(let reason) = error { return .fail(reason) }
-                        return .fail(.internalError("\(error)"))
-                    } catch {
-                        return .fail(.internalError("\(error)"))
-                    }
-                }
-            }
-            // The HTTP cache, before the network: it may answer the hop itself, or add its headers
-            // (fetch's mode headers, a revalidation's conditions); after: it stores or revalidates.
-            let cacheHop = cache?.prepare(method: method, url: Self.cacheKey(url), headers: Self.fields(request.headers),
-                                          mode: original.cache)
-            var response: HTTPHead
-            var data: Data
-            var setCookies: [String] = []
-            switch cacheHop?.plan {
-            case .fail?:
-                record.cache = ProxyCache.Outcome.miss.rawValue
-                throw HybridError.network(.notCached(ContentSecurityPolicy.reportable(url)))
-            case .serve(let entry)?:
-                (response, data) = (Self.head(url: url, status: entry.status, fields: entry.headers), entry.body)
-                record.cache = ProxyCache.Outcome.hit.rawValue
-            case .send?, nil:
-                for field in cacheHop?.addedHeaders ?? [] {
-                    request.headers.removeAll { $0.name.caseInsensitiveCompare(field.name) == .orderedSame }
-                    request.headers.append((field.name, field.value))
-                }
-                (response, data) = try await send(request, body: hopBody, limit: policy.maxBodyBytes, progress: upload,
-                                                  decide: cacheHop.map { Self.caching(decide, hop: $0) } ?? decide)
-                setCookies = ProxyHeaders.setCookieValues(response)
-                if let cacheHop {
-                    let kept = cacheHop.finish(status: response.status, headers: Self.fields(response.fields), body: data)
-                    record.cache = kept.outcome?.rawValue
-                    if kept.fromCache { (response, data) = (Self.head(url: url, status: kept.status, fields: kept.headers), kept.body) }
-                }
-            }
-            if cookies, let jar, !setCookies.isEmpty { _ = jar.setCookies(fromHeaders: setCookies, for: url) }
-            if Self.isRedirect(response, mode: mode), let next = Self.location(response, url: url) {
-                if hop.checked, let reason = cors.check(status: response.status, headers: ProxyHeaders.pairs(response)) {
-                    throw HybridError.network(.corsDenied(reason))
-                }
-                guard mode != "error" else { throw HybridError.network(.requestFailed("redirected to \(next.absoluteString) with redirect: 'error'")) }
-                guard record.hops.count <= policy.maxRedirects else { throw HybridError.network(.tooManyRedirects(limit: policy.maxRedirects)) }
-                guard let scheme = next.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-                    throw HybridError.network(.proxyDenied("redirect to \(next.absoluteString.prefix(200))"))
-                }
-                try cors.redirect(from: url, to: next)
-                let status = response.status
-                if (status == 301 || status == 302) && method == "POST" || status == 303 && method != "GET" && method != "HEAD" {
-                    method = "GET"
-                    body = nil
-                    streamed = nil
-                    headers.removeAll { ProxyHeaders.requestBodyHeaders.contains($0.name.lowercased()) }
-                }
-                if BridgeOrigin(url: next) != BridgeOrigin(url: url) {
-                    headers.removeAll { $0.name.lowercased() == "authorization" }
-                }
-                url = next
-                continue
-            }
-            let head = try Self.head(response, url: url, hops: record.hops.count, cors: cors, checked: hop.checked, mode: mode)
-            record.status = response.status
-            record.responseHeaders = ProxyHeaders.pairs(response).map { ($0[0], $0[1]) }
-            record.responseBodyBytes = data.count
-            let masked = head.type == "opaque" || head.type == "opaqueredirect"
-            if let integrity = original.integrity, !integrity.isEmpty,
-               masked || !SubresourceIntegrity.matches(data, metadata: integrity) {
-                throw HybridError.network(.integrityMismatch(ContentSecurityPolicy.reportable(url)))
-            }
-            if events != nil {
-                // The head went out already; what is left of the body is what was collected (none when streamed).
-                var rest = head
-                rest.setBody(masked ? Data() : data)
-                return rest
-            }
-            var full = head
-            full.setBody(masked ? Data() : data)
-            return full
+        return Journey(original: original, origin: origin, rules: rules, url: url, method: Self.normalize(method: original.method),
+                       headers: headers, body: body, streamed: streamed, timeout: timeout,
+                       deadline: Date().addingTimeInterval(timeout), mode: original.redirect ?? "follow", cors: cors)
+    }
+
+    /// The next hop: checked against the page's rules, planned for CORS, built, and asked of the
+    /// cache (only of what it holds in memory, with `heldOnly`).
+    private func plan(_ journey: inout Journey, record: inout ProxyRecord, heldOnly: Bool = false) throws -> PlannedHop {
+        let url = journey.url, origin = journey.origin, original = journey.original
+        record.hops.append(url)
+        try check(url, origin: origin, rules: journey.rules, initialURL: record.hops[0])
+        guard journey.deadline.timeIntervalSinceNow > 0 else {
+            throw HybridError.network(.timedOut(milliseconds: Int(journey.timeout * 1000)))
         }
+        let preflights = self.preflights
+        let cors = try journey.cors.plan(url: url, method: journey.method, headers: journey.headers, forcePreflight: original.preflight ?? false,
+                                         redirect: journey.mode) { [cors = journey.cors] method, names in
+            preflights.allows(origin: cors.serializedOrigin, url: url, credentials: cors.credentials == .include,
+                              method: method, names: names)
+        }
+        let referrer = ProxyReferrer.header(source: original.referrer, policy: original.referrerPolicy, target: url)
+        // What the engine adds of its own: its User-Agent, Fetch Metadata.
+        var engineHeaders = original.userAgent.map { [("User-Agent", $0)] } ?? []
+        if let origin, ProxyFetchMetadata.site(url: url, origin: origin, crossSite: journey.crossSite) == "cross-site" { journey.crossSite = true }
+        engineHeaders += ProxyFetchMetadata.headers(url: url, origin: origin, mode: original.mode, crossSite: journey.crossSite)
+        let request = hop(url: url, method: journey.method, headers: journey.headers, body: journey.body, deadline: journey.deadline,
+                          timeout: journey.timeout, cookies: cors.cookies && policy.usesCookieJar, origin: cors.origin,
+                          referrer: referrer, engineHeaders: engineHeaders)
+        // The HTTP cache, before the network: it may answer the hop itself, or add its headers
+        // (fetch's mode headers, a revalidation's conditions); after: it stores or revalidates.
+        let cacheHop = cache?.prepare(method: journey.method, url: Self.cacheKey(url), headers: Self.fields(request.headers),
+                                      mode: original.cache, heldOnly: heldOnly)
+        return PlannedHop(url: url, cors: cors, referrer: referrer, request: request,
+                          body: journey.method == "GET" || journey.method == "HEAD" ? nil : journey.streamed, cache: cacheHop)
+    }
+
+    /// The hop's answer when the cache gives it without the network; `nil` when it must be sent.
+    /// - Throws: `not_cached` for `only-if-cached` with nothing stored.
+    private func answer(_ hop: PlannedHop, record: inout ProxyRecord) throws -> (HTTPHead, Data)? {
+        switch hop.cache?.plan {
+        case .fail?:
+            record.cache = ProxyCache.Outcome.miss.rawValue
+            throw HybridError.network(.notCached(ContentSecurityPolicy.reportable(hop.url)))
+        case .serve(let entry)?:
+            record.cache = ProxyCache.Outcome.hit.rawValue
+            return (Self.head(url: hop.url, status: entry.status, fields: entry.headers), entry.body)
+        case .send?, nil:
+            return nil
+        }
+    }
+
+    /// A streamed request's decision on the final response's head as it arrives: the head goes to
+    /// the page at once, the body as it comes; a redirect or an opaque response is collected.
+    private func decision(_ events: Events, hop: PlannedHop, journey: Journey, hops: Int) -> ProxyDecision {
+        let (url, mode, cors, checked) = (hop.url, journey.mode, journey.cors, hop.cors.checked)
+        return { response in
+            if Self.isRedirect(response, mode: mode) { return .collect }
+            do {
+                let head = try Self.head(response, url: url, hops: hops, cors: cors, checked: checked, mode: mode)
+                events.head(head)
+                return head.type == "opaque" || head.type == "opaqueredirect" ? .collect : .stream(events.data)
+            } catch let error as HybridError {
+                if case .network(let reason) = error { return .fail(reason) }
+                return .fail(.internalError("\(error)"))
+            } catch {
+                return .fail(.internalError("\(error)"))
+            }
+        }
+    }
+
+    /// Takes a hop's response: its cookies into the jar; a redirect sets up the next hop (`nil`);
+    /// a final response is checked (CORS, integrity) and becomes what the page gets.
+    private func land(_ journey: inout Journey, hop: PlannedHop, response: HTTPHead, data: Data, setCookies: [String],
+                      record: inout ProxyRecord) throws -> ProxyResponse? {
+        let url = journey.url, mode = journey.mode
+        if hop.cors.cookies && policy.usesCookieJar, let jar, !setCookies.isEmpty { _ = jar.setCookies(fromHeaders: setCookies, for: url) }
+        if Self.isRedirect(response, mode: mode), let next = Self.location(response, url: url) {
+            if hop.cors.checked, let reason = journey.cors.check(status: response.status, headers: ProxyHeaders.pairs(response)) {
+                throw HybridError.network(.corsDenied(reason))
+            }
+            guard mode != "error" else { throw HybridError.network(.requestFailed("redirected to \(next.absoluteString) with redirect: 'error'")) }
+            guard record.hops.count <= policy.maxRedirects else { throw HybridError.network(.tooManyRedirects(limit: policy.maxRedirects)) }
+            guard let scheme = next.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+                throw HybridError.network(.proxyDenied("redirect to \(next.absoluteString.prefix(200))"))
+            }
+            try journey.cors.redirect(from: url, to: next)
+            let status = response.status, method = journey.method
+            if (status == 301 || status == 302) && method == "POST" || status == 303 && method != "GET" && method != "HEAD" {
+                journey.method = "GET"
+                journey.body = nil
+                journey.streamed = nil
+                journey.headers.removeAll { ProxyHeaders.requestBodyHeaders.contains($0.name.lowercased()) }
+            }
+            if BridgeOrigin(url: next) != BridgeOrigin(url: url) {
+                journey.headers.removeAll { $0.name.lowercased() == "authorization" }
+            }
+            journey.url = next
+            return nil
+        }
+        var head = try Self.head(response, url: url, hops: record.hops.count, cors: journey.cors, checked: hop.cors.checked, mode: mode)
+        record.status = response.status
+        record.responseHeaders = ProxyHeaders.pairs(response).map { ($0[0], $0[1]) }
+        record.responseBodyBytes = data.count
+        let masked = head.type == "opaque" || head.type == "opaqueredirect"
+        if let integrity = journey.original.integrity, !integrity.isEmpty,
+           masked || !SubresourceIntegrity.matches(data, metadata: integrity) {
+            throw HybridError.network(.integrityMismatch(ContentSecurityPolicy.reportable(url)))
+        }
+        // A streamed response's head went out already; its body is what was collected (none then).
+        head.setBody(masked ? Data() : data)
+        return head
     }
 
     /// What the engine checks before it sends a request, at every hop (the Fetch standard's main
@@ -454,7 +540,7 @@ public final class RequestProxy: Sendable {
         var fields: [(name: String, value: String)] = []
         var present = Set<String>()
         for (name, value) in headers {
-            if let index = fields.firstIndex(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame }) {
+            if let index = fields.firstIndex(where: { $0.name.equalsIgnoringASCIICase(name) }) {
                 fields[index].value += ", " + value
             } else {
                 fields.append((name, value))

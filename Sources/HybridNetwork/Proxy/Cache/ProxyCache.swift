@@ -141,8 +141,14 @@ public final class ProxyCache: @unchecked Sendable {
 
     private static func isEntryName(_ name: String) -> Bool { name.hasSuffix(".entry") && !name.hasPrefix(".") }
 
+    /// Whether entries are held decoded in memory (``Configuration/maxMemoryBytes`` above 0).
+    var holdsEntries: Bool { configuration.isEnabled && configuration.maxMemoryBytes > 0 }
+
     /// The stored entry for `url` and `identity`, if there is a whole one; a corrupt file is deleted.
-    public func entry(url: String, identity: String) -> HTTPCacheEntry? {
+    public func entry(url: String, identity: String) -> HTTPCacheEntry? { entry(url: url, identity: identity, heldOnly: false) }
+
+    /// The stored entry, looked for only in memory with `heldOnly` (no file is read).
+    func entry(url: String, identity: String, heldOnly: Bool) -> HTTPCacheEntry? {
         let name = Self.name(url: url, identity: identity)
         return lock.withLock { () -> HTTPCacheEntry? in
             clock += 1
@@ -152,7 +158,7 @@ public final class ProxyCache: @unchecked Sendable {
                 disk[name]?.used = clock
                 return held.entry
             }
-            guard disk[name] != nil else { return nil }
+            guard !heldOnly, disk[name] != nil else { return nil }
             let file = directory.appendingPathComponent(name)
             guard let data = try? Data(contentsOf: file), let entry = try? HTTPCacheEntry.decode(data),
                   entry.url == url, entry.identity == identity else {

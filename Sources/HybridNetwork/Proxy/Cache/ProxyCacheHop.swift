@@ -109,7 +109,7 @@ extension ProxyCache {
 
     /// The cache's plan for one hop, with `headers` as the hop will send them (its `Cookie`
     /// and `Authorization` decide the identity) and the page's fetch `cache` mode.
-    func prepare(method: String, url: String, headers: [HTTPCacheEntry.Field], mode text: String?) -> Hop {
+    func prepare(method: String, url: String, headers: [HTTPCacheEntry.Field], mode text: String?, heldOnly: Bool = false) -> Hop {
         var mode = HTTPCachePolicy.effectiveMode(HTTPCachePolicy.Mode(fetch: text), requestHeaders: headers)
         let identity = Self.identity(headers)
         let tee = Tee(limit: min(configuration.maxEntryBytes, configuration.maxDiskBytes / 4))
@@ -118,7 +118,7 @@ extension ProxyCache {
             return Hop(cache: configuration.isEnabled ? self : nil, method: method, url: url, headers: headers, mode: mode,
                        identity: identity, stored: nil, plan: .send, addedHeaders: [], revalidating: false, tee: tee)
         }
-        var stored = mode == .noStore || mode == .reload ? nil : entry(url: url, identity: identity)
+        var stored = mode == .noStore || mode == .reload ? nil : entry(url: url, identity: identity, heldOnly: heldOnly)
         if let entry = stored, !entry.matches(varying: headers) { stored = nil }
         let added = HTTPCachePolicy.addedRequestHeaders(mode, requestHeaders: headers)
         let plan: Hop.Plan
