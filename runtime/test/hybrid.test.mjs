@@ -190,6 +190,21 @@ test('bytes in params go as {"$bytes": base64}; $bytes in a reply come back as a
   assert.deepEqual(value.keep, { $bytes: 'AA==', x: 1 }, 'only an object of exactly $bytes is bytes');
 });
 
+test('$bytes after other "$… texts in a reply is still found; a reply with none is left as it is', async () => {
+  const page = runtime();
+  ready(page);
+  const p = page.window.hybrid.call('m', 'a');
+  const first = calls(page)[0];
+  page.toRuntime(`{"t":"reply","id":${first.id},"ok":true,"value":{"price":"$5","$bytesish":1,"list":[{"$bytes":"AQ=="}]}}`);
+  const value = await p;
+  assert.ok(value.list[0] instanceof Uint8Array, 'the $bytes after two decoys is bytes');
+  assert.deepEqual(value.$bytesish, 1);
+  const q = page.window.hybrid.call('m', 'b');
+  const second = calls(page)[1];
+  page.toRuntime(`{"t":"reply","id":${second.id},"ok":true,"value":{"note":"costs $5","$bytes2":"AQ=="}}`);
+  assert.deepEqual(await q, { note: 'costs $5', $bytes2: 'AQ==' });
+});
+
 test('a Blob param is read before the call is sent', async () => {
   const page = runtime();
   ready(page);

@@ -141,15 +141,21 @@
     return response;
   }
 
+  // Whether a message's value (or event payload) may name bytes: an object or array in which a
+  // key `"$bytes"` appears (or, with the byte channel, `"$blob"`, `"$feed"`, `"$sink"`). One scan
+  // for `"$`, each hit checked for the four names: a reply carrying a large text is read once.
+  var BYTE_KEYS = ['bytes"', 'blob"', 'feed"', 'sink"'];
   function mayCarryBytes(text) {
     var at = text.indexOf('"value":');
     if (at < 0) at = text.indexOf('"payload":') + 2;
     if (at < 2) return false;
     var first = text.charCodeAt(at + 8);
-    return (first === 123 || first === 91) &&  // '{' or '['
-      (text.indexOf('"$bytes"', at) >= 0 ||
-       (byteChannel !== null && (text.indexOf('"$blob"', at) >= 0 || text.indexOf('"$feed"', at) >= 0 ||
-        text.indexOf('"$sink"', at) >= 0)));
+    if (first !== 123 && first !== 91) return false;  // '{' or '['
+    var names = byteChannel !== null ? BYTE_KEYS.length : 1;
+    for (var i = text.indexOf('"$', at); i >= 0; i = text.indexOf('"$', i + 2)) {
+      for (var n = 0; n < names; n++) if (text.startsWith(BYTE_KEYS[n], i + 2)) return true;
+    }
+    return false;
   }
 
   // ---- the byte channel ------------------------------------------------------------------

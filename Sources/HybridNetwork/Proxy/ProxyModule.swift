@@ -81,8 +81,7 @@ public struct ProxyModule: BridgeModule {
     @MainActor
     private static func answerFromMemory(_ request: ProxyRequest, proxy: RequestProxy, context: BridgeCallContext,
                                          documents: ProxyDocumentTarget) -> ProxyResponse? {
-        guard context.action == "request", request.bodySize == nil else { return nil }
-        return proxy.answerFromMemory(request, origin: context.origin, policies: documents.policies(for: context.document))
+        proxy.answerFromMemory(request, origin: context.origin, policies: documents.policies(for: context.document))
     }
 
     /// Runs the request while a relay delivers its progress to the page in order (upload
