@@ -27,7 +27,7 @@ var targets: [Target] = [
     // bridge module carrying XHR/fetch/form requests natively, with the page's CSP, SRI and mixed
     // content kept); it knows the bridge and the engine seam and no view, package or config.
     .target(name: "HybridNetwork", dependencies: ["HybridBase", "HybridHTTP", "HybridEngine", "HybridBridge", "HybridHealth",
-                                             .target(name: "CCrypto", condition: linux)],
+                                             .target(name: "CCrypto", condition: linux), .target(name: "CPSL", condition: linux)],
             resources: [.copy("Resources/hybrid-proxy.js")]),
     .target(name: "HybridCore", dependencies: ["HybridBase", "HybridHTTP", "HybridHealth", "HybridEngine", "HybridPackages",
                                           "HybridBridge", "HybridNetwork"],
@@ -51,6 +51,13 @@ var targets: [Target] = [
         name: "CCrypto",
         pkgConfig: "libcrypto",
         providers: [.apt(["libssl-dev"])]
+    ),
+    // libpsl: the Public Suffix List, for the cookie jar's `Domain` checks and Fetch Metadata's
+    // same-site (the library WebKitGTK's libsoup uses; its data is Debian's `publicsuffix`).
+    .systemLibrary(
+        name: "CPSL",
+        pkgConfig: "libpsl",
+        providers: [.apt(["libpsl-dev"])]
     ),
     // libsodium: Ed25519 signatures and SHA-256.
     .systemLibrary(

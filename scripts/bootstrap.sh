@@ -3,7 +3,7 @@
 # A no-op when everything is present: `apt-get update` runs once, only if something is missing.
 set -euo pipefail
 
-packages=(libwebkitgtk-6.0-dev libsoup-3.0-dev libsodium-dev zlib1g-dev libzstd-dev libcurl4-openssl-dev libssl-dev zstd bsdiff time xvfb xauth chromium nginx fonts-dejavu-core)
+packages=(libwebkitgtk-6.0-dev libsoup-3.0-dev libpsl-dev publicsuffix libsodium-dev zlib1g-dev libzstd-dev libcurl4-openssl-dev libssl-dev zstd bsdiff time xvfb xauth chromium nginx fonts-dejavu-core)
 
 # The page runtime's build and tests (docs/page-runtime.md): node, and tsc for the hybrid.d.ts check.
 packages+=(nodejs node-typescript)

@@ -27,6 +27,28 @@ struct CookieJarHostileTests {
         #expect(jar.allCookies.isEmpty)
     }
 
+    /// Cookie tossing across one public suffix: `Domain=co.uk` from one shop would reach every
+    /// other `.co.uk` site, `Domain=github.io` every other user's pages. The Public Suffix List
+    /// refuses both, as the engines do; a registrable domain under them is still a cookie domain.
+    @Test func aCookieForAPublicSuffixOfManyLabelsIsRefused() throws {
+        #expect(PublicSuffixList.isAvailable, "libpsl and its list are installed with the package's dependencies")
+        for (header, origin) in [("a=1; Domain=co.uk", "http://evil.co.uk/"), ("a=1; Domain=.co.uk", "http://evil.co.uk/"),
+                                 ("a=1; Domain=github.io", "https://evil.github.io/"),
+                                 ("a=1; Domain=s3.amazonaws.com", "https://evil.s3.amazonaws.com/")] {
+            #expect(throws: HybridError.self, "\(header) from \(origin)") { try jar.setCookie(fromHeader: header, for: url(origin)) }
+        }
+        for victim in ["http://bank.co.uk/", "https://victim.github.io/", "https://victim.s3.amazonaws.com/"] {
+            #expect(jar.cookieHeader(for: url(victim)) == nil, "\(victim)")
+        }
+        try jar.setCookie(fromHeader: "shop=1; Domain=example.co.uk", for: url("http://www.example.co.uk/"))
+        #expect(jar.cookieHeader(for: url("http://basket.example.co.uk/")) == "shop=1")
+        #expect(jar.cookieHeader(for: url("http://other.co.uk/")) == nil)
+        // A host that is itself a public suffix keeps its own cookie, host-only (§5.3 step 5).
+        try jar.setCookie(fromHeader: "own=1; Domain=github.io", for: url("https://github.io/"))
+        #expect(jar.cookieHeader(for: url("https://github.io/")) == "own=1")
+        #expect(jar.cookieHeader(for: url("https://pages.github.io/")) == nil)
+    }
+
     @Test func pathPrefixTrap() throws {
         try jar.setCookie(fromHeader: "f=1; Path=/foo", for: url("http://h.test/"))
         #expect(jar.cookieHeader(for: url("http://h.test/foo")) == "f=1")

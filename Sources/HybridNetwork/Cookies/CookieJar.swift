@@ -12,8 +12,9 @@ import HybridEngine
 ///
 /// Rules beyond RFC 6265, from RFC 6265bis, each switchable in ``Policy``: a Secure cookie is
 /// refused from an insecure origin, an insecure origin cannot overwrite or shadow a Secure
-/// cookie, and `__Secure-`/`__Host-` name prefixes are enforced. Without a public-suffix list,
-/// ``Policy/isPublicSuffix`` defaults to refusing single-label domains (`Domain=com`).
+/// cookie, and `__Secure-`/`__Host-` name prefixes are enforced. ``Policy/isPublicSuffix`` is the
+/// Public Suffix List's (``PublicSuffixList``: `Domain=co.uk` or `Domain=github.io` is refused, as
+/// the engines refuse it); where there is no list, single-label domains (`Domain=com`).
 public final class CookieJar: @unchecked Sendable {
     /// Who hands the jar a cookie or asks for cookies: the network (`Set-Cookie`, the `Cookie`
     /// header) or a script (`document.cookie`, RFC 6265's "non-HTTP API", which never sees or
@@ -28,15 +29,16 @@ public final class CookieJar: @unchecked Sendable {
         public var requireSecureOriginForSecure: Bool
         /// An insecure origin cannot overwrite or shadow a Secure cookie of the same name (RFC 6265bis).
         public var protectSecureCookies: Bool
-        /// Whether a `Domain` attribute names a public suffix (§5.3 step 5). The default refuses
-        /// single-label domains (`com`, `localhost`) unless they are the request host itself.
+        /// Whether a `Domain` attribute names a public suffix (§5.3 step 5): such a cookie is refused
+        /// unless the suffix is the request host itself. By default the Public Suffix List's answer
+        /// (``PublicSuffixList/isPublicSuffix(_:)``).
         public var isPublicSuffix: @Sendable (String) -> Bool
 
         /// A policy; by default `https` and `wss` are secure, Secure cookies are protected as RFC 6265bis
-        /// asks, and single-label domains count as public suffixes.
+        /// asks, and public suffixes are the Public Suffix List's.
         public init(secureSchemes: Set<String> = ["https", "wss"], requireSecureOriginForSecure: Bool = true,
                     protectSecureCookies: Bool = true,
-                    isPublicSuffix: @escaping @Sendable (String) -> Bool = { !$0.contains(".") }) {
+                    isPublicSuffix: @escaping @Sendable (String) -> Bool = PublicSuffixList.isPublicSuffix) {
             self.secureSchemes = Set(secureSchemes.map { $0.lowercased() })
             self.requireSecureOriginForSecure = requireSecureOriginForSecure
             self.protectSecureCookies = protectSecureCookies

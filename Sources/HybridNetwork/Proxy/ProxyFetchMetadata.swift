@@ -18,13 +18,13 @@ enum ProxyFetchMetadata {
         ]
     }
 
-    /// `same-origin`, `same-site` (same scheme and host, another port) or `cross-site`. A
-    /// registrable-domain match (`a.example.com` and `b.example.com`) counts as cross-site here:
-    /// telling it needs the public suffix list.
+    /// `same-origin`, `same-site` (the same scheme and the same site: the same host on another
+    /// port, or two hosts of one registrable domain, `a.example.com` and `b.example.com`, by the
+    /// Public Suffix List, so `a.github.io` and `b.github.io` are not) or `cross-site`.
     static func site(url: URL, origin: BridgeOrigin, crossSite: Bool) -> String {
         guard !crossSite, let target = BridgeOrigin(url: url) else { return "cross-site" }
         if target == origin { return "same-origin" }
-        return target.scheme == origin.scheme && target.host == origin.host ? "same-site" : "cross-site"
+        return target.scheme == origin.scheme && PublicSuffixList.isSameSite(target.host, origin.host) ? "same-site" : "cross-site"
     }
 
     /// https, or a loopback host.
