@@ -76,6 +76,17 @@ struct ProxyPolicyTests {
     }
 
     /// Foundation on Linux joins several `Set-Cookie` fields with `, `; an `Expires` date has a comma too.
+    /// The page script's `acceptLanguage` is sent only as a language list: anything that could
+    /// smuggle a header line or another field is dropped (the page may still set its own header).
+    @Test func onlyALanguageListIsSentAsTheEnginesAcceptLanguage() {
+        for list in ["en-US,en;q=0.9", "C", "de-CH, fr;q=0.5, *;q=0.1", "zh-Hant-TW"] {
+            #expect(ProxyHeaders.isLanguageList(list), "\(list)")
+        }
+        for hostile in ["", "en\r\nX-Evil: 1", "en\nCookie: a=1", "en:x", "\u{e9}n", String(repeating: "en,", count: 200)] {
+            #expect(!ProxyHeaders.isLanguageList(hostile), "\(hostile.debugDescription)")
+        }
+    }
+
     @Test func splitsJoinedSetCookieHeaders() {
         let joined = "a=1; Path=/; Expires=Wed, 09 Jun 2100 10:18:14 GMT, b=2; HttpOnly, c=x,y; Path=/"
         #expect(ProxyHeaders.splitSetCookie(joined) == ["a=1; Path=/; Expires=Wed, 09 Jun 2100 10:18:14 GMT", "b=2; HttpOnly", "c=x,y; Path=/"])

@@ -468,14 +468,14 @@ struct ProxyFidelityTests {
 
     /// The request headers a server (or a page reading an echo) sees: Origin, Referer by the
     /// referrer policy, Content-Type per body kind (none for bytes), the engine's User-Agent, Fetch
-    /// Metadata, Accept.
+    /// Metadata, Accept, Accept-Language.
     @Test(arguments: EngineKind.allCases)
     func requestHeadersTheServerSees(_ kind: EngineKind) async throws {
         let oracle = try ProxyOracle(kind)
         defer { oracle.close() }
         try await oracle.rig.open()
         let (engine, proxy) = try await oracle.run(Self.helpers + """
-            const names = ['origin', 'referer', 'content-type', 'user-agent', 'sec-fetch-dest', 'sec-fetch-mode', 'sec-fetch-site', 'accept', 'cookie', 'x-page'];
+            const names = ['origin', 'referer', 'content-type', 'user-agent', 'sec-fetch-dest', 'sec-fetch-mode', 'sec-fetch-site', 'accept', 'accept-language', 'cookie', 'x-page'];
             const pick = (echo) => names.map((n) => { const p = echo.headers.find((h) => h[0].toLowerCase() === n); return p ? same(p[1]) : null; });
             const f = async (url, init) => pick(await (await fetch(url, init)).json());
             const echo = `${base}/echo/${via}`;

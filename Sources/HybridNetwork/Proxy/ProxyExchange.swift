@@ -38,6 +38,10 @@ public struct ProxyRequest: Codable, Sendable, Hashable {
     public var uploadProgress: Bool?
     /// The engine's `User-Agent`, sent unless the page set one.
     public var userAgent: String?
+    /// The `Accept-Language` the engine would send for the page's languages (the page script writes
+    /// it from `navigator.languages`), sent unless the page set one; ignored unless it is a plain
+    /// language list (``ProxyHeaders/isLanguageList(_:)``).
+    public var acceptLanguage: String?
     /// Engine behaviours the page script asks the proxy to reproduce where the engines differ
     /// (measured; docs/request-proxy.md): `origin-from-first-hop` (Blink) — a request that
     /// started without an `Origin` header gets none after a redirect to another origin.

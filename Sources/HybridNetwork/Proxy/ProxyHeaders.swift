@@ -13,6 +13,16 @@ enum ProxyHeaders {
         "origin", "referer", "set-cookie", "te", "trailer", "transfer-encoding", "upgrade", "via",
     ]
 
+    /// Whether `value` is a plain `Accept-Language` list (language tags, `*`, `;q=` weights, commas
+    /// and spaces; at most 512 bytes): what the page script sends as the engine's, and nothing else.
+    static func isLanguageList(_ value: String) -> Bool {
+        !value.isEmpty && value.utf8.count <= 512 && value.utf8.allSatisfy { byte in
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                || [UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="),
+                    UInt8(ascii: "."), UInt8(ascii: " "), UInt8(ascii: "*")].contains(byte)
+        }
+    }
+
     /// Whether the page may not set header `name` (the forbidden names, and `Proxy-…`/`Sec-…`).
     static func isForbidden(_ name: String) -> Bool {
         let lower = name.lowercased()

@@ -283,8 +283,11 @@ public final class RequestProxy: Sendable {
                               method: method, names: names)
         }
         let referrer = ProxyReferrer.header(source: original.referrer, policy: original.referrerPolicy, target: url)
-        // What the engine adds of its own: its User-Agent, Fetch Metadata.
+        // What the engine adds of its own: its User-Agent, Accept-Language, Fetch Metadata.
         var engineHeaders = original.userAgent.map { [("User-Agent", $0)] } ?? []
+        if let languages = original.acceptLanguage, ProxyHeaders.isLanguageList(languages) {
+            engineHeaders.append(("Accept-Language", languages))
+        }
         if let origin, ProxyFetchMetadata.site(url: url, origin: origin, crossSite: journey.crossSite) == "cross-site" { journey.crossSite = true }
         engineHeaders += ProxyFetchMetadata.headers(url: url, origin: origin, mode: original.mode, crossSite: journey.crossSite)
         let request = hop(url: url, method: journey.method, headers: journey.headers, body: journey.body, deadline: journey.deadline,

@@ -503,6 +503,16 @@
     return done;
   }
 
+  // The Accept-Language the engine sends for the page's languages, as Chromium writes it: the first
+  // as it is, then q=0.9, 0.8, … down to 0.1 (measured: Chromium 156 "en-US,en;q=0.9"; WebKitGTK 2.50
+  // sends its one language as navigator.languages gives it, "C" in the C locale).
+  function acceptLanguage() {
+    var languages = navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language];
+    return Array.prototype.filter.call(languages, Boolean).map(function (language, i) {
+      return i === 0 ? language : language + ';q=' + (Math.max(1, 10 - i) / 10).toFixed(1);
+    }).join(',') || null;
+  }
+
   // One request over the bridge. `request.body` is a Uint8Array or null; `request.source` a
   // streamed body (bodySource), pulled by the native side as it sends. `events`:
   //   upload(loaded, total)  bytes sent
@@ -527,7 +537,7 @@
       credentials: request.credentials || 'same-origin', referrer: request.referrer || null,
       referrerPolicy: request.referrerPolicy || null, preflight: !!request.preflight, stream: true,
       uploadProgress: !!events.upload, integrity: request.integrity || null, cache: request.cache || null,
-      userAgent: navigator.userAgent, quirks: quirks.native, feed: true, bodyBlob: !!(source && source.blob) };
+      userAgent: navigator.userAgent, acceptLanguage: acceptLanguage(), quirks: quirks.native, feed: true, bodyBlob: !!(source && source.blob) };
     var budget = Math.min((request.timeout || config.timeout) + 2000, 600000);
     var headSeen = false;
     // A large body continues in a feed (a ReadableStream of the bridge's byte channel): read as it
