@@ -17,6 +17,9 @@ final class RunSession: HybridWebViewDelegate {
     private var watcher: RunWatcher?
     /// The change a reload under `--watch` answers, until its load finishes.
     private var reloading: RunWatcher.Change?
+    /// The last style-sheet swap under `--watch`: a run the swapped page ends (its `done` can come
+    /// from the new sheet's load, before the swap's answer) ends after the swap's line.
+    private var swapping: Task<Void, Never>?
 
     init(options: RunOptions) { self.options = options }
 
@@ -26,7 +29,7 @@ final class RunSession: HybridWebViewDelegate {
         let test = TestModule(
             allowedOrigins: origins,
             onDone: { [weak self] done in
-                self?.finish(RunOutcome(exitCode: done.ok ? 0 : 1, summary: done.ok ? "page reported ok" : "page reported failure", details: done.details))
+                self?.pageDone(RunOutcome(exitCode: done.ok ? 0 : 1, summary: done.ok ? "page reported ok" : "page reported failure", details: done.details))
             },
             onScreenshot: { [weak self] in try await self?.takeScreenshot() },
             onLog: { [weak self] log in if self?.options.verbose == true { print("[page \(log.level ?? "log")] \(log.message)") } },
@@ -160,6 +163,17 @@ final class RunSession: HybridWebViewDelegate {
         ])
     }
 
+    /// The page said it is done: after a style-sheet swap still on its way has said so (the page is
+    /// answering, so the swap ends too).
+    private func pageDone(_ outcome: RunOutcome) {
+        guard let swap = swapping else { return finish(outcome) }
+        swapping = nil
+        Task { @MainActor [weak self] in
+            await swap.value
+            self?.finish(outcome)
+        }
+    }
+
     private func finish(_ outcome: RunOutcome) {
         guard self.outcome == nil else { return }
         self.outcome = outcome
@@ -216,7 +230,7 @@ final class RunSession: HybridWebViewDelegate {
             reload(for: change)
             return
         }
-        Task { @MainActor [weak self] in
+        swapping = Task { @MainActor [weak self] in
             do {
                 let swapped = try await view.engine.callAsync(Self.swapStyleSheets)
                 self?.say("\(change.paths.joined(separator: ", ")) changed: \(swapped.numberValue.map { Int($0) } ?? 0) style sheet(s) "
