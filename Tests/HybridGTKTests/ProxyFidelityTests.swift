@@ -475,7 +475,7 @@ struct ProxyFidelityTests {
         defer { oracle.close() }
         try await oracle.rig.open()
         let (engine, proxy) = try await oracle.run(Self.helpers + """
-            const names = ['origin', 'referer', 'content-type', 'user-agent', 'sec-fetch-dest', 'sec-fetch-mode', 'sec-fetch-site', 'accept', 'accept-language', 'cookie', 'x-page'];
+            const names = ['origin', 'referer', 'content-type', 'user-agent', 'sec-fetch-dest', 'sec-fetch-mode', 'sec-fetch-site', 'accept', 'accept-language', 'accept-encoding', 'cookie', 'x-page'];
             const pick = (echo) => names.map((n) => { const p = echo.headers.find((h) => h[0].toLowerCase() === n); return p ? same(p[1]) : null; });
             const f = async (url, init) => pick(await (await fetch(url, init)).json());
             const echo = `${base}/echo/${via}`;
@@ -500,6 +500,38 @@ struct ProxyFidelityTests {
         for key in engine.objectValue?.keys.sorted() ?? [] {
             #expect(engine[key] == proxy[key], "\(key)")
         }
+    }
+
+    /// A compressed response (`Content-Encoding: gzip` or `deflate`, the encodings both engines
+    /// name) reaches the page decoded, with its `Content-Encoding` header, as the engine gives it;
+    /// the server saw the engine's own `Accept-Encoding` (`requestHeadersTheServerSees`).
+    @Test(arguments: EngineKind.allCases)
+    func compressedResponsesAreDecoded(_ kind: EngineKind) async throws {
+        let oracle = try ProxyOracle(kind)
+        defer { oracle.close() }
+        // "compressed hello " 20 times, gzip (no timestamp) and zlib-wrapped deflate.
+        let gzip: [UInt8] = [31, 139, 8, 0, 0, 0, 0, 0, 2, 3, 75, 206, 207, 45, 40, 74, 45, 46, 78, 77, 81, 200, 72, 205, 201, 201, 87,
+                             72, 30, 21, 160, 84, 0, 0, 173, 123, 27, 207, 84, 1, 0, 0]
+        let deflate: [UInt8] = [120, 156, 75, 206, 207, 45, 40, 74, 45, 46, 78, 77, 81, 200, 72, 205, 201, 201, 87, 72, 30, 21, 160, 84,
+                                0, 0, 80, 183, 130, 181]
+        oracle.rig.server.route("/gzip") { _ in
+            ServerResponse(status: 200, headers: ["Content-Type": "text/plain", "Content-Encoding": "gzip"], body: Data(gzip))
+        }
+        oracle.rig.server.route("/deflate") { _ in
+            ServerResponse(status: 200, headers: ["Content-Type": "text/plain", "Content-Encoding": "deflate"], body: Data(deflate))
+        }
+        try await oracle.rig.open()
+        let (engine, proxy) = try await oracle.run("""
+            const read = async (path) => {
+              const r = await fetch(`${base}/${path}/${via}`);
+              const text = await r.text();
+              return [r.status, r.headers.get('content-encoding'), text.length, text.slice(0, 17)];
+            };
+            return { gzip: await read('gzip'), deflate: await read('deflate') };
+            """)
+        #expect(engine["gzip"] == proxy["gzip"])
+        #expect(engine["deflate"] == proxy["deflate"])
+        #expect(proxy["gzip"]?.arrayValue?[2] == .number(340))
     }
 
     /// A fetch body given as bytes, text, `URLSearchParams` or a `Blob` is taken at the call, as the

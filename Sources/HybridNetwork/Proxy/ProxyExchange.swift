@@ -44,7 +44,9 @@ public struct ProxyRequest: Codable, Sendable, Hashable {
     public var acceptLanguage: String?
     /// Engine behaviours the page script asks the proxy to reproduce where the engines differ
     /// (measured; docs/request-proxy.md): `origin-from-first-hop` (Blink) — a request that
-    /// started without an `Origin` header gets none after a redirect to another origin.
+    /// started without an `Origin` header gets none after a redirect to another origin;
+    /// `accept-encoding-br-zstd` (Blink) — `Accept-Encoding` names br and zstd as well as gzip and
+    /// deflate (WebKitGTK's names the two).
     public var quirks: [String]?
     /// `true`: the response head and body chunks are reported as progress as they arrive
     /// (``ProxyProgress/head`` and ``ProxyProgress/chunk``); the reply carries only what is left.

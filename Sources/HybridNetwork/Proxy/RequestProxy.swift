@@ -283,8 +283,11 @@ public final class RequestProxy: Sendable {
                               method: method, names: names)
         }
         let referrer = ProxyReferrer.header(source: original.referrer, policy: original.referrerPolicy, target: url)
-        // What the engine adds of its own: its User-Agent, Accept-Language, Fetch Metadata.
+        // What the engine adds of its own: its User-Agent, Accept-Language, Accept-Encoding (the
+        // transport decodes every one of them), Fetch Metadata.
         var engineHeaders = original.userAgent.map { [("User-Agent", $0)] } ?? []
+        let encodings = original.quirks?.contains("accept-encoding-br-zstd") == true ? "gzip, deflate, br, zstd" : "gzip, deflate"
+        engineHeaders.append(("Accept-Encoding", encodings))
         if let languages = original.acceptLanguage, ProxyHeaders.isLanguageList(languages) {
             engineHeaders.append(("Accept-Language", languages))
         }

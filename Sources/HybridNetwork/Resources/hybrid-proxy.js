@@ -143,8 +143,10 @@
     // The TypeError a fetch the engine refused (CSP, mixed content, a network error) rejects with.
     networkErrorMessage: blink ? 'Failed to fetch' : 'Load failed',
     // Native rules (ProxyRequest.quirks): Blink decides at the first hop whether a request has
-    // an Origin header, so a same-origin GET redirected to another origin has none.
-    native: blink ? ['origin-from-first-hop'] : []
+    // an Origin header, so a same-origin GET redirected to another origin has none; Blink's
+    // Accept-Encoding names br and zstd too (Chromium 156 "gzip, deflate, br, zstd", loopback http
+    // included), WebKitGTK 2.50's does not ("gzip, deflate").
+    native: blink ? ['origin-from-first-hop', 'accept-encoding-br-zstd'] : []
   };
 
   // ---- bytes -----------------------------------------------------------------------------
