@@ -190,7 +190,7 @@ final class BlinkByteServer: @unchecked Sendable {
         -> (Int, [(String, String)], Body, Bool) {
         guard let url = Self.channelURL(segments) else { return (400, [("Cache-Control", "no-store")], Body(), false) }
         let request = SchemeRequest(url: url, method: head.method,
-                                    headers: head.headers.filter { $0.name.caseInsensitiveCompare(Self.keyHeader) != .orderedSame },
+                                    headers: head.headers.filter { !$0.name.equalsIgnoringASCIICase(Self.keyHeader) },
                                     body: body)
         let response = Self.respond(route.channel, request)
         return (response.status, response.headers.map { ($0.name, $0.value) }, Body(data: response.data, feed: response.feed), true)
@@ -264,7 +264,7 @@ struct BlinkByteRequestHead {
     }
 
     func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
 
     /// The declared body length; `nil` without one (or a malformed one, which is refused as none).
@@ -374,7 +374,7 @@ struct BlinkByteConnection {
     @discardableResult
     func write(status: Int, headers: [(String, String)], body: Data) -> Bool {
         var head = "HTTP/1.1 \(status) \(Self.reason(status))\r\n"
-        for (name, value) in headers where name.caseInsensitiveCompare("Content-Length") != .orderedSame {
+        for (name, value) in headers where !name.equalsIgnoringASCIICase("Content-Length") {
             head += "\(name): \(value)\r\n"
         }
         head += "Content-Length: \(body.count)\r\n\r\n"
@@ -385,7 +385,7 @@ struct BlinkByteConnection {
     /// peer went away (the feed is then cancelled) or the feed failed: the connection must close.
     func write(_ feed: BridgeByteFeed, status: Int, headers: [(String, String)]) -> Bool {
         var head = "HTTP/1.1 \(status) \(Self.reason(status))\r\n"
-        for (name, value) in headers where name.caseInsensitiveCompare("Content-Length") != .orderedSame {
+        for (name, value) in headers where !name.equalsIgnoringASCIICase("Content-Length") {
             head += "\(name): \(value)\r\n"
         }
         head += "Transfer-Encoding: chunked\r\n\r\n"

@@ -66,7 +66,7 @@ extension BlinkDriver {
             fire("Fetch.continueRequest", ["requestId": .string(id)])
             return true
         }
-        var fields = (headers?.objectValue ?? [:]).filter { $0.key.caseInsensitiveCompare(BlinkByteServer.keyHeader) != .orderedSame }
+        var fields = (headers?.objectValue ?? [:]).filter { !$0.key.equalsIgnoringASCIICase(BlinkByteServer.keyHeader) }
             .sorted { $0.key < $1.key }.map { JSONValue.object(["name": .string($0.key), "value": $0.value]) }
         fields.append(["name": .string(BlinkByteServer.keyHeader), "value": .string(route.key)])
         fire("Fetch.continueRequest", ["requestId": .string(id), "headers": .array(fields)])

@@ -75,7 +75,7 @@ extension BlinkDriver {
             request.method = load.method
             request.body = load.body ?? request.body
             for (name, value) in load.headers {
-                request.headers.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+                request.headers.removeAll { $0.name.equalsIgnoringASCIICase(name) }
                 request.headers.append((name, value))
             }
             overrides["method"] = .string(load.method)
@@ -84,7 +84,7 @@ extension BlinkDriver {
         }
         if !extraHeaders.isEmpty {
             for (name, value) in extraHeaders {
-                request.headers.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+                request.headers.removeAll { $0.name.equalsIgnoringASCIICase(name) }
                 request.headers.append((name, value))
             }
             overrides["headers"] = .array(request.headers.map { ["name": .string($0.name), "value": .string($0.value)] })

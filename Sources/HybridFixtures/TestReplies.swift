@@ -21,7 +21,7 @@ public struct EchoReply: Codable, Sendable, Equatable {
 
     /// The first value of header `name` (case-insensitive).
     public func header(_ name: String) -> String? {
-        headers.first { $0.first?.caseInsensitiveCompare(name) == .orderedSame }?.last
+        headers.first { $0.first?.equalsIgnoringASCIICase(name) == true }?.last
     }
 }
 

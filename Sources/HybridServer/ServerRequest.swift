@@ -1,4 +1,5 @@
 import Foundation
+import HybridBase
 
 /// An HTTP header list that keeps order and repeated fields (`Set-Cookie`, `Cookie`), with
 /// case-insensitive lookup as HTTP requires.
@@ -16,12 +17,12 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     /// The first value of `name` (case-insensitive), or `nil`.
     public subscript(name: String) -> String? {
-        fields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        fields.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
 
     /// Every value of `name`, in order (case-insensitive).
     public func values(for name: String) -> [String] {
-        fields.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+        fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
     }
 
     /// Adds a field, keeping any earlier field of the same name (`Set-Cookie` needs this).
@@ -35,7 +36,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     /// Removes every field of `name`.
     public mutating func remove(_ name: String) {
-        fields.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        fields.removeAll { $0.name.equalsIgnoringASCIICase(name) }
     }
 
     /// Iterates the fields in order.

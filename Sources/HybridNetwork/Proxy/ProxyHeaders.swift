@@ -17,9 +17,14 @@ enum ProxyHeaders {
     /// and spaces; at most 512 bytes): what the page script sends as the engine's, and nothing else.
     static func isLanguageList(_ value: String) -> Bool {
         !value.isEmpty && value.utf8.count <= 512 && value.utf8.allSatisfy { byte in
-            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-                || [UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="),
-                    UInt8(ascii: "."), UInt8(ascii: " "), UInt8(ascii: "*")].contains(byte)
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="), UInt8(ascii: "."),
+                 UInt8(ascii: " "), UInt8(ascii: "*"):
+                true
+            default:
+                false
+            }
         }
     }
 
