@@ -147,4 +147,48 @@ struct ProxyCacheEndToEndTests {
         _ = jar.setCookies(fromHeaders: ["session=alice; Path=/"], for: URL(string: url)!)
         #expect(try await body() == "1")
     }
+
+    /// A fresh hit answered from the cache's memory on the main actor (`answerFromMemory`) keeps the
+    /// page's rules as the engine keeps them for its own request: a wrong `integrity` rejects it
+    /// with none of the body, and a `<meta>` policy added after the response was stored refuses it,
+    /// with the page's `securitypolicyviolation` event. Each side runs in a document of its own (the
+    /// meta policy of one is not the other's).
+    @Test(arguments: EngineKind.allCases)
+    func aHitFromMemoryKeepsThePagesRules(_ kind: EngineKind) async throws {
+        let oracle = try ProxyOracle(kind)
+        defer { oracle.close() }
+        let sent = Locked<[String]>([])
+        oracle.rig.server.route("/held") { request in
+            sent.mutate { $0.append(request.path) }
+            return ServerResponse(status: 200, headers: ["Content-Type": "text/plain", "Cache-Control": "max-age=600"], body: Data("held".utf8))
+        }
+        var results: [String: JSONValue] = [:]
+        for via in ["engine", "proxy"] {
+            try await oracle.rig.open()
+            results[via] = try await oracle.rig.js("""
+                const url = `${base}/held/${via}?k=${key}`;
+                const text = async (init) => { try { return await (await fetch(url, init)).text(); } catch (e) { return e.name; } };
+                const stored = await text(), again = await text();
+                const tampered = await text({ integrity: 'sha256-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' });
+                let violations = 0;
+                document.addEventListener('securitypolicyviolation', () => { violations++; });
+                const meta = document.createElement('meta');
+                meta.httpEquiv = 'Content-Security-Policy';
+                meta.content = "connect-src 'none'";
+                document.head.appendChild(meta);
+                const refused = await text();
+                await new Promise((resolve) => setTimeout(resolve, 100));
+                return [stored, again, tampered, refused, violations];
+                """, ["via": .string(via), "base": .string(oracle.base), "key": .string(UUID().uuidString)])
+        }
+        #expect(results["engine"] == results["proxy"], "engine \(results["engine"].map { "\($0)" } ?? "nil"), proxy \(results["proxy"].map { "\($0)" } ?? "nil")")
+        #expect(results["proxy"] == ["held", "held", "TypeError", "TypeError", 1])
+        // The proxy sent the request once: the second and the tampered one were hits, the refused
+        // one was refused before the cache was asked.
+        #expect(sent.value.filter { $0.hasPrefix("/held/proxy") }.count == 1, "\(sent.value)")
+        let records = oracle.rig.records.value
+        #expect(records.filter { $0.cache == "hit" }.count == 2)
+        #expect(records.contains { $0.failure == "integrity_mismatch" })
+        #expect(records.contains { $0.failure == "csp_denied" })
+    }
 }
