@@ -140,10 +140,13 @@ package struct ResponseHeaderLines {
             fields = []
             return
         }
-        guard let colon = text.firstIndex(of: ":") else { return }
-        let name = text[..<colon].trimmingCharacters(in: .whitespaces)
+        // The first colon scalar, not Character: a colon followed by a combining mark is one
+        // Character (`:` + U+0DDA), which a Character search would step over into the name.
+        let scalars = text.unicodeScalars
+        guard let colon = scalars.firstIndex(of: ":") else { return }
+        let name = String(scalars[..<colon]).trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty, !name.contains(where: \.isWhitespace) else { return }
-        fields.append((name, text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+        fields.append((name, String(scalars[scalars.index(after: colon)...]).trimmingCharacters(in: .whitespaces)))
     }
 
     /// The fields as one dictionary, values of one name (as sent) joined with ", ".
