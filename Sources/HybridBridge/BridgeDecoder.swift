@@ -87,8 +87,8 @@ public struct BridgeDecoder: Sendable {
         guard version == 1 else { throw BridgeFailure.malformed("unsupported version \(version)") }
         switch kind {
         case "hello":
-            guard let nonce, !nonce.isEmpty, nonce.utf8.count <= 256 else {
-                throw BridgeFailure.malformed("hello needs a nonce of 1 to 256 bytes")
+            if let nonce, nonce.isEmpty || nonce.utf8.count > 256 {
+                throw BridgeFailure.malformed("a hello's nonce must be 1 to 256 bytes")
             }
             return .hello(nonce: nonce)
         case "cancel":

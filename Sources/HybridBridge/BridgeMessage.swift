@@ -7,14 +7,17 @@ import HybridBase
 /// - call: `{"v":1,"id":7,"module":"device","action":"info","params":{…},"nonce":"…","timeout":5000}`
 ///   (`"t":"call"` is implied; `timeout` in milliseconds is optional);
 /// - cancel: `{"t":"cancel","v":1,"id":7,"nonce":"…"}` (the page's AbortSignal fired);
-/// - hello: `{"t":"hello","v":1,"nonce":"…"}` (a new document announces its nonce).
+/// - hello: `{"t":"hello","v":1}` (a new document asks for its nonce, which the acknowledgement
+///   carries) or `{"t":"hello","v":1,"nonce":"…"}` (a document announces the nonce it made: a
+///   transport without replies, whose acknowledgement comes back by evaluation and must be matched).
 public enum BridgeMessage: Sendable {
     /// A call to a module's action.
     case call(BridgeCall)
     /// The page aborted call `id` (its AbortSignal fired).
     case cancel(id: Int, nonce: String?)
-    /// A new document announced the nonce its calls will carry.
-    case hello(nonce: String)
+    /// A new document asks for a nonce (`nil`: the router issues one) or announces the nonce its
+    /// calls will carry.
+    case hello(nonce: String?)
 }
 
 /// A decoded call envelope. Its params are already decoded into the action's own type.

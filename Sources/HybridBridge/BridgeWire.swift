@@ -35,9 +35,10 @@ public enum BridgeWire {
         #"{"t":"event","name":"# + BridgeJSON.quote(name) + #","payload":"# + payloadJSON + "}"
     }
 
-    /// The answer to a hello: what the runtime exposes as `hybrid.version` / `hybrid.capabilities`.
-    public static func helloAck(_ info: JSONValue) -> String {
-        #"{"t":"hello","ok":true,"value":"# + info.jsonText + "}"
+    /// The answer to a hello: the document's nonce (issued, or the one it announced) and what the
+    /// runtime exposes as `hybrid.version` / `hybrid.capabilities`.
+    public static func helloAck(_ info: JSONValue, nonce: String) -> String {
+        #"{"t":"hello","ok":true,"nonce":"# + BridgeJSON.quote(nonce) + #","value":"# + info.jsonText + "}"
     }
 
     /// `{"code":…,"message":…,"data":…}` for a failure.

@@ -50,8 +50,8 @@ struct BridgeDecoderTests {
         #"{"v":1,"id":1,"module":"probe","action":"echo","timeout":"soon"}"#,
         #"{"v":2,"id":1,"module":"probe","action":"echo"}"#,
         #"{"t":"launch","v":1,"id":1}"#,
-        #"{"t":"hello","v":1}"#,
         #"{"t":"hello","v":1,"nonce":""}"#,
+        #"{"t":"hello","v":1,"nonce":7}"#,
         #"{"t":"cancel","v":1}"#,
     ])
     func wrongTypesAreMalformed(_ text: String) {
@@ -98,6 +98,8 @@ struct BridgeDecoderTests {
     @Test func helloAndCancelDecode() {
         guard case .success(.hello(let nonce)) = decoder.decode(Wire.hello("abc")) else { Issue.record(); return }
         #expect(nonce == "abc")
+        guard case .success(.hello(let asked)) = decoder.decode(#"{"t":"hello","v":1}"#) else { Issue.record(); return }
+        #expect(asked == nil)
         guard case .success(.cancel(let id, let n)) = decoder.decode(Wire.cancel(4)) else { Issue.record(); return }
         #expect(id == 4 && n == "n1")
     }

@@ -80,6 +80,26 @@ struct BridgeHostTests {
         #expect(try await post(host, Wire.call(id: 2, action: "add", params: #"{"a":1,"b":2}"#, nonce: "n2"))?["error"]?["code"] == "denied")
     }
 
+    @Test func aHelloWithoutANonceIsIssuedOneInItsAnswer() async throws {
+        let (host, engine) = host()
+        engine.driver.commit(Self.page)
+        let ack = try #require(try await post(host, #"{"t":"hello","v":1}"#))
+        #expect(ack["ok"] == true && ack["value"]?["modules"] != nil)
+        let nonce = try #require(ack["nonce"]?.stringValue)
+        #expect(nonce.count >= 20 && host.router.document?.nonce == nonce)
+        #expect(try await post(host, Wire.call(id: 1, action: "add", params: #"{"a":1,"b":2}"#, nonce: nonce))?["value"] == 3)
+        #expect(try await post(host, Wire.call(id: 2, action: "add", params: #"{"a":1,"b":2}"#))?["error"]?["code"] == "denied")
+        // The next document (or one back from the page cache) asks again: a new nonce, and the
+        // old one is refused from then on.
+        engine.driver.commit(URL(string: "https://app.example.com/next")!)
+        let next = try #require(try await post(host, #"{"t":"hello","v":1}"#)?["nonce"]?.stringValue)
+        #expect(next != nonce)
+        #expect(try await post(host, Wire.call(id: 3, action: "add", params: #"{"a":1,"b":2}"#, nonce: nonce))?["error"]?["code"] == "denied")
+        #expect(try await post(host, Wire.call(id: 4, action: "add", params: #"{"a":1,"b":2}"#, nonce: next))?["value"] == 3)
+        // An announced nonce is echoed back as it is.
+        #expect(try await post(host, Wire.hello("announced"))?["nonce"] == "announced")
+    }
+
     @Test func aDeadContentProcessFailsEveryPendingCall() async throws {
         let (host, engine) = host()
         engine.driver.commit(Self.page)

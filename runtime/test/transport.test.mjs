@@ -32,27 +32,71 @@ test('without its handler, or in an iframe, the transport does nothing', () => {
   assert.deepEqual(frame.posted.hybrid, []);
 });
 
-test('it announces itself with a 48-digit nonce and tells the page ready once native acknowledges', async () => {
+test('with replies it asks native for its nonce and tells the page ready with the one the answer carries', async () => {
   let answer;
-  const page = makePage({ handlers: ['hybrid'], replies: () => new Promise((resolve) => { answer = resolve; }) });
+  const crypto = { calls: 0, getRandomValues(array) { this.calls++; return array; } };
+  const page = makePage({ handlers: ['hybrid'], replies: () => new Promise((resolve) => { answer = resolve; }), globals: { crypto } });
   const texts = received(page);
   transport(page, { handler: 'hybrid', replies: true, issued: false });
-  const hello = JSON.parse(page.posted.hybrid[0]);
-  assert.equal(hello.t, 'hello');
-  assert.match(hello.nonce, /^[0-9a-f]{48}$/);
-  answer(JSON.stringify({ t: 'hello', ok: true, value: { version: '1' } }));
+  assert.deepEqual(JSON.parse(page.posted.hybrid[0]), { t: 'hello', v: 1 }, 'no nonce of its own');
+  assert.equal(crypto.calls, 0, 'no crypto in this world');
+  answer(JSON.stringify({ t: 'hello', ok: true, nonce: 'issued-1', value: { version: '1' } }));
   await settle();
-  assert.deepEqual(JSON.parse(texts[0]), { t: 'ready', nonce: hello.nonce, info: { version: '1' } });
+  assert.deepEqual(JSON.parse(texts[0]), { t: 'ready', nonce: 'issued-1', info: { version: '1' } });
   // A runtime that starts later asks again.
   page.document.dispatchEvent(new FakeCustomEvent('hybridkit:hello'));
   assert.equal(texts.length, 2);
   assert.equal(texts[1], texts[0]);
 });
 
-test('sends are relayed only once there is a nonce, and replies go back; an empty reply is dropped', async () => {
-  const page = makePage({ handlers: ['hybrid'], replies: (text) => Promise.resolve(text.startsWith('{"t":"hello"') ? '{"t":"hello","ok":true,"value":{}}' : text === 'quiet' ? '' : `echo:${text}`) });
+test('an acknowledgement without a nonce leaves the page waiting, and nothing is relayed', async () => {
+  const page = makePage({ handlers: ['hybrid'], replies: (text) => Promise.resolve(text.startsWith('{"t":"hello"') ? '{"t":"hello","ok":true,"value":{}}' : 'echo') });
   const texts = received(page);
   transport(page, { handler: 'hybrid', replies: true, issued: false });
+  await settle();
+  send(page, 'call');
+  await settle();
+  assert.deepEqual(texts, []);
+  assert.equal(page.posted.hybrid.length, 1, 'only the hello');
+});
+
+test('without replies it announces a 48-digit nonce of its own, and a restored document announces it again', () => {
+  const page = makePage({ handlers: ['hybrid'] });
+  const texts = received(page);
+  transport(page, { handler: 'hybrid', replies: false, issued: false });
+  const hello = JSON.parse(page.posted.hybrid[0]);
+  assert.equal(hello.t, 'hello');
+  assert.match(hello.nonce, /^[0-9a-f]{48}$/);
+  page.window.__hybridkitTransport.deliver('other', ['{"t":"hello","ok":true,"value":{}}']);
+  assert.deepEqual(texts, [], 'an acknowledgement for another nonce is not for this document');
+  page.window.__hybridkitTransport.deliver(hello.nonce, [`{"t":"hello","ok":true,"nonce":"${hello.nonce}","value":{}}`]);
+  assert.equal(JSON.parse(texts[0]).nonce, hello.nonce);
+  page.window.dispatchEvent(Object.assign(new (page.globals.Event)('pagehide'), { persisted: true }));
+  page.window.dispatchEvent(Object.assign(new (page.globals.Event)('pageshow'), { persisted: true }));
+  assert.deepEqual(page.posted.hybrid.map((text) => JSON.parse(text).nonce), [hello.nonce, hello.nonce]);
+});
+
+test('with replies a document restored from the page cache asks for a new nonce', async () => {
+  let issued = 0;
+  const page = makePage({ handlers: ['hybrid'], replies: (text) => Promise.resolve(text.startsWith('{"t":"hello"')
+    ? JSON.stringify({ t: 'hello', ok: true, nonce: `n${++issued}`, value: {} }) : `echo:${text}`) });
+  const texts = received(page);
+  transport(page, { handler: 'hybrid', replies: true, issued: false });
+  await settle();
+  page.window.dispatchEvent(Object.assign(new (page.globals.Event)('pagehide'), { persisted: true }));
+  send(page, 'lost');
+  page.window.dispatchEvent(Object.assign(new (page.globals.Event)('pageshow'), { persisted: true }));
+  await settle();
+  assert.deepEqual(texts.map((text) => JSON.parse(text).nonce), ['n1', 'n2']);
+  assert.deepEqual(page.posted.hybrid, ['{"t":"hello","v":1}', '{"t":"hello","v":1}'], 'nothing relayed between');
+});
+
+test('sends are relayed only once there is a nonce, and replies go back; an empty reply is dropped', async () => {
+  const page = makePage({ handlers: ['hybrid'], replies: (text) => Promise.resolve(text.startsWith('{"t":"hello"') ? '{"t":"hello","ok":true,"nonce":"n","value":{}}' : text === 'quiet' ? '' : `echo:${text}`) });
+  const texts = received(page);
+  transport(page, { handler: 'hybrid', replies: true, issued: false });
+  send(page, 'early');
+  await settle();
   send(page, 'first');
   await settle();
   send(page, 'quiet');
@@ -62,9 +106,10 @@ test('sends are relayed only once there is a nonce, and replies go back; an empt
 });
 
 test('a refused postMessage becomes a failed reply for the call it carried', async () => {
-  const page = makePage({ handlers: ['hybrid'], replies: (text) => text.startsWith('{"t":"hello"') ? Promise.resolve('') : Promise.reject(new Error('handler gone')) });
+  const page = makePage({ handlers: ['hybrid'], replies: (text) => text.startsWith('{"t":"hello"') ? Promise.resolve('{"t":"hello","ok":true,"nonce":"n","value":{}}') : Promise.reject(new Error('handler gone')) });
   const texts = received(page);
   transport(page, { handler: 'hybrid', replies: true, issued: false });
+  await settle();
   page.window.__hybridkitTransport.deliver('wrong', ['x']);
   send(page, '{"v":1,"id":77,"module":"m"}');
   await settle();
@@ -109,7 +154,7 @@ test('a call from the page crosses the transport to native and its reply comes b
   // The fake native side: acknowledges the hello, answers device.info, refuses anything else.
   const native = (text) => {
     const message = JSON.parse(text);
-    if (message.t === 'hello') return Promise.resolve(JSON.stringify({ t: 'hello', ok: true, value: { version: '2.0.0', modules: ['device'] } }));
+    if (message.t === 'hello') return Promise.resolve(JSON.stringify({ t: 'hello', ok: true, nonce: 'issued', value: { version: '2.0.0', modules: ['device'] } }));
     if (message.module === 'device') return Promise.resolve(JSON.stringify({ t: 'reply', id: message.id, ok: true, value: { platform: 'linux' } }));
     return Promise.resolve(JSON.stringify({ t: 'reply', id: message.id, ok: false, error: { code: 'unknown_module', message: message.module } }));
   };
@@ -123,6 +168,5 @@ test('a call from the page crosses the transport to native and its reply comes b
   assert.equal(hybrid.version, '2.0.0');
   assert.deepEqual(await info, { platform: 'linux' });
   await assert.rejects(hybrid.call('nope', 'x'), { code: 'unknown_module' });
-  const nonce = JSON.parse(page.posted.hybrid[0]).nonce;
-  assert.ok(page.posted.hybrid.slice(1).every((text) => JSON.parse(text).nonce === nonce));
+  assert.ok(page.posted.hybrid.slice(1).every((text) => JSON.parse(text).nonce === 'issued'));
 });

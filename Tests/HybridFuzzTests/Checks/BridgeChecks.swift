@@ -111,7 +111,7 @@ enum BridgeChecks {
                     try require(call.size == message.utf8.count, "call size \(call.size) for \(message.utf8.count) bytes")
                     if let timeout = call.timeoutMilliseconds { try require(timeout >= 1, "timeout \(timeout)") }
                 case .hello(let nonce):
-                    try require(!nonce.isEmpty && nonce.utf8.count <= 256, "hello nonce of \(nonce.utf8.count) bytes")
+                    if let nonce { try require(!nonce.isEmpty && nonce.utf8.count <= 256, "hello nonce of \(nonce.utf8.count) bytes") }
                 case .cancel(let id, _):
                     try require((0...BridgeDecoder.maxCallID).contains(id), "cancel id \(id) out of range")
                 }

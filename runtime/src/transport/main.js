@@ -23,6 +23,11 @@
       var ack;
       try { ack = JSON.parse(text); } catch (e) { return; }
       if (!ack.ok) return;
+      // With replies the answer is this document's own: it carries the nonce native issued.
+      if (REPLIES) {
+        if (typeof ack.nonce !== 'string' || !ack.nonce) return;
+        nonce = ack.nonce;
+      }
       readyText = JSON.stringify({ t: 'ready', nonce: nonce, info: ack.value });
       toPage(readyText);
       return;
@@ -59,12 +64,13 @@
       toPage(readyText);
     }
   }) });
-  // A document going into the page cache is a new bridge document when it comes back:
-  // the container issues it a new nonce, or it announces itself again (below).
+  // A document going into the page cache is a new bridge document when it comes back: the
+  // container issues it a new nonce (at its commit, or in the answer to its hello), or it
+  // announces its own again (below).
   window.addEventListener('pagehide', function (event) {
     if (!event.persisted) return;
     readyText = null;
-    if (ISSUED) nonce = null;
+    if (ISSUED || REPLIES) nonce = null;
   });
   if (ISSUED) {
     if (typeof window.__hybridkitIssued === 'object' && window.__hybridkitIssued) {
@@ -74,13 +80,20 @@
     }
     return;
   }
-  var bytes = new Uint8Array(24);
-  crypto.getRandomValues(bytes);
-  nonce = Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join('');
-  post(JSON.stringify({ t: 'hello', v: 1, nonce: nonce }));
+  // A new document says hello. With replies it asks for its nonce: native makes it and the
+  // hello's answer, which reaches this document alone, carries it (`crypto.getRandomValues` here
+  // cost about 1.5 ms a document in WebKitGTK's isolated world: docs/bridge.md). Without replies
+  // the answer comes back by evaluation and is matched by a nonce made here.
+  if (!REPLIES) {
+    var bytes = new Uint8Array(24);
+    crypto.getRandomValues(bytes);
+    nonce = Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join('');
+  }
+  function hello() { post(REPLIES ? '{"t":"hello","v":1}' : JSON.stringify({ t: 'hello', v: 1, nonce: nonce })); }
+  hello();
   // A document restored from the page cache is committed again without running this script:
   // announce it again, or the container would take its calls for a stale document's.
   window.addEventListener('pageshow', function (event) {
-    if (event.persisted) post(JSON.stringify({ t: 'hello', v: 1, nonce: nonce }));
+    if (event.persisted) hello();
   });
 })(__HYBRIDKIT_TRANSPORT_CONFIG__);
