@@ -39,8 +39,9 @@ public final class BridgeRouter {
 
     /// Where a document's nonce comes from.
     public enum NonceMode: Sendable, Equatable {
-        /// The document announces it in a hello (the transport lives in an isolated world that
-        /// only the top frame's document can reach).
+        /// The document's hello sets it: the router makes one for a hello that asks (the answer
+        /// carries it), or takes the one a hello announces (the transport lives in an isolated
+        /// world that only the top frame's document can reach).
         case announced
         /// The router issues one per document (``beginDocument()``) and the host delivers it to
         /// the top frame only; hellos are refused (engines without script worlds).

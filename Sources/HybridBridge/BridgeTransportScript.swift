@@ -16,8 +16,9 @@ public enum BridgeTransportScript {
     ///   - handlerName: The message handler's name (`hybrid`).
     ///   - replies: The handler answers `postMessage` with a Promise; otherwise answers come back
     ///     through `__hybridkitTransport.deliver` evaluated by the container.
-    ///   - issuedNonce: The container issues the nonce (`setNonce`); otherwise the transport
-    ///     makes one and announces it with a hello.
+    ///   - issuedNonce: The container issues the nonce at commit (`setNonce`); otherwise the
+    ///     transport says hello: with `replies` the hello's answer carries the nonce the router
+    ///     made, without them the transport makes one and announces it.
     /// - Returns: The script to inject at document start, top frame only.
     public static func source(handlerName: String, replies: Bool, issuedNonce: Bool) -> String {
         let config: JSONValue = ["handler": .string(handlerName), "replies": .bool(replies), "issued": .bool(issuedNonce)]
