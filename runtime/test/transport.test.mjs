@@ -138,6 +138,23 @@ test('with an issued nonce: set once, taken early when it came first, deliver ch
   assert.equal(JSON.parse(texts.at(-1)).nonce, 'third');
 });
 
+test('with replies the answer to a hello asked before the page cache is not the restored document\'s', async () => {
+  const answers = [];
+  const page = makePage({ handlers: ['hybrid'], replies: () => new Promise((resolve) => { answers.push(resolve); }) });
+  const texts = received(page);
+  transport(page, { handler: 'hybrid', replies: true, issued: false });
+  page.window.dispatchEvent(Object.assign(new (page.globals.Event)('pagehide'), { persisted: true }));
+  page.window.dispatchEvent(Object.assign(new (page.globals.Event)('pageshow'), { persisted: true }));
+  answers[0](JSON.stringify({ t: 'hello', ok: true, nonce: 'before', value: {} }));
+  await settle();
+  assert.deepEqual(texts, [], 'the first hello belonged to the document before the page cache');
+  answers[1](JSON.stringify({ t: 'hello', ok: true, nonce: 'after', value: {} }));
+  await settle();
+  assert.deepEqual(texts.map((text) => JSON.parse(text).nonce), ['after']);
+  send(page, 'call');
+  assert.deepEqual(page.posted.hybrid.slice(2), ['call']);
+});
+
 test('the detail of a relayed event is cleared once dispatched, and one event is reused', () => {
   const page = makePage({ handlers: ['hybrid'] });
   const events = [];

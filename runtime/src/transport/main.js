@@ -12,6 +12,8 @@
   var handler = handlers && handlers[HANDLER];
   if (!handler) return;
   var nonce = null, readyText = null;
+  // Hellos asked with replies: only the latest one's answer is this document's.
+  var hellos = 0;
   // @include ../shared/protocol.js
   // @include ../shared/event-sender.js
   // Each direction re-initialises one event (the runtime sends the same way).
@@ -71,6 +73,7 @@
     if (!event.persisted) return;
     readyText = null;
     if (ISSUED || REPLIES) nonce = null;
+    hellos++;  // an answer still on its way belongs to the document before the page cache
   });
   if (ISSUED) {
     if (typeof window.__hybridkitIssued === 'object' && window.__hybridkitIssued) {
@@ -82,14 +85,20 @@
   }
   // A new document says hello. With replies it asks for its nonce: native makes it and the
   // hello's answer, which reaches this document alone, carries it (`crypto.getRandomValues` here
-  // cost about 1.5 ms a document in WebKitGTK's isolated world: docs/bridge.md). Without replies
-  // the answer comes back by evaluation and is matched by a nonce made here.
+  // cost about 1.5 ms a document in WebKitGTK's isolated world: docs/first-screen.md). Without
+  // replies the answer comes back by evaluation and is matched by a nonce made here.
   if (!REPLIES) {
     var bytes = new Uint8Array(24);
     crypto.getRandomValues(bytes);
     nonce = Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join('');
   }
-  function hello() { post(REPLIES ? '{"t":"hello","v":1}' : JSON.stringify({ t: 'hello', v: 1, nonce: nonce })); }
+  function hello() {
+    if (!REPLIES) { post(JSON.stringify({ t: 'hello', v: 1, nonce: nonce })); return; }
+    var asked = ++hellos;
+    handler.postMessage('{"t":"hello","v":1}').then(function (text) {
+      if (asked === hellos) fromNative(text);
+    }, function () { /* the handler is gone: the page never becomes ready */ });
+  }
   hello();
   // A document restored from the page cache is committed again without running this script:
   // announce it again, or the container would take its calls for a stale document's.
