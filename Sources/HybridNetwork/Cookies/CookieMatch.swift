@@ -7,9 +7,15 @@ public enum CookieMatch {
     /// The canonicalized host of `url` (§5.1.2): lower-case, IPv6 without brackets; `nil` when
     /// the URL has no host.
     public static func canonicalHost(_ url: URL) -> String? {
-        guard var host = url.host?.lowercased(), !host.isEmpty else { return nil }
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        return host
+        guard let host = url.host, !host.isEmpty else { return nil }
+        return canonicalHost(host)
+    }
+
+    /// A host name canonicalized as ``canonicalHost(_:)-(URL)`` does it: lower-case, IPv6 without
+    /// brackets.
+    public static func canonicalHost(_ host: String) -> String {
+        let host = host.lowercased()
+        return host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
     }
 
     /// §5.1.3: `host` domain-matches `domain` when they are identical, or when `domain` is a suffix

@@ -63,10 +63,10 @@ public enum PublicSuffixList {
         return site == registrableDomain(second)
     }
 
-    /// Lower-case, without IPv6 brackets and a trailing dot (libpsl wants lower-case UTF-8).
+    /// The canonical host (``CookieMatch/canonicalHost(_:)-(String)``) without a trailing dot
+    /// (libpsl wants lower-case UTF-8).
     private static func normalized(_ host: String) -> String {
-        var host = host.lowercased()
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        var host = CookieMatch.canonicalHost(host)
         if host.hasSuffix(".") { host.removeLast() }
         return host
     }
