@@ -8,6 +8,14 @@ enum BenchClock {
 
     /// Milliseconds since `start` (a value of ``now()``).
     static func since(_ start: Double) -> Double { now() - start }
+
+    /// CPU time the calling thread has used, in milliseconds (on the main actor: the app's main
+    /// thread, where the engine's signals, the container's handlers and the app's code run).
+    static func threadCPU() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return Double(time.tv_sec) * 1000 + Double(time.tv_nsec) / 1_000_000
+    }
 }
 
 /// The one median every suite reports: the upper middle of the sorted samples (an observed value,

@@ -26,6 +26,11 @@ enum PoolBenchSuite: BenchSuite {
                             scripts, no message handler, no container), parked, shown and loaded the same way
         bare_speedup        cold_open_ms / bare_open_ms: the most any pool could reach on this engine in this run
         pooled_over_bare_ms pooled_open_ms - bare_open_ms: what the container adds to a pooled open
+        bare_commit_ms, bare_finish_ms  of bare_open_ms: showing it and load() to the commit; commit to finished
+        pooled_main_cpu_ms, bare_main_cpu_ms  CPU time of the app's main thread over each open (the engine's
+                            signals, the container's handlers and policies, the bridge's hello): medians
+        main_cpu_over_bare_ms pooled_main_cpu_ms - bare_main_cpu_ms: the part of pooled_over_bare_ms that is the
+                            app process's own work on its main thread
         open40_ms           a new view, page served with 40 ms added latency, normal load
         preload_open40_ms   same, with the HTML fetched natively while the view is created
         preload_speedup     open40_ms / preload_open40_ms (target >= 1.1)
@@ -56,7 +61,7 @@ enum PoolBenchSuite: BenchSuite {
             if debug { FileHandle.standardError.write(Data(String(format: "round %d: %@ %.1f ms\n", round, side, ms).utf8)) }
             return ms
         }
-        var pooledParts: [PooledOpen] = []
+        var pooledParts: [PooledOpen] = [], bareParts: [PooledOpen] = []
         let turns = BenchTurns(rounds: rounds, settle: settle, noiseSide: "pooled")
         let samples = try await turns.run([
             // A new engine per timing, its start timed with it: nothing WebKit keeps warm can help
@@ -70,11 +75,16 @@ enum PoolBenchSuite: BenchSuite {
                 if round >= 0 { pooledParts.append(open) }
                 return logged("pooled", round, open.total)
             },
-            .init(name: "bare") { logged("bare", $0, try await bareOpen(provider, server.url("/page?bare=\($0)"))) },
+            .init(name: "bare") { round in
+                let open = try await bareOpen(provider, server.url("/page?bare=\(round)"))
+                if round >= 0 { bareParts.append(open) }
+                return logged("bare", round, open.total)
+            },
             .init(name: "open40") { logged("open40", $0, try await cold(provider, server.url("/page40?normal=\($0)"))) },
             .init(name: "preload40") { logged("preload40", $0, try await preloaded(provider, preloader, server.url("/page40?preload=\($0)"))) },
         ])
         let firstMs = samples.median("first"), coldMs = samples.median("cold"), pooledMs = samples.median("pooled")
+        let pooledCPU = benchMedian(pooledParts.map(\.mainCPU)), bareCPU = benchMedian(bareParts.map(\.mainCPU))
         let bareMs = samples.median("bare"), open40Ms = samples.median("open40"), preload40Ms = samples.median("preload40")
         return BenchReport(values: [
             ("cold_open_ms", coldMs), ("pooled_open_ms", pooledMs), ("pool_speedup", coldMs / pooledMs),
@@ -82,6 +92,8 @@ enum PoolBenchSuite: BenchSuite {
             ("pooled_dequeue_ms", benchMedian(pooledParts.map(\.dequeue))), ("pooled_commit_ms", benchMedian(pooledParts.map(\.commit))),
             ("pooled_finish_ms", benchMedian(pooledParts.map(\.finish))),
             ("bare_open_ms", bareMs), ("bare_speedup", coldMs / bareMs), ("pooled_over_bare_ms", pooledMs - bareMs),
+            ("bare_commit_ms", benchMedian(bareParts.map(\.commit))), ("bare_finish_ms", benchMedian(bareParts.map(\.finish))),
+            ("pooled_main_cpu_ms", pooledCPU), ("bare_main_cpu_ms", bareCPU), ("main_cpu_over_bare_ms", pooledCPU - bareCPU),
             ("open40_ms", open40Ms), ("preload_open40_ms", preload40Ms), ("preload_speedup", open40Ms / preload40Ms),
             ("aa_noise_ratio", samples.noiseRatio ?? 0),
         ])
@@ -110,21 +122,31 @@ enum PoolBenchSuite: BenchSuite {
     /// same empty document and parked as the pool's views are (made, parked, warmed, left to settle
     /// as long as a pooled view is after ``WebViewPool/prewarm()``), then shown and loaded: milliseconds
     /// from showing it to load-finished.
-    @MainActor private static func bareOpen(_ provider: any WebEngineProvider, _ url: URL) async throws -> Double {
+    @MainActor private static func bareOpen(_ provider: any WebEngineProvider, _ url: URL) async throws -> PooledOpen {
         let engine = try provider.makeEngine(EngineConfiguration())
         defer { engine.close() }
         engine.setParked(true)
         try await engine.waitForLoad(timeout: BenchOptions.loadTimeout) { engine.loadHTML("", baseURL: nil) }
         try await settle()
+        let clock = CommitClock()
+        let token = engine.observe { event in
+            if case .loadCommitted(let committed) = event, committed?.path == url.path, clock.committed == nil { clock.committed = BenchClock.now() }
+        }
+        defer { token.cancel() }
+        let cpu = BenchClock.threadCPU()
         let began = BenchClock.now()
         engine.setParked(false)
         try await engine.waitForLoad(of: url, timeout: BenchOptions.loadTimeout) { engine.load(url) }
-        return BenchClock.since(began)
+        let finished = BenchClock.now()
+        let committed = clock.committed ?? finished
+        return PooledOpen(total: finished - began, commit: committed - began, finish: finished - committed,
+                          mainCPU: BenchClock.threadCPU() - cpu)
     }
 
-    /// A pooled open's milliseconds: in all, and its parts (dequeue, load to commit, commit to finish).
+    /// An open's milliseconds: in all, and its parts (dequeue, load to commit, commit to finish), and
+    /// the CPU time of the app's main thread over it.
     struct PooledOpen {
-        var total = 0.0, dequeue = 0.0, commit = 0.0, finish = 0.0
+        var total = 0.0, dequeue = 0.0, commit = 0.0, finish = 0.0, mainCPU = 0.0
     }
 
     /// When the page's commit was reported (the warm-up document's is not the page's: it ended before).
@@ -133,6 +155,7 @@ enum PoolBenchSuite: BenchSuite {
     }
 
     @MainActor private static func pooled(_ pool: WebViewPool, _ url: URL) async throws -> PooledOpen {
+        let cpu = BenchClock.threadCPU()
         let began = BenchClock.now()
         let view = try await pool.dequeue()
         defer { pool.enqueue(view) }
@@ -144,6 +167,7 @@ enum PoolBenchSuite: BenchSuite {
         defer { token.cancel() }
         try await view.engine.waitForLoad(of: url, timeout: BenchOptions.loadTimeout) { view.load(url) }
         let finished = BenchClock.now()
+        let mainCPU = BenchClock.threadCPU() - cpu
         // Not timed: the view handed out showed no earlier page (its history is this page alone).
         let history = try await view.engine.evaluate("history.length")
         guard history == 1, !view.engine.canGoBack, pool.coldCount == 0 else {
@@ -151,7 +175,8 @@ enum PoolBenchSuite: BenchSuite {
             throw HybridError.engine(.native(domain: "bench", code: 2, message: "the pooled view was not a clean warm view: \(detail)"))
         }
         let committed = clock.committed ?? finished
-        return PooledOpen(total: finished - began, dequeue: handedOut - began, commit: committed - handedOut, finish: finished - committed)
+        return PooledOpen(total: finished - began, dequeue: handedOut - began, commit: committed - handedOut, finish: finished - committed,
+                          mainCPU: mainCPU)
     }
 
     @MainActor private static func preloaded(_ provider: any WebEngineProvider, _ preloader: PagePreloader, _ url: URL) async throws -> Double {
