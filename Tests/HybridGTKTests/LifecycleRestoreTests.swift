@@ -115,6 +115,30 @@ struct LifecycleRestoreTests {
         #expect(try await second.engine.evaluate("history.length") == .number((entries.numberValue ?? 0) + 2))
     }
 
+    /// A page still loading (an image held back) reports nothing by itself, since the script reports
+    /// from the load on; a snapshot asked of it then still has its state, and the page's own world
+    /// never sees the script.
+    @Test(arguments: EngineKind.allCases)
+    func aPageStillLoadingIsAskedForItsStateOnDemand(_ kind: EngineKind) async throws {
+        let rig = try LifecycleRig(kind)
+        defer { rig.close() }
+        rig.page("/restore", Self.page() + "<img src='/slow.png'>")
+        rig.server.route("/slow.png") { _ in ServerResponse(status: 404, delay: .seconds(4)) }
+        let view = try rig.view()
+        defer { view.close() }
+        view.load(rig.url("/restore/a"))
+        try await eventually("the document") { try await view.engine.evaluate("document.readyState") == .string("interactive") }
+        _ = try await view.engine.evaluate(Self.fill)
+        try await Task.sleep(nanoseconds: 600_000_000)   // past the script's 300 ms debounce
+        #expect(view.keptPageState == nil)
+        #expect(try await view.engine.evaluate("document.readyState") == .string("interactive"))
+        let state = try PageState.decode(try await view.snapshotState())
+        #expect(state.url.path == "/restore/c")
+        #expect(state.sessionStorage == ["cart": "3 items"])
+        #expect(state.fields.count == 2)
+        #expect(try await view.engine.evaluate("typeof window.__hybridkitRestoreReport") == .string("undefined"))
+    }
+
     @Test(arguments: EngineKind.allCases)
     func aPooledViewHandedToAnotherPageCarriesNothingBack(_ kind: EngineKind) async throws {
         let rig = try LifecycleRig(kind)
