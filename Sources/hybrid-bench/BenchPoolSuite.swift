@@ -128,11 +128,8 @@ enum PoolBenchSuite: BenchSuite {
         engine.setParked(true)
         try await engine.waitForLoad(timeout: BenchOptions.loadTimeout) { engine.loadHTML("", baseURL: nil) }
         try await settle()
-        let clock = CommitClock()
-        let token = engine.observe { event in
-            if case .loadCommitted(let committed) = event, committed?.path == url.path, clock.committed == nil { clock.committed = BenchClock.now() }
-        }
-        defer { token.cancel() }
+        let clock = CommitClock(engine, url)
+        defer { clock.stop() }
         let cpu = BenchClock.threadCPU()
         let began = BenchClock.now()
         engine.setParked(false)
@@ -152,6 +149,18 @@ enum PoolBenchSuite: BenchSuite {
     /// When the page's commit was reported (the warm-up document's is not the page's: it ended before).
     @MainActor private final class CommitClock {
         var committed: Double?
+        private var token: ObservationToken?
+
+        /// Starts watching `engine` for the commit of `url`'s document.
+        init(_ engine: any WebEngine, _ url: URL) {
+            token = engine.observe { [weak self] event in
+                guard let self, case .loadCommitted(let committed) = event, committed?.path == url.path, self.committed == nil else { return }
+                self.committed = BenchClock.now()
+            }
+        }
+
+        /// Stops watching.
+        func stop() { token?.cancel() }
     }
 
     @MainActor private static func pooled(_ pool: WebViewPool, _ url: URL) async throws -> PooledOpen {
@@ -160,11 +169,8 @@ enum PoolBenchSuite: BenchSuite {
         let view = try await pool.dequeue()
         defer { pool.enqueue(view) }
         let handedOut = BenchClock.now()
-        let clock = CommitClock()
-        let token = view.engine.observe { event in
-            if case .loadCommitted(let committed) = event, committed?.path == url.path, clock.committed == nil { clock.committed = BenchClock.now() }
-        }
-        defer { token.cancel() }
+        let clock = CommitClock(view.engine, url)
+        defer { clock.stop() }
         try await view.engine.waitForLoad(of: url, timeout: BenchOptions.loadTimeout) { view.load(url) }
         let finished = BenchClock.now()
         let mainCPU = BenchClock.threadCPU() - cpu
