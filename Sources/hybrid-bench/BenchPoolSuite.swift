@@ -61,7 +61,7 @@ enum PoolBenchSuite: BenchSuite {
             if debug { FileHandle.standardError.write(Data(String(format: "round %d: %@ %.1f ms\n", round, side, ms).utf8)) }
             return ms
         }
-        var pooledParts: [PooledOpen] = [], bareParts: [PooledOpen] = []
+        var pooledParts: [TimedOpen] = [], bareParts: [TimedOpen] = []
         let turns = BenchTurns(rounds: rounds, settle: settle, noiseSide: "pooled")
         let samples = try await turns.run([
             // A new engine per timing, its start timed with it: nothing WebKit keeps warm can help
@@ -122,7 +122,7 @@ enum PoolBenchSuite: BenchSuite {
     /// same empty document and parked as the pool's views are (made, parked, warmed, left to settle
     /// as long as a pooled view is after ``WebViewPool/prewarm()``), then shown and loaded: milliseconds
     /// from showing it to load-finished.
-    @MainActor private static func bareOpen(_ provider: any WebEngineProvider, _ url: URL) async throws -> PooledOpen {
+    @MainActor private static func bareOpen(_ provider: any WebEngineProvider, _ url: URL) async throws -> TimedOpen {
         let engine = try provider.makeEngine(EngineConfiguration())
         defer { engine.close() }
         engine.setParked(true)
@@ -136,13 +136,13 @@ enum PoolBenchSuite: BenchSuite {
         try await engine.waitForLoad(of: url, timeout: BenchOptions.loadTimeout) { engine.load(url) }
         let finished = BenchClock.now()
         let committed = clock.committed ?? finished
-        return PooledOpen(total: finished - began, commit: committed - began, finish: finished - committed,
+        return TimedOpen(total: finished - began, commit: committed - began, finish: finished - committed,
                           mainCPU: BenchClock.threadCPU() - cpu)
     }
 
     /// An open's milliseconds: in all, and its parts (dequeue, load to commit, commit to finish), and
     /// the CPU time of the app's main thread over it.
-    struct PooledOpen {
+    struct TimedOpen {
         var total = 0.0, dequeue = 0.0, commit = 0.0, finish = 0.0, mainCPU = 0.0
     }
 
@@ -163,7 +163,7 @@ enum PoolBenchSuite: BenchSuite {
         func stop() { token?.cancel() }
     }
 
-    @MainActor private static func pooled(_ pool: WebViewPool, _ url: URL) async throws -> PooledOpen {
+    @MainActor private static func pooled(_ pool: WebViewPool, _ url: URL) async throws -> TimedOpen {
         let cpu = BenchClock.threadCPU()
         let began = BenchClock.now()
         let view = try await pool.dequeue()
@@ -181,7 +181,7 @@ enum PoolBenchSuite: BenchSuite {
             throw HybridError.engine(.native(domain: "bench", code: 2, message: "the pooled view was not a clean warm view: \(detail)"))
         }
         let committed = clock.committed ?? finished
-        return PooledOpen(total: finished - began, dequeue: handedOut - began, commit: committed - handedOut, finish: finished - committed,
+        return TimedOpen(total: finished - began, dequeue: handedOut - began, commit: committed - handedOut, finish: finished - committed,
                           mainCPU: mainCPU)
     }
 
