@@ -93,6 +93,21 @@ package final class PackageServingCache: @unchecked Sendable {
         return cached.resolver.resolveFromMemory(request, bytes: bytes)
     }
 
+    /// The manifest of the active version of `id`, from memory while the active record is the
+    /// file the last resolver was made from (one `stat`), else read: its record and, when the
+    /// version changed, its manifest. `nil` when none is installed. Reads nothing into the cache
+    /// (the next ``resolver(store:id:scheme:connectSources:)`` does).
+    package func activeManifest(store: PackageStore, id: String) -> PackageManifest? {
+        let stamp = FileStamp(store.activeURL(id).path)
+        let cached = lock.withLock { active }
+        if let stamp, let cached, cached.stamp == stamp, cached.resolver.package.manifest.id == id {
+            return cached.resolver.package.manifest
+        }
+        guard let record = store.activeRecord(id) else { return nil }
+        if let manifest = cached?.resolver.package.manifest, manifest.id == id, manifest.version == record.current { return manifest }
+        return try? store.manifest(id, version: record.current)
+    }
+
     /// The resolver of the active version of `id` (reading its record and, when it changed, its
     /// manifest); `nil` when none is installed.
     package func resolver(store: PackageStore, id: String, scheme: String, connectSources: [String] = []) -> PackageResolver? {

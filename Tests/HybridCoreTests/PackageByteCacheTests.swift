@@ -121,6 +121,34 @@ import Testing
         #expect(try await Self.text(cache.resolveFromMemory(Rig.request(url), activeFile: active)) == PackageFixture.sampleSite["index.html"])
     }
 
+    @Test func theActiveManifestIsKeptOnlyWhileTheActiveRecordIsUnchanged() async throws {
+        let served = try Served("app://m.example.com/app/index.html")
+        let (fixture, store, cache) = (served.fixture, served.store, served.cache)
+        #expect(cache.activeManifest(store: store, id: "app")?.version == 1)
+        #expect(cache.activeManifest(store: store, id: "other") == nil)
+        // Kept: while the active record is the file it was served from, the manifest is not read
+        // again (its file could be gone and the answer would not change).
+        let manifestFile = store.versionDirectory("app", 1).appendingPathComponent("manifest.json")
+        let kept = try Data(contentsOf: manifestFile)
+        try FileManager.default.removeItem(at: manifestFile)
+        #expect(cache.activeManifest(store: store, id: "app")?.version == 1)
+        try kept.write(to: manifestFile)
+
+        // An activation is seen at once, before any request of the new version.
+        var files = PackageFixture.sampleSite
+        files["index.html"] = "<title>v2</title>"
+        try fixture.pack(version: 2, files: files)
+        try fixture.installFromDisk(version: 2, into: store)
+        #expect(cache.activeManifest(store: store, id: "app")?.version == 2)
+        // A rollback too, while the resolver kept is v2's.
+        _ = try #require(cache.resolver(store: store, id: "app", scheme: "app"))
+        try fixture.installer(store).rollback("app")
+        #expect(cache.activeManifest(store: store, id: "app")?.version == 1)
+        // Nothing installed: nothing, whatever the cache holds.
+        try FileManager.default.removeItem(at: store.activeURL("app"))
+        #expect(cache.activeManifest(store: store, id: "app") == nil)
+    }
+
     @Test func largeFilesStayOnDiskAndTheCacheKeepsItsBound() async throws {
         let (fixture, store, _) = try Rig.installed()
         defer { withExtendedLifetime(fixture) {} }

@@ -80,8 +80,7 @@ public struct AppModule: BridgeModule {
 
     /// The origin the package's pages have in the view: its scheme, with the active manifest's host and port.
     static func origin(of package: PackageBinding) -> BridgeOrigin? {
-        guard let manifest = try? package.installer.store.activePackage(package.id).manifest,
-              let url = manifest.originURL, let host = url.host else { return nil }
+        guard let manifest = package.activeManifest, let url = manifest.originURL, let host = url.host else { return nil }
         return BridgeOrigin(scheme: package.scheme, host: host.lowercased(), port: url.port)
     }
 }

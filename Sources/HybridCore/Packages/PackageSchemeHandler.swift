@@ -77,6 +77,12 @@ public struct PackageSchemeHandler: URLSchemeHandler {
         }
     }
 
+    /// The manifest of the version this handler serves now (``PackageStore/activePackage(_:)``'s),
+    /// from memory while the store's active record is the one it last served from: one `stat`
+    /// instead of reading and decoding the manifest, which the container asks for on every open.
+    /// `nil` when no version is installed.
+    public var activeManifest: PackageManifest? { cache.activeManifest(store: store, id: id) }
+
     /// The default fallback: performs the request with `URLSession.shared`.
     public static let urlSessionFetch: NetworkFetch = { request, url in
         var urlRequest = URLRequest(url: url)

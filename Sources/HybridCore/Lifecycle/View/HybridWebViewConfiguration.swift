@@ -35,10 +35,15 @@ public struct PackageBinding: Sendable {
         handler = PackageSchemeHandler(store: installer.store, id: id, customScheme: scheme, network: network)
     }
 
-    /// The scheme of the active version's real origin (`https`), `nil` when nothing is installed.
-    var originScheme: String? {
-        (try? installer.store.activePackage(id))?.manifest.originURL?.scheme?.lowercased()
+    /// The active version's manifest: through ``handler``'s memory when it serves this package of
+    /// this store (an open asks for it before its load), else read from the store.
+    var activeManifest: PackageManifest? {
+        if handler.id == id, handler.store.root == installer.store.root { return handler.activeManifest }
+        return try? installer.store.activePackage(id).manifest
     }
+
+    /// The scheme of the active version's real origin (`https`), `nil` when nothing is installed.
+    var originScheme: String? { activeManifest?.originURL?.scheme?.lowercased() }
 
     /// Whether `url` is a page of this package in the view: the package's scheme in the view and
     /// the active manifest's host and port (the scheme alone is not enough: on Blink a package is
