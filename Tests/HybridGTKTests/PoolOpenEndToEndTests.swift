@@ -37,6 +37,27 @@ struct PoolOpenEndToEndTests {
         #expect(try await view.engine.evaluate("history.length") == 1)
     }
 
+    /// The warm-up document makes one bridge call before the view counts as warm (so a pooled
+    /// page's first call does not compile the call path): it reaches the router from an origin
+    /// no module admits, is refused like any other, and leaves nothing pending.
+    @Test(arguments: EngineKind.allCases)
+    func theWarmUpsOwnBridgeCallIsRefusedAndLeavesNothingPending(_ kind: EngineKind) async throws {
+        let rig = try LifecycleRig(kind)
+        defer { rig.close() }
+        var configuration = HybridWebViewConfiguration()
+        configuration.navigationModuleOrigins = [OriginPattern(BridgeOrigin(url: rig.url("/"))!.description)]
+        let view = try HybridWebView(provider: rig.provider, configuration: configuration)
+        defer { view.close() }
+        var log: [BridgeLogEntry] = []
+        view.bridge.router.logger = { log.append($0) }
+        view.warmUp()
+        await view.waitUntilWarm()
+        let calls = log.filter { $0.module == "hybrid" && $0.action == "info" }
+        #expect(calls.count == 1)
+        #expect(calls.first?.code == "denied")
+        #expect(view.bridge.router.pendingCount == 0)
+    }
+
     @Test(arguments: EngineKind.allCases)
     func theEnginesResponsivenessReportFollowsItsContentProcess(_ kind: EngineKind) async throws {
         let rig = try LifecycleRig(kind)

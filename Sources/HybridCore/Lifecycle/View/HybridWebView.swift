@@ -192,7 +192,7 @@ public final class HybridWebView {
         case .loadStarted(let url), .loadFailed(let url, _, _), .loadCommitted(let url):
             if poolRecord.isPlaceholder(url) { return }
         case .loadFinished(let url) where poolRecord.isPlaceholder(url):
-            finishWarmUp()
+            warmBridgeThenFinish()
             return
         case .progressChanged where poolRecord.isWarmingUp:
             return
