@@ -4,8 +4,9 @@ import Foundation
 extension HybridWebView {
     /// Starts the content process with an empty document that leaves no history entry, so the
     /// first real load is fast (a pooled view) or overlaps the network (a preload). Once that
-    /// document has loaded it makes one bridge call, which the bridge refuses (its origin is
-    /// opaque), so the next page's first call finds the call path compiled; then the view is warm.
+    /// document has loaded it makes one bridge call (`hybrid.info`, which the bridge refuses to its
+    /// opaque origin unless a module admits every origin), so the next page's first call finds
+    /// the call path compiled; then the view is warm.
     public func warmUp() {
         guard !isClosed, poolRecord.beginWarmUp() else { return }
         engine.loadHTML("", baseURL: nil)
@@ -31,7 +32,8 @@ extension HybridWebView {
     /// warm, so the page a pooled view shows next does not pay for the bridge's first call
     /// (its script compiled and its first message sent: about 1 ms of the page's own time,
     /// against 0.1 ms for every later call). The call is the container's own, from an opaque
-    /// origin the bridge refuses like any other; its answer is not looked at. Only a preload
+    /// origin: refused like any other unless a module admits `*` (then answered with what any
+    /// page may learn); its answer is not looked at. Only a preload
     /// navigates a view before it is warm: its call then ends with the document on Blink and at
     /// the view's close on WebKitGTK (which keeps a navigated document's call pending), and the
     /// view is warm by its page's load-finished either way.
