@@ -33,10 +33,10 @@ extension HybridWebView {
     /// (its script compiled and its first message sent: about 1 ms of the page's own time,
     /// against 0.1 ms for every later call). The call is the container's own, from an opaque
     /// origin: refused like any other unless a module admits `*` (then answered with what any
-    /// page may learn); its answer is not looked at. Only a preload
-    /// navigates a view before it is warm: its call then ends with the document on Blink and at
-    /// the view's close on WebKitGTK (which keeps a navigated document's call pending), and the
-    /// view is warm by its page's load-finished either way.
+    /// page may learn); its answer is not looked at. Only a preload navigates a view before it
+    /// is warm: its call then ends with the document on Blink and at the view's close on
+    /// WebKitGTK (which keeps a navigated document's call pending), and the view is warm by its
+    /// page's load-finished either way.
     func warmBridgeThenFinish() {
         // The engine, not the view, is held while the call runs: a view let go closes (and so
         // ends the call) in its deinit.
