@@ -158,6 +158,29 @@ struct BlinkBrowserTests {
         #expect(written?["hybridkit_kept"] as? Int == 7)
     }
 
+    /// A warm view's next page runs in the renderer its warm-up started: the warm-up document is
+    /// about:blank, which Chromium keeps in a renderer no site owns yet. (A `data:` URL document has
+    /// a renderer of its own, and the next page of a site started another: 15–20 ms of a pooled open.)
+    @Test func aWarmViewsNextPageRunsInTheRendererItsWarmUpStarted() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        server.route("/next") { _ in .html("<title>next</title><p>next</p>") }
+        let provider = try BlinkEngineProvider()
+        let view = try HybridWebView(provider: provider)
+        view.warmUp()
+        await view.waitUntilWarm()
+        #expect(view.engine.url?.absoluteString == "about:blank")
+        let browser = try #require(provider.browserProcessID)
+        let warm = Self.renderers(of: browser)
+        #expect(!warm.isEmpty, "the warm-up document has a renderer (else this test could not fail)")
+        try await view.loadAndWait(server.url("/next"))
+        #expect(try await view.engine.evaluate("document.title") == "next")
+        let started = Self.renderers(of: browser).subtracting(warm)
+        #expect(started.isEmpty, "renderers started for the page: \(started)")
+        view.close()
+        await provider.shutdown()
+    }
+
     /// An app that exits without shutting its provider down (`hybrid run` never does) leaves no
     /// browser and no files: its exit hook quits Chromium and removes what Chromium left.
     @Test func anAppExitingWithoutAShutdownLeavesNothingBehind() throws {
@@ -183,5 +206,32 @@ struct BlinkBrowserTests {
             guard let line = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
             return String(decoding: line, as: UTF8.self).contains(text)
         }
+    }
+
+    /// The renderer processes running under the browser `browser` (any depth: Chromium starts them
+    /// through its zygote).
+    static func renderers(of browser: Int32) -> Set<Int32> {
+        let pids = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(Int32.init)
+        func parent(_ pid: Int32) -> Int32? {
+            guard let stat = FileManager.default.contents(atPath: "/proc/\(pid)/stat") else { return nil }
+            // `pid (name) state ppid ...`: the name may hold spaces, so read after its last ')'.
+            let text = String(decoding: stat, as: UTF8.self)
+            guard let close = text.lastIndex(of: ")") else { return nil }
+            return text[text.index(after: close)...].split(separator: " ").dropFirst().first.flatMap { Int32($0) }
+        }
+        func descends(_ pid: Int32) -> Bool {
+            var current = pid
+            for _ in 0..<8 {
+                guard let up = parent(current), up > 1 else { return false }
+                if up == browser { return true }
+                current = up
+            }
+            return false
+        }
+        return Set(pids.filter { pid in
+            guard let line = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"),
+                  String(decoding: line, as: UTF8.self).contains("--type=renderer") else { return false }
+            return descends(pid)
+        })
     }
 }
