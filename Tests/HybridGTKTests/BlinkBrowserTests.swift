@@ -211,7 +211,6 @@ struct BlinkBrowserTests {
     /// The renderer processes running under the browser `browser` (any depth: Chromium starts them
     /// through its zygote).
     static func renderers(of browser: Int32) -> Set<Int32> {
-        let pids = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(Int32.init)
         func parent(_ pid: Int32) -> Int32? {
             guard let stat = FileManager.default.contents(atPath: "/proc/\(pid)/stat") else { return nil }
             // `pid (name) state ppid ...`: the name may hold spaces, so read after its last ')'.
@@ -228,10 +227,6 @@ struct BlinkBrowserTests {
             }
             return false
         }
-        return Set(pids.filter { pid in
-            guard let line = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"),
-                  String(decoding: line, as: UTF8.self).contains("--type=renderer") else { return false }
-            return descends(pid)
-        })
+        return Set(processes(mentioning: "--type=renderer").compactMap(Int32.init).filter(descends))
     }
 }
