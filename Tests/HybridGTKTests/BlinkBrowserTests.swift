@@ -196,37 +196,12 @@ struct BlinkBrowserTests {
         #expect(run.status == 0)
         let left = try FileManager.default.contentsOfDirectory(atPath: tmp.path).filter { $0 != "site" }
         #expect(left.isEmpty, "left behind in TMPDIR: \(left)")
-        #expect(Self.processes(mentioning: tmp.path).isEmpty, "still running: \(Self.processes(mentioning: tmp.path))")
-    }
-
-    /// Process ids whose command line contains `text`.
-    static func processes(mentioning text: String) -> [String] {
-        let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return pids.filter { $0.allSatisfy(\.isNumber) }.filter { pid in
-            guard let line = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
-            return String(decoding: line, as: UTF8.self).contains(text)
-        }
+        #expect(ProcessTable.ids(mentioning: tmp.path).isEmpty, "still running: \(ProcessTable.ids(mentioning: tmp.path))")
     }
 
     /// The renderer processes running under the browser `browser` (any depth: Chromium starts them
     /// through its zygote).
     static func renderers(of browser: Int32) -> Set<Int32> {
-        func parent(_ pid: Int32) -> Int32? {
-            guard let stat = FileManager.default.contents(atPath: "/proc/\(pid)/stat") else { return nil }
-            // `pid (name) state ppid ...`: the name may hold spaces, so read after its last ')'.
-            let text = String(decoding: stat, as: UTF8.self)
-            guard let close = text.lastIndex(of: ")") else { return nil }
-            return text[text.index(after: close)...].split(separator: " ").dropFirst().first.flatMap { Int32($0) }
-        }
-        func descends(_ pid: Int32) -> Bool {
-            var current = pid
-            for _ in 0..<8 {
-                guard let up = parent(current), up > 1 else { return false }
-                if up == browser { return true }
-                current = up
-            }
-            return false
-        }
-        return Set(processes(mentioning: "--type=renderer").compactMap(Int32.init).filter(descends))
+        Set(ProcessTable.ids(mentioning: "--type=renderer").filter { ProcessTable.descends($0, from: browser) })
     }
 }

@@ -85,14 +85,8 @@ struct DataDownloadTests {
     /// The ids of this test process's WebKit network processes (from `/proc`: parent and name).
     static func networkProcessIDs() -> Set<Int32> {
         let me = getpid()
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return Set(entries.compactMap { entry -> Int32? in
-            guard let pid = Int32(entry),
-                  let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                  let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { return nil }
-            let name = stat[stat.index(after: open)..<close]
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return name.hasPrefix("WebKitNetwork") && fields.count > 1 && Int32(fields[1]) == me ? pid : nil
+        return Set(ProcessTable.ids().filter { pid in
+            ProcessTable.stat(pid).map { $0.name.hasPrefix("WebKitNetwork") && $0.parent == me } ?? false
         })
     }
 
