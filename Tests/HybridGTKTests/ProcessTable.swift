@@ -28,8 +28,8 @@ enum ProcessTable {
         }
     }
 
-    /// Whether `pid` runs under `ancestor`, at most `depth` parents up (Chromium starts its
-    /// renderers through its zygote, two levels below the browser).
+    /// Whether `pid` runs under `ancestor`, at most `depth` parents up (Chromium's renderers are
+    /// not the browser's children: its zygote starts them).
     static func descends(_ pid: Int32, from ancestor: Int32, depth: Int = 8) -> Bool {
         var current = pid
         for _ in 0..<depth {
